@@ -1,0 +1,41 @@
+`default_nettype none
+// sync2: two-flop synchronizer for W asynchronous inputs (BRIEF: every input
+// from outside the FPGA goes through one).
+//
+// Contract: q follows d two rising edges of clk later.  Each bit is
+// synchronized on its own; a bus that must be seen coherently needs its own
+// handshake (PAPERS signals are independent levels, so none is needed).
+// rst (synchronous, active high) clears both stages so that simulation and
+// formal start from a known state; it is not needed for correct operation.
+//
+// Parameters: W >= 1.
+module sync2 #(
+    parameter integer W = 1
+) (
+    input  wire         clk,
+    input  wire         rst,
+    input  wire [W-1:0] d,
+    output wire [W-1:0] q
+);
+    generate
+        if (W < 1) begin : g_bad_width
+            $error("sync2: W must be >= 1");
+        end
+    endgenerate
+
+    (* async_reg = "true" *) reg [W-1:0] meta;
+    (* async_reg = "true" *) reg [W-1:0] stable;
+
+    always @(posedge clk) begin
+        if (rst) begin
+            meta   <= {W{1'b0}};
+            stable <= {W{1'b0}};
+        end else begin
+            meta   <= d;
+            stable <= meta;
+        end
+    end
+
+    assign q = stable;
+endmodule
+`default_nettype wire

@@ -1,0 +1,136 @@
+`default_nettype none
+// papers_core: the PAPERS dynamic barrier logic of seed 000 section 3.1 (the
+// PAL22V10 equations for CLKSET, CLKRST, GO, PEaINT, PEaGO; Table 7), one copy
+// per PE, generalised from 4 to N PEs.
+//
+// Interface contract (all inputs already synchronized to clk):
+//   mask[a*MW +: MW]   PE a's barrier mask; bit k = PE k participates.
+//   s, d, ir, probe    PE a's S, D, IR and PROBE data-register bits.
+//   gi, ie             PE a's GI and IE control bits.
+//   go                 the GO register of PE a's PAL (1 = barrier fired).
+//   go_rd, int_rd      GO and INT as PE a reads them (Table 7: an IR interrupt
+//                      takes priority and reads as GO = 0, INT = 1).
+//   irq                int_rd AND ie: the processor interrupt the PC would take.
+//   ivec[a*(MW-1)+k]   PE a's input bit Ik = D of PE (a+k+1)%N for k < N-1
+//                      (seed Table 4 wiring for N = 4), 0 for k >= N-1.  With
+//                      probe[a] set, Ik shows instead whether that PE has
+//                      arrived for a: its S is high and its mask contains a.
+//   bad_mask[a]        PE a's mask names a PE >= N (only possible for N < 4).
+//
+// Per PE a, with j over the PEs of a's mask (PAL equations, section 3.1):
+//   CLKSET = AND_j (S_j AND B_j[a]) AND NOT GO  -> GO := 1
+//   CLKRST = AND_j (NOT S_j AND B_j[a]) AND GO  -> GO := 0
+//   PEaINT = OR_j' (IR_j' AND B_j'[a]) OR (GO AND GI)  (j' over all PEs)
+//   PEaGO  = NOT((INT AND NOT IRterm) OR (NOT INT AND GO)), the pin level; the
+//            PC inverts Busy, so the register reads go_rd = NOT PEaGO.
+//
+// Departures from the seed, each deliberate:
+//   * GO is a synchronous register: the PAL clocks a 1 into GO on the edge of
+//     CLKSET and clears it with the asynchronous CLKRST.  Here GO := 1 on a
+//     clock edge where CLKSET holds and GO := 0 where CLKRST holds, which is
+//     the same state machine sampled at clk; it adds one clock of latency.
+//   * A mask bit naming a PE >= N (possible only for N < 4, where the seed's
+//     four mask bits are kept) is read as a PE whose S and mask pins are 0:
+//     such a barrier never fires (as a barrier with an absent PE must not) and
+//     bad_mask flags it.  libaggnet rejects such a mask before it is written.
+//   * PROBE (data bit 1, reserved as 0 by the seed) switches the I bits to
+//     arrival flags, so a host that times out can name the missing PEs.
+//
+// Parameters: N in 2..64; MW must be max(N, 4) (it is a parameter only so
+// that port widths can use it; any other value fails elaboration).
+module papers_core #(
+    parameter integer N  = 4,
+    parameter integer MW = (N < 4) ? 4 : N
+) (
+    input  wire                  clk,
+    input  wire                  rst,
+    input  wire [N-1:0]          s,
+    input  wire [N-1:0]          d,
+    input  wire [N-1:0]          ir,
+    input  wire [N-1:0]          probe,
+    input  wire [N-1:0]          gi,
+    input  wire [N-1:0]          ie,
+    input  wire [N*MW-1:0]       mask,
+    output reg  [N-1:0]          go,
+    output wire [N-1:0]          go_rd,
+    output wire [N-1:0]          int_rd,
+    output wire [N-1:0]          irq,
+    output wire [N*(MW-1)-1:0]   ivec,
+    output wire [N-1:0]          bad_mask
+);
+    generate
+        if (N < 2 || N > 64) begin : g_bad_n
+            $error("papers_core: N must be in 2..64");
+        end
+        if (MW != ((N < 4) ? 4 : N)) begin : g_bad_mw
+            $error("papers_core: MW must be max(N, 4); leave it at its default");
+        end
+    endgenerate
+
+    // B_j[a]: does PE j's mask contain PE a?  (Only j < N exist.)
+    function automatic has(input [N*MW-1:0] m, input integer j, input integer a);
+        has = m[j*MW + a];
+    endfunction
+
+    wire [N-1:0] clkset;
+    wire [N-1:0] clkrst;
+    wire [N-1:0] irterm;
+
+    genvar a, j, k;
+    generate
+        for (a = 0; a < N; a = a + 1) begin : g_pe
+            wire [MW-1:0] set_term;
+            wire [MW-1:0] rst_term;
+            wire [N-1:0]  ir_term;
+            for (j = 0; j < MW; j = j + 1) begin : g_member
+                wire in_mask = mask[a*MW + j];
+                if (j < N) begin : g_real
+                    assign set_term[j] = !in_mask || (has(mask, j, a) &&  s[j]);
+                    assign rst_term[j] = !in_mask || (has(mask, j, a) && !s[j]);
+                end else begin : g_absent
+                    // A PE that does not exist: its S and mask pins read 0.
+                    assign set_term[j] = !in_mask;
+                    assign rst_term[j] = !in_mask;
+                end
+            end
+            for (j = 0; j < N; j = j + 1) begin : g_ir
+                assign ir_term[j] = ir[j] && has(mask, j, a);
+            end
+            assign clkset[a] = (&set_term) && !go[a];
+            assign clkrst[a] = (&rst_term) &&  go[a];
+            assign irterm[a] = |ir_term;
+
+            assign int_rd[a] = irterm[a] || (go[a] && gi[a]);
+            // PAL: /PEaGO = (PEaINT * /IRterm) + (/PEaINT * GO); the PC's
+            // inversion of Busy makes the register read exactly that.
+            assign go_rd[a]  = (int_rd[a] && !irterm[a]) || (!int_rd[a] && go[a]);
+            assign irq[a]    = int_rd[a] && ie[a];
+
+            for (k = 0; k < MW - 1; k = k + 1) begin : g_in
+                if (k < N - 1) begin : g_wire
+                    localparam integer SRC = (a + k + 1) % N;
+                    assign ivec[a*(MW-1) + k] = probe[a] ? (s[SRC] && has(mask, SRC, a))
+                                                         : d[SRC];
+                end else begin : g_none
+                    assign ivec[a*(MW-1) + k] = 1'b0;
+                end
+            end
+
+            if (MW > N) begin : g_check
+                assign bad_mask[a] = |mask[a*MW + N +: (MW > N ? MW - N : 1)];
+            end else begin : g_nocheck
+                assign bad_mask[a] = 1'b0;
+            end
+        end
+    endgenerate
+
+    // GO register of each PE's PAL, made synchronous (see header).
+    always @(posedge clk) begin
+        if (rst) begin
+            go <= {N{1'b0}};
+        end else begin
+            go <= (go | clkset) & ~clkrst;
+        end
+    end
+endmodule
+`default_nettype wire

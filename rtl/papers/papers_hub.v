@@ -1,0 +1,128 @@
+`default_nettype none
+// papers_hub: the PAPERS hub top (seed 000 sections 2.2, 3.1, 3.2) that every
+// board top and the virtual hub (sim/aggnet-sim) instantiate unchanged.
+//
+// Per PE a, the pins of one parallel port in register layout (the bit
+// positions come from rtl/papers/papers_regs.vh, generated from
+// tools/regmap.py; for N = 4 they are exactly seed Tables 3, 4 and 5):
+//   pe_data[a*W +: W]   data-register pins D, PROBE, IR, S, B0..B(MW-1)
+//   pe_ctrl[a*5 +: 5]   control bits U0, U1, GI, CE, IE at their true logic
+//                       level (the PC's own inversion is undone by the host)
+//   pe_stat[a*W +: W]   status pins: I0..I(MW-2) at bits 3.., INT (Ack) at
+//                       W-2, and at W-1 the Busy pin driven with /GO as the
+//                       seed's PAL does, so the PC (which inverts Busy) reads GO.
+//   pe_led[a*LW +: LW]  section 3.2 display: {CE, IR, U1, U0, D, S, B(MW-1)..B0}
+//   pe_irq[a]           INT AND IE: the interrupt the PE's PC would take.
+//   pe_bad[a]           the PE's mask names a PE >= N (N < 4 only).
+// with MW = max(N,4), W = MW + 4, LW = MW + 6.
+//
+// Timing (clk cycles, counted as rising edges after an input pin changes):
+//   S -> GO on the pins: 4 (2 synchronizer + GO register + output register),
+//   whatever N.  D -> I pins: 3, so data is valid a cycle before GO (the seed's
+//   section 4.3.3 skew between GO and the data bits is gone).
+//   IR -> INT: 4.  All outputs are registered: no glitches on the cable.
+//
+// rst: synchronous, active high.  Parameters: N in 2..64.
+module papers_hub #(
+    parameter integer N  = 4,
+    parameter integer MW = (N < 4) ? 4 : N,
+    parameter integer W  = MW + 4,
+    parameter integer LW = MW + 6
+) (
+    input  wire            clk,
+    input  wire            rst,
+    input  wire [N*W-1:0]  pe_data,
+    input  wire [N*5-1:0]  pe_ctrl,
+    output reg  [N*W-1:0]  pe_stat,
+    output reg  [N*LW-1:0] pe_led,
+    output reg  [N-1:0]    pe_irq,
+    output reg  [N-1:0]    pe_bad
+);
+`include "papers_regs.vh"
+
+    generate
+        if (N < 2 || N > 64) begin : g_bad_n
+            $error("papers_hub: N must be in 2..64");
+        end
+        if (MW != ((N < PAPERS_MIN_MW) ? PAPERS_MIN_MW : N) || W != MW + 4 || LW != MW + 6) begin : g_bad_widths
+            $error("papers_hub: MW, W and LW are derived from N; leave them at their defaults");
+        end
+        if (PAPERS_CTRL_WIDTH != 5) begin : g_bad_ctrl
+            $error("papers_hub: control register width changed in tools/regmap.py");
+        end
+    endgenerate
+
+    // Every pin from the PEs goes through a 2-flop synchronizer.
+    wire [N*W-1:0] data_q;
+    wire [N*5-1:0] ctrl_q;
+    sync2 #(.W(N*W)) u_sync_data (.clk(clk), .rst(rst), .d(pe_data), .q(data_q));
+    sync2 #(.W(N*5)) u_sync_ctrl (.clk(clk), .rst(rst), .d(pe_ctrl), .q(ctrl_q));
+
+    // Unpack the register layout into per-signal vectors.
+    wire [N-1:0]    s, d, ir, probe, gi, ie, ce, u0, u1;
+    wire [N*MW-1:0] mask;
+    genvar a;
+    generate
+        for (a = 0; a < N; a = a + 1) begin : g_unpack
+            assign s[a]     = data_q[a*W + PAPERS_DATA_S];
+            assign d[a]     = data_q[a*W + PAPERS_DATA_D];
+            assign ir[a]    = data_q[a*W + PAPERS_DATA_IR];
+            assign probe[a] = data_q[a*W + PAPERS_DATA_PROBE];
+            assign mask[a*MW +: MW] = data_q[a*W + PAPERS_DATA_B0 +: MW];
+            assign u0[a]    = ctrl_q[a*5 + PAPERS_CONTROL_U0];
+            assign u1[a]    = ctrl_q[a*5 + PAPERS_CONTROL_U1];
+            assign gi[a]    = ctrl_q[a*5 + PAPERS_CONTROL_GI];
+            assign ce[a]    = ctrl_q[a*5 + PAPERS_CONTROL_CE];
+            assign ie[a]    = ctrl_q[a*5 + PAPERS_CONTROL_IE];
+        end
+    endgenerate
+
+    wire [N-1:0]        go, go_rd, int_rd, irq, bad_mask;
+    wire [N*(MW-1)-1:0] ivec;
+
+    papers_core #(.N(N)) u_core (
+        .clk(clk), .rst(rst),
+        .s(s), .d(d), .ir(ir), .probe(probe), .gi(gi), .ie(ie), .mask(mask),
+        .go(go), .go_rd(go_rd), .int_rd(int_rd), .irq(irq), .ivec(ivec),
+        .bad_mask(bad_mask)
+    );
+
+    // Pack outputs into the status layout and register them.
+    wire [N*W-1:0]  stat_next;
+    wire [N*LW-1:0] led_next;
+    generate
+        for (a = 0; a < N; a = a + 1) begin : g_pack
+            assign stat_next[a*W + W - PAPERS_STATUS_GO_FROM_TOP]  = !go_rd[a];
+            assign stat_next[a*W + W - PAPERS_STATUS_INT_FROM_TOP] = int_rd[a];
+            assign stat_next[a*W + PAPERS_STATUS_I0 +: MW-1]       = ivec[a*(MW-1) +: MW-1];
+            assign stat_next[a*W +: PAPERS_STATUS_I0]              = {PAPERS_STATUS_I0{1'b0}};
+            assign led_next[a*LW +: LW] = {ce[a], ir[a], u1[a], u0[a], d[a], s[a], mask[a*MW +: MW]};
+        end
+    endgenerate
+
+    // Reset state: GO = 0, so the Busy pin (/GO) is high.
+    wire [N*W-1:0] stat_reset;
+    generate
+        for (a = 0; a < N; a = a + 1) begin : g_reset
+            assign stat_reset[a*W +: W] = {1'b1, {(W-1){1'b0}}};
+        end
+    endgenerate
+
+    always @(posedge clk) begin
+        if (rst) begin
+            pe_stat <= stat_reset;
+            pe_led  <= {(N*LW){1'b0}};
+            pe_irq  <= {N{1'b0}};
+            pe_bad  <= {N{1'b0}};
+        end else begin
+            pe_stat <= stat_next;
+            pe_led  <= led_next;
+            pe_irq  <= irq;
+            pe_bad  <= bad_mask;
+        end
+    end
+
+    // go is the PAL's internal register; the pins carry go_rd.
+    wire unused_ok = &{1'b0, go};
+endmodule
+`default_nettype wire
