@@ -1,0 +1,60 @@
+`default_nettype none
+// fw/icebreaker/top.v: PAPERS-4 (seed 000) on a 1BitSquared iCEBreaker (iCE40UP5K-SG48).
+// Only wiring: papers_hub N=4 and por, nothing else.
+//
+// The iCEBreaker breaks out 24 user I/Os (Pmods 1A, 1B, 2), not the 68 a full
+// PAPERS-4 needs (4 PEs x (8 data + 4 control + 5 status)).  This top is the
+// reduced "barrier-only" PAPERS-4: per PE the S pin and the four mask pins
+// B0..B3 come in and the Busy pin (/GO) goes out = 6 pins per PE, 24 in all.
+// D, PROBE, IR, GI, CE, U0, U1 are tied to 0, so the I bits, INT and the
+// interrupt paths are not available on this board (docs/hardware.md).  The
+// full 68-pin PAPERS-4 for the same chip family is fw/hx1k/top.v (a custom
+// HX1K-TQ144 board) and fw/hx8k/top.v (iCE40-HX8K breakout).
+//
+// LEDs (active low): PE0 section 3.2 display, green LEDG_N = S, red LEDR_N = B0.
+// The user button BTN_N resets the hub.
+module top (
+    input  wire        clk_12mhz,
+    input  wire        btn_n,
+    input  wire [3:0]  pe_s,      // PE a's S (DB25 pin 5, D3)
+    input  wire [15:0] pe_b,      // PE a's B0..B3 at [4a +: 4] (DB25 pins 6-9, D4-D7)
+    output wire [3:0]  pe_busy,   // PE a's Busy (DB25 pin 11) = /GO
+    output wire        ledr_n,
+    output wire        ledg_n
+);
+    localparam integer N = 4;
+    localparam integer W = 8;
+    localparam integer LW = 10;
+
+    wire rst;
+    por #(.BITS(4)) u_por (.clk(clk_12mhz), .ext_rst(!btn_n), .rst(rst));
+
+    wire [N*W-1:0]  pe_data;
+    wire [N*5-1:0]  pe_ctrl;
+    wire [N*W-1:0]  pe_stat;
+    wire [N*LW-1:0] pe_led;
+    wire [N-1:0]    pe_irq, pe_bad;
+
+    genvar a;
+    generate
+        for (a = 0; a < N; a = a + 1) begin : g_pe
+            // {B3..B0, S, IR, PROBE, D}
+            assign pe_data[a*W +: W] = {pe_b[a*4 +: 4], pe_s[a], 1'b0, 1'b0, 1'b0};
+            assign pe_ctrl[a*5 +: 5] = 5'b00000;  // IE, CE, GI, U1, U0
+            assign pe_busy[a]        = pe_stat[a*W + W - 1];
+        end
+    endgenerate
+
+    papers_hub #(.N(N)) u_hub (
+        .clk(clk_12mhz), .rst(rst),
+        .pe_data(pe_data), .pe_ctrl(pe_ctrl),
+        .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad)
+    );
+
+    // pe_led[0 +: LW] = {CE, IR, U1, U0, D, S, B3, B2, B1, B0}
+    assign ledg_n = !pe_led[4];
+    assign ledr_n = !pe_led[0];
+
+    wire unused_ok = &{1'b0, pe_stat, pe_led, pe_irq, pe_bad};
+endmodule
+`default_nettype wire

@@ -1,0 +1,62 @@
+`default_nettype none
+// fw/ulx3s/top.v: PAPERS-4 (seed 000) on a Radiona ULX3S (ECP5 LFE5U-85F).
+// Only wiring: papers_hub N=4 and por.
+//
+// The ULX3S GPIO header has 56 single-ended pins (gp[0..27], gn[0..27]); a
+// full PAPERS-4 needs 68.  Dropped here: PROBE (tied 0: the I bits show D)
+// and the display-only user bits U0, U1 (tied 0).  Per PE 14 pins:
+//   in  D, IR, S, B0..B3   (DB25 2, 4, 5, 6-9)
+//   in  GI, CE             (DB25 16, 17)
+//   out I0, I1, I2, INT, Busy=/GO  (DB25 15, 13, 12, 10, 11)
+// The pin-to-header map is constraints/ulx3s.lpf and docs/hardware.md.
+//
+// LEDs led[7:0]: PE0's section 3.2 display {CE, IR, D, S, B3, B2, B1, B0}.
+// Button FIRE1 (btn[1]) resets the hub.
+module top (
+    input  wire        clk_25mhz,
+    input  wire        btn_fire1,
+    input  wire [3:0]  pe_dd,     // PE a's D      (DB25 2)
+    input  wire [3:0]  pe_ir,     // PE a's IR     (DB25 4)
+    input  wire [3:0]  pe_s,      // PE a's S      (DB25 5)
+    input  wire [15:0] pe_b,      // PE a's B0..B3 at [4a +: 4] (DB25 6-9)
+    input  wire [3:0]  pe_gi,     // PE a's GI     (DB25 16)
+    input  wire [3:0]  pe_ce,     // PE a's CE     (DB25 17)
+    output wire [19:0] pe_st,     // PE a's I0, I1, I2, INT, Busy at [5a +: 5]
+    output wire [7:0]  led
+);
+    localparam integer N = 4;
+    localparam integer W = 8;
+    localparam integer LW = 10;
+
+    wire rst;
+    por #(.BITS(4)) u_por (.clk(clk_25mhz), .ext_rst(btn_fire1), .rst(rst));
+
+    wire [N*W-1:0]  pe_data;
+    wire [N*5-1:0]  pe_ctrl;
+    wire [N*W-1:0]  pe_stat;
+    wire [N*LW-1:0] pe_led;
+    wire [N-1:0]    pe_irq, pe_bad;
+
+    genvar a;
+    generate
+        for (a = 0; a < N; a = a + 1) begin : g_pe
+            // {B3..B0, S, IR, PROBE = 0, D}
+            assign pe_data[a*W +: W] = {pe_b[a*4 +: 4], pe_s[a], pe_ir[a], 1'b0, pe_dd[a]};
+            // {IE = 0, CE, GI, U1 = 0, U0 = 0}
+            assign pe_ctrl[a*5 +: 5] = {1'b0, pe_ce[a], pe_gi[a], 2'b00};
+            assign pe_st[a*5 +: 5]   = pe_stat[a*W + 3 +: 5];
+        end
+    endgenerate
+
+    papers_hub #(.N(N)) u_hub (
+        .clk(clk_25mhz), .rst(rst),
+        .pe_data(pe_data), .pe_ctrl(pe_ctrl),
+        .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad)
+    );
+
+    // pe_led[0 +: LW] = {CE, IR, U1, U0, D, S, B3, B2, B1, B0}
+    assign led = {pe_led[9:8], pe_led[5:0]};
+
+    wire unused_ok = &{1'b0, pe_stat, pe_led, pe_irq, pe_bad};
+endmodule
+`default_nettype wire

@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""tools/synth.py: the `make synth` gate.
+
+Synthesizes every core (sync2, por, papers_core N=4/16, papers_hub N=4/16) for
+iCE40 (synth_ice40) and ECP5 (synth_ecp5), and the board tops in fw/ for their
+own family, with the Debian yosys (or $YOSYS).  Each run FAILS on:
+  * an elaboration or synthesis error,
+  * `check -assert` problems after proc (multiple drivers, undriven signals
+    that are used, combinational loops),
+  * any latch ($dlatch, $adlatch, $dlatchsr, $sr) after proc,
+  * any generic cell left over after technology mapping.
+Prints a LUT/FF table and writes BUILD/synth/synth.csv.
+
+Usage: tools/synth.py [--build DIR] [--jobs N] [--only SUBSTR]
+"""
+import argparse
+import concurrent.futures as cf
+import json
+import os
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RTL = ["rtl/common/sync2.v", "rtl/common/por.v",
+       "rtl/papers/papers_core.v", "rtl/papers/papers_hub.v"]
+INC = ["rtl/papers"]
+
+# (name, top module, parameters, families, extra sources)
+CORES = [
+    ("sync2_w8", "sync2", {"W": 8}),
+    ("por", "por", {}),
+    ("papers_core_n4", "papers_core", {"N": 4}),
+    ("papers_core_n16", "papers_core", {"N": 16}),
+    ("papers_hub_n4", "papers_hub", {"N": 4}),
+    ("papers_hub_n16", "papers_hub", {"N": 16}),
+]
+BOARDS = {  # board -> family
+    "icestick": "ice40", "icebreaker": "ice40", "hx8k": "ice40",
+    "hx1k": "ice40", "ulx3s": "ecp5",
+}
+
+LATCHES = "t:$dlatch t:$adlatch t:$dlatchsr t:$sr t:$_DLATCH_* t:$_DLATCHSR_* t:$_SR_*"
+
+
+def yosys_script(top, params, family, json_out):
+    rd = "read_verilog -defer " + " ".join("-I" + i for i in INC) + " " + " ".join(RTL)
+    lines = [rd]
+    chp = " ".join("-set %s %d" % kv for kv in params.items())
+    if chp:
+        lines.append("chparam %s %s" % (chp, top))
+    lines += [
+        "hierarchy -check -top %s" % top,
+        "proc",
+        "flatten",
+        "opt_clean",
+        "check -assert",
+        "select -assert-none " + LATCHES,
+        "synth_%s -top %s" % (family, top),
+        "check -assert",
+        "select -assert-none " + LATCHES,
+        # nothing generic ($and, $dff, ...) may survive technology mapping
+        "select -assert-none t:$*",
+        "tee -q -o %s stat -json" % json_out,
+    ]
+    return "; ".join(lines)
+
+
+def count(stat, family):
+    types = stat["design"]["num_cells_by_type"]
+    if family == "ice40":
+        luts = types.get("SB_LUT4", 0)
+        ffs = sum(v for k, v in types.items() if k.startswith("SB_DFF"))
+        carry = types.get("SB_CARRY", 0)
+    else:
+        luts = types.get("LUT4", 0)
+        ffs = types.get("TRELLIS_FF", 0)
+        carry = types.get("CCU2C", 0)
+    return luts, ffs, carry, stat["design"]["num_cells"]
+
+
+def run(job, outdir, yosys):
+    name, top, params, family, extra = job
+    base = os.path.join(outdir, "%s_%s" % (name, family))
+    js = base + ".stat.json"
+    script = yosys_script(top, params, family, js)
+    if extra:
+        first, rest = script.split("; ", 1)
+        script = first + " " + " ".join(extra) + "; " + rest
+    t0 = time.time()
+    with open(base + ".log", "w") as log:
+        rc = subprocess.call([yosys, "-q", "-l", base + ".log.full", "-p", script],
+                             cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    dt = time.time() - t0
+    if rc != 0:
+        return (name, family, None, dt, base + ".log.full")
+    with open(js) as f:
+        return (name, family, count(json.load(f), family), dt, None)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", default=os.environ.get("BUILD", "build"))
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--only", default="")
+    args = ap.parse_args()
+    yosys = os.environ.get("YOSYS", "yosys")
+    outdir = os.path.join(ROOT if not os.path.isabs(args.build) else "", args.build, "synth")
+    os.makedirs(outdir, exist_ok=True)
+
+    jobs = []
+    for name, top, params in CORES:
+        for fam in ("ice40", "ecp5"):
+            jobs.append((name, top, params, fam, []))
+    for board, fam in BOARDS.items():
+        jobs.append(("top_" + board, "top", {}, fam, ["fw/%s/top.v" % board]))
+    jobs = [j for j in jobs if args.only in j[0]]
+    # biggest first so the 2 cores stay busy
+    jobs.sort(key=lambda j: -(j[2].get("N", 4) * (2 if "hub" in j[0] else 1)))
+
+    t0 = time.time()
+    results = []
+    with cf.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
+        for r in ex.map(lambda j: run(j, outdir, yosys), jobs):
+            results.append(r)
+    order = {j[0] + j[3]: i for i, j in enumerate(sorted(jobs, key=lambda j: (j[0].startswith("top"), j[0], j[3])))}
+    results.sort(key=lambda r: order[r[0] + r[1]])
+
+    failed = [r for r in results if r[2] is None]
+    with open(os.path.join(outdir, "synth.csv"), "w") as f:
+        f.write("design,family,luts,ffs,carry,cells,seconds\n")
+        for name, fam, c, dt, _ in results:
+            if c:
+                f.write("%s,%s,%d,%d,%d,%d,%.1f\n" % (name, fam, c[0], c[1], c[2], c[3], dt))
+    print("%-22s %-6s %6s %6s %6s %6s" % ("design", "family", "LUTs", "FFs", "carry", "s"))
+    for name, fam, c, dt, log in results:
+        if c:
+            print("%-22s %-6s %6d %6d %6d %6.1f" % (name, fam, c[0], c[1], c[2], dt))
+        else:
+            print("%-22s %-6s FAILED (see %s)" % (name, fam, os.path.relpath(log, ROOT)))
+    print("synth: %d runs, %d failed, %.0f s; table in %s" % (
+        len(results), len(failed), time.time() - t0,
+        os.path.relpath(os.path.join(outdir, "synth.csv"), ROOT)))
+    if failed:
+        for name, fam, _, _, log in failed:
+            print("---- %s %s: last lines of %s" % (name, fam, log), file=sys.stderr)
+            try:
+                with open(log) as f:
+                    tail = f.read().splitlines()[-15:]
+                print("\n".join(tail), file=sys.stderr)
+            except OSError:
+                pass
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
