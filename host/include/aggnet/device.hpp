@@ -1,0 +1,126 @@
+// device.hpp: reaching a hub port.  One device string, parsed in one place:
+//
+//   sim:DIR/peK                    the virtual hub (aggnet-sim) port of PE K
+//   ppdev:/dev/parportN?pe=K[&n=N] a PC parallel port through Linux ppdev;
+//                                  the hub's size N (2..4, default 4) and our
+//                                  PE K are not visible on the pins, so say them
+//   serial:/dev/ttyUSBn@BAUD       reserved for the serial link (not yet)
+//
+//   auto t = aggnet::open_device("sim:/tmp/aggnet-abc123/pe0");
+//   aggnet::Papers p(*t);
+//
+// Transports carry raw register values, exactly what the PC's port registers
+// hold; the PC's pin inversions are undone in aggnet::LptPort only.
+// Every failure throws aggnet::DeviceError naming the part that is wrong.
+#pragma once
+
+#include <aggnet/error.hpp>
+#include <aggnet/transport.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace aggnet {
+
+struct DeviceSpec {
+    enum Kind { Sim, Ppdev, Serial } kind = Sim;
+    std::string path;   ///< socket path, /dev/parportN, or /dev/ttyUSBn
+    unsigned pe = 0;    ///< sim: from the path's peK; ppdev: ?pe=K
+    unsigned pes = 4;   ///< ppdev: ?n=N
+    unsigned baud = 0;  ///< serial
+};
+
+/// Parse a device string; throws DeviceError for a malformed one.
+DeviceSpec parse_device(const std::string& spec);
+
+/// Parse and open; throws DeviceError for a malformed or unopenable string.
+std::unique_ptr<Transport> open_device(const std::string& spec);
+
+// ---- sim: the virtual hub ---------------------------------------------------
+
+/// A client of one aggnet-sim port (aggnet/vhub_protocol.hpp).
+class SimTransport final : public Transport {
+public:
+    /// Connects to the socket and says HELLO; the hub tells N and our PE.
+    explicit SimTransport(const std::string& socket_path);
+    ~SimTransport() override;
+    SimTransport(const SimTransport&) = delete;
+    SimTransport& operator=(const SimTransport&) = delete;
+
+    void write_data(reg_t value) override;
+    void write_control(uint8_t value) override;
+    reg_t read_status() override;
+    unsigned hub_pes() const override { return n_; }
+    unsigned pe_index() const override { return pe_; }
+    std::string describe() const override;
+
+    /// The hub's clock cycle now (does not advance it).
+    uint64_t hub_cycle();
+    /// Register operations the hub has counted on this port.
+    uint64_t hub_ops();
+    /// Hub clock cycles each register operation takes.
+    uint64_t cycles_per_access() const { return k_; }
+    /// Ask the hub to shut down (it replies first).
+    void quit();
+    /// Close the connection now (the hub releases this PE's pins).
+    void close();
+
+    struct Answer {
+        bool ok;
+        reg_t value;
+        uint64_t cycle, aux;
+        std::string text;
+    };
+    /// One raw request, as the protocol defines it (for tools and tests of
+    /// the hub itself).  Does not throw on an error reply.
+    Answer raw(uint16_t magic, uint16_t op, reg_t value);
+
+private:
+    Answer call(uint16_t op, reg_t value = 0);
+    std::string path_;
+    int fd_ = -1;
+    unsigned n_ = 0, pe_ = 0;
+    uint64_t k_ = 0;
+};
+
+// ---- ppdev: a PC parallel port -----------------------------------------------
+
+/// The system calls the ppdev transport makes, injectable so that a test can
+/// record the exact ioctl requests and bytes (system_ioctl_layer() is the
+/// real ::open / ::ioctl / ::close).  Return values and errno as the syscalls.
+class IoctlLayer {
+public:
+    virtual ~IoctlLayer() = default;
+    virtual int open(const char* path, int flags) = 0;
+    virtual int ioctl(int fd, unsigned long request, void* arg) = 0;
+    virtual int close(int fd) = 0;
+};
+std::shared_ptr<IoctlLayer> system_ioctl_layer();
+
+/// Linux ppdev: PPCLAIM on open, PPWDATA / PPWCONTROL / PPRSTATUS per access,
+/// PPRELEASE on close.  8-bit registers only, so hubs of N <= 4 PEs.
+class PpdevTransport final : public Transport {
+public:
+    PpdevTransport(const std::string& path, unsigned pe, unsigned pes,
+                   std::shared_ptr<IoctlLayer> io = system_ioctl_layer());
+    ~PpdevTransport() override;
+    PpdevTransport(const PpdevTransport&) = delete;
+    PpdevTransport& operator=(const PpdevTransport&) = delete;
+
+    void write_data(reg_t value) override;
+    void write_control(uint8_t value) override;
+    reg_t read_status() override;
+    unsigned hub_pes() const override { return n_; }
+    unsigned pe_index() const override { return pe_; }
+    std::string describe() const override;
+
+private:
+    void io(unsigned long request, uint8_t* byte, const char* what);
+    std::string path_;
+    unsigned pe_, n_;
+    std::shared_ptr<IoctlLayer> io_;
+    int fd_ = -1;
+};
+
+}  // namespace aggnet

@@ -1,0 +1,5 @@
+# Host side of issue 3: the aggnet CLI, the demo and benchmark programs, and
+# the host / system test suites.  Included by CMakeLists.txt.
+add_executable(aggnet-cli ${CMAKE_SOURCE_DIR}/host/tools/aggnet.cpp)
+set_target_properties(aggnet-cli PROPERTIES OUTPUT_NAME aggnet)
+target_link_libraries(aggnet-cli PRIVATE aggnet)
