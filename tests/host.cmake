@@ -3,3 +3,7 @@
 add_executable(aggnet-cli ${CMAKE_SOURCE_DIR}/host/tools/aggnet.cpp)
 set_target_properties(aggnet-cli PROPERTIES OUTPUT_NAME aggnet)
 target_link_libraries(aggnet-cli PRIVATE aggnet)
+
+# One PE of the 4-PE demo (tools/demo.sh runs four of them against aggnet-sim).
+add_executable(aggnet_demo ${CMAKE_SOURCE_DIR}/host/tools/aggnet_demo.cpp)
+target_link_libraries(aggnet_demo PRIVATE aggnet)
