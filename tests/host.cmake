@@ -7,3 +7,7 @@ target_link_libraries(aggnet-cli PRIVATE aggnet)
 # One PE of the 4-PE demo (tools/demo.sh runs four of them against aggnet-sim).
 add_executable(aggnet_demo ${CMAKE_SOURCE_DIR}/host/tools/aggnet_demo.cpp)
 target_link_libraries(aggnet_demo PRIVATE aggnet)
+
+# Device strings and the ppdev transport against a fake ioctl layer.
+aggnet_test(test_host_device SOURCES ${CMAKE_SOURCE_DIR}/tests/test_host_device.cpp LIBS papers_models)
+set_tests_properties(test_host_device PROPERTIES TIMEOUT 60)

@@ -1,0 +1,225 @@
+// test_host_device.cpp: device strings, and the ppdev transport against a fake
+// ioctl layer that plays the PC port hardware and a 2-PE hub (the Verilated
+// papers_hub) with a scripted partner PE, so the exact bytes libaggnet writes
+// for enqueue, wait and waitvec -- including the control inversion -- are
+// checked, and the waits really complete.
+#include "papers_pins.hpp"
+#include "pc_port.hpp"
+
+#include <aggnet/device.hpp>
+#include <aggnet/papers.hpp>
+#include <catch2/catch.hpp>
+
+#include <cerrno>
+#include <sys/ioctl.h>
+#include <linux/parport.h>
+#include <linux/ppdev.h>
+#include <vector>
+
+using namespace aggnet;
+using Catch::Matchers::Contains;
+using std::chrono::milliseconds;
+
+namespace {
+
+std::string device_error(const std::string& spec) {
+    try {
+        open_device(spec);
+    } catch (const DeviceError& e) {
+        return e.what();
+    }
+    return "(no DeviceError)";
+}
+
+/// The PC's port + a 2-PE hub; we are PE0, the fake drives PE1.
+class FakePpdev final : public IoctlLayer {
+public:
+    struct Call {
+        unsigned long req;
+        int byte;  // -1: no argument
+        bool operator==(const Call& o) const { return req == o.req && byte == o.byte; }
+    };
+    std::vector<Call> calls;
+    int open_errno = 0, claim_errno = 0;
+    bool opened = false, closed = false;
+    bool partner_arrives = true;  // false: PE1 never raises S
+    bool partner_d = true;
+    uint64_t partner_mask = 0x3;
+
+    FakePpdev() : hub_(sim::make_papers_rtl(2, "fake_ppdev")) {
+        hub_->reset(3);
+        hub_->set_ctrl(1, 0x09);  // PE1: CE | U0 (pins)
+    }
+    int open(const char* path, int) override {
+        if (open_errno) return errno = open_errno, -1;
+        path_ = path;
+        opened = true;
+        return 42;
+    }
+    int close(int fd) override {
+        REQUIRE(fd == 42);
+        closed = true;
+        return 0;
+    }
+    int ioctl(int fd, unsigned long req, void* arg) override {
+        REQUIRE(fd == 42);
+        if (req == PPCLAIM || req == PPRELEASE) {
+            calls.push_back({req, -1});
+            if (req == PPCLAIM && claim_errno) return errno = claim_errno, -1;
+            return 0;
+        }
+        auto* b = static_cast<uint8_t*>(arg);
+        for (int i = 0; i < 4; ++i) hub_->tick();  // about 1 us of hub time per access
+        partner();
+        if (req == PPWDATA) hub_->set_data(0, *b);
+        else if (req == PPWCONTROL) hub_->set_ctrl(0, sim::control_reg_to_pins(*b));
+        else if (req == PPRSTATUS) *b = uint8_t(sim::status_pins_to_reg(hub_->stat(0), 2));
+        else FAIL("unexpected ioctl request " << req);
+        calls.push_back({req, int(*b)});
+        return 0;
+    }
+    std::vector<Call> writes() const {
+        std::vector<Call> w;
+        for (auto& c : calls)
+            if (c.req == PPWDATA || c.req == PPWCONTROL) w.push_back(c);
+        return w;
+    }
+
+private:
+    // PE1 runs p_wait() forever: raise S, wait for GO, drop S, wait for !GO.
+    void partner() {
+        const bool go = (sim::status_pins_to_reg(hub_->stat(1), 2) >> 7) & 1;
+        const reg_t base = reg_t(partner_mask << 4) | (partner_d ? 1 : 0);
+        if (!partner_arrives) return hub_->set_data(1, base);
+        // (A PE whose mask nobody names reads GO = 1, so it shows its mask first.)
+        if (state_ == 0) hub_->set_data(1, base), state_ = 1;
+        else if (state_ == 1 && !go) hub_->set_data(1, base | 0x8), state_ = 2;
+        else if (state_ == 2 && go) hub_->set_data(1, base), state_ = 1;
+    }
+    std::unique_ptr<sim::PapersPins> hub_;
+    std::string path_;
+    int state_ = 0;
+};
+
+}  // namespace
+
+TEST_CASE("device strings: malformed ones name the wrong part", "[host][device]") {
+    CHECK_THAT(device_error(""), Contains("empty device string"));
+    CHECK_THAT(device_error("parport0"), Contains("no kind prefix"));
+    CHECK_THAT(device_error("usb:/dev/x"), Contains("unknown kind 'usb'"));
+    CHECK_THAT(device_error("sim:"), Contains("needs a socket path"));
+    CHECK_THAT(device_error("sim:/tmp/x/port0"), Contains("'port0' is not peK"));
+    CHECK_THAT(device_error("sim:/tmp/x/pe64"), Contains("is not peK"));
+    CHECK_THAT(device_error("ppdev:/dev/parport0"), Contains("say which PE"));
+    CHECK_THAT(device_error("ppdev:parport0?pe=0"), Contains("absolute device path"));
+    CHECK_THAT(device_error("ppdev:/dev/parport0?pe=x"), Contains("pe=x is not a PE number"));
+    CHECK_THAT(device_error("ppdev:/dev/parport0?pe=1&n=8"), Contains("at most 4 PEs"));
+    CHECK_THAT(device_error("ppdev:/dev/parport0?pe=4"), Contains("pe=4 but the hub has n=4"));
+    CHECK_THAT(device_error("ppdev:/dev/parport0?pe=0&speed=3"), Contains("unknown option 'speed=3'"));
+    CHECK_THAT(device_error("serial:/dev/ttyUSB0"), Contains("needs a baud rate"));
+    CHECK_THAT(device_error("serial:/dev/ttyUSB0@fast"), Contains("needs a baud rate"));
+}
+
+TEST_CASE("device strings: well-formed ones parse; serial is reserved", "[host][device]") {
+    auto s = parse_device("sim:/tmp/aggnet-abc/pe3");
+    CHECK(s.kind == DeviceSpec::Sim);
+    CHECK(s.path == "/tmp/aggnet-abc/pe3");
+    CHECK(s.pe == 3);
+    auto p = parse_device("ppdev:/dev/parport1?pe=2&n=3");
+    CHECK(p.kind == DeviceSpec::Ppdev);
+    CHECK(p.path == "/dev/parport1");
+    CHECK(p.pe == 2);
+    CHECK(p.pes == 3);
+    CHECK(parse_device("ppdev:/dev/parport0?pe=1").pes == 4);
+    auto r = parse_device("serial:/dev/ttyUSB0@3000000");
+    CHECK(r.kind == DeviceSpec::Serial);
+    CHECK(r.baud == 3000000);
+    CHECK_THAT(device_error("serial:/dev/ttyUSB0@3000000"), Contains("serial link not implemented yet"));
+}
+
+TEST_CASE("device strings: unopenable ones carry the errno text", "[host][device]") {
+    CHECK_THAT(device_error("sim:/nonexistent-aggnet-dir/pe0"), Contains("cannot connect: No such file or directory"));
+    CHECK_THAT(device_error("ppdev:/nonexistent-aggnet-dir/parport9?pe=0"), Contains("cannot open: No such file or directory"));
+    // /dev/null opens but is no ppdev device: PPCLAIM fails.
+    CHECK_THAT(device_error("ppdev:/dev/null?pe=0"), Contains("PPCLAIM"));
+}
+
+TEST_CASE("ppdev: open claims, close releases; failures are DeviceErrors", "[host][ppdev]") {
+    auto fake = std::make_shared<FakePpdev>();
+    {
+        PpdevTransport t("/dev/parport0", 0, 2, fake);
+        CHECK(t.hub_pes() == 2);
+        CHECK(t.pe_index() == 0);
+        CHECK_THROWS_WITH(t.write_data(0x100), Contains("does not fit the 8-bit data register"));
+    }
+    REQUIRE(fake->calls.size() == 2);
+    CHECK(fake->calls.front().req == PPCLAIM);
+    CHECK(fake->calls.back().req == PPRELEASE);
+    CHECK(fake->closed);
+
+    auto busy = std::make_shared<FakePpdev>();
+    busy->claim_errno = EBUSY;
+    CHECK_THROWS_WITH(PpdevTransport("/dev/parport0", 0, 2, busy), Contains("PPCLAIM") && Contains("busy"));
+    CHECK(busy->closed);
+    auto denied = std::make_shared<FakePpdev>();
+    denied->open_errno = EACCES;
+    CHECK_THROWS_WITH(PpdevTransport("/dev/parport0", 0, 2, denied), Contains("Permission denied"));
+}
+
+TEST_CASE("ppdev: exact register bytes for attach, enqueue, wait, waitvec, mode, IR", "[host][ppdev]") {
+    auto fake = std::make_shared<FakePpdev>();
+    PpdevTransport t("/dev/parport0", 0, 2, fake);
+    Papers p(t);
+    using C = FakePpdev::Call;
+    // Attach: control CE|U0 = 0x09 logical, the PC inverts 0x0b: register 0x02.
+    // Data: our own mask, B0 at bit 4.
+    REQUIRE(fake->writes() == std::vector<C>{{PPWCONTROL, 0x02}, {PPWDATA, 0x10}});
+
+    p.enqueue(0x3);  // alone before: no wait, just the new mask
+    REQUIRE(fake->writes().back() == C{PPWDATA, 0x30});
+    p.enqueue(0x3);  // unchanged: no traffic
+    const size_t before_wait = fake->calls.size();
+    p.wait(milliseconds(500));
+    // wait: read until GO low, P_OUT(mask|S), read until GO, P_OUT(mask).
+    std::vector<C> w(fake->calls.begin() + long(before_wait), fake->calls.end());
+    REQUIRE(w.size() >= 4);
+    CHECK(w.front().req == PPRSTATUS);
+    CHECK((w.front().byte & 0x80) == 0);
+    std::vector<C> wr;
+    for (auto& c : w)
+        if (c.req != PPRSTATUS) wr.push_back(c);
+    CHECK(wr == std::vector<C>{{PPWDATA, 0x38}, {PPWDATA, 0x30}});
+    CHECK((w[w.size() - 2].byte & 0x80) != 0);  // the read before the reset saw GO (bit 7)
+
+    const size_t before_vec = fake->calls.size();
+    const uint64_t v = p.waitvec(true, milliseconds(500));
+    CHECK(v == 0x3);  // the partner sends D = 1
+    wr.clear();
+    for (size_t i = before_vec; i < fake->calls.size(); ++i)
+        if (fake->calls[i].req != PPRSTATUS) wr.push_back(fake->calls[i]);
+    CHECK(wr == std::vector<C>{{PPWDATA, 0x39}, {PPWDATA, 0x31}});
+    fake->partner_d = false;
+    CHECK(p.waitvec(true, milliseconds(500)) == 0x1);
+
+    p.set_mode(true);  // CE|GI|U0 = 0x0d logical -> register 0x06
+    CHECK(fake->writes().back() == C{PPWCONTROL, 0x06});
+    p.set_interrupt_request(true);
+    CHECK(fake->writes().back() == C{PPWDATA, 0x34});
+    for (auto& c : fake->calls) CHECK((c.req == PPCLAIM || c.req == PPWDATA || c.req == PPWCONTROL || c.req == PPRSTATUS));
+}
+
+TEST_CASE("ppdev: a wait whose partner never arrives times out naming it", "[host][ppdev]") {
+    auto fake = std::make_shared<FakePpdev>();
+    fake->partner_arrives = false;
+    PpdevTransport t("/dev/parport0", 0, 2, fake);
+    Papers p(t);
+    p.enqueue(0x3);
+    try {
+        p.wait(milliseconds(20));
+        FAIL("wait returned without the partner");
+    } catch (const TimeoutError& e) {
+        CHECK(e.missing_pes == 0x2);
+        CHECK_THAT(e.what(), Contains("PE1"));
+    }
+    CHECK(fake->writes().back() == FakePpdev::Call{PPWDATA, 0x30});  // S withdrawn
+}
