@@ -27,8 +27,16 @@
 #include <stdexcept>
 #include <string>
 #include <sys/stat.h>
+#include <type_traits>
+#include <utility>
 
 namespace aggnet::sim {
+
+/// Does the model have an `rst` input?  (por, for one, has none.)
+template <class M, class = void>
+struct has_rst : std::false_type {};
+template <class M>
+struct has_rst<M, std::void_t<decltype(std::declval<M&>().rst)>> : std::true_type {};
 
 struct CycleTimeout : std::runtime_error {
     using std::runtime_error::runtime_error;
@@ -43,7 +51,7 @@ public:
         ctx_->traceEverOn(true);
         model_ = std::make_unique<Model>(ctx_.get(), name_.c_str());
         model_->clk = 0;
-        model_->rst = 1;
+        set_rst(1);
         model_->eval();
         if (const char* dir = std::getenv("AGGNET_TRACE"); dir && *dir) {
             ::mkdir(dir, 0777);
@@ -80,9 +88,9 @@ public:
 
     /// Hold rst high for `cycles` clock cycles, then release it.
     void reset(unsigned cycles = 3) {
-        model_->rst = 1;
+        set_rst(1);
         for (unsigned i = 0; i < cycles; ++i) tick();
-        model_->rst = 0;
+        set_rst(0);
         model_->eval();
     }
 
@@ -120,6 +128,9 @@ public:
     void set_max_cycles(uint64_t m) { max_cycles_ = m; }
 
 private:
+    void set_rst(int v) {
+        if constexpr (has_rst<Model>::value) model_->rst = v;
+    }
     void dump() {
         if (trace_) trace_->dump(ctx_->time());
     }

@@ -67,38 +67,32 @@ module papers_core #(
         end
     endgenerate
 
-    // B_j[a]: does PE j's mask contain PE a?  (Only j < N exist.)
-    function automatic has(input [N*MW-1:0] m, input integer j, input integer a);
-        has = m[j*MW + a];
-    endfunction
-
     wire [N-1:0] clkset;
     wire [N-1:0] clkrst;
     wire [N-1:0] irterm;
+    // S of PE j at bit j, absent PEs (N <= j < MW) reading 0.
+    wire [MW-1:0] s_ext = {{(MW - N){1'b0}}, s} ;
 
-    genvar a, j, k;
+    genvar a, j;
     generate
         for (a = 0; a < N; a = a + 1) begin : g_pe
-            wire [MW-1:0] set_term;
-            wire [MW-1:0] rst_term;
-            wire [N-1:0]  ir_term;
-            for (j = 0; j < MW; j = j + 1) begin : g_member
-                wire in_mask = mask[a*MW + j];
+            // mine[j]: PE a's mask names PE j.  col[j] = B_j[a]: PE j's mask
+            // contains PE a (0 for absent PEs, whose mask pins read 0).
+            wire [MW-1:0] mine = mask[a*MW +: MW];
+            wire [MW-1:0] col;
+            for (j = 0; j < MW; j = j + 1) begin : g_col
                 if (j < N) begin : g_real
-                    assign set_term[j] = !in_mask || (has(mask, j, a) &&  s[j]);
-                    assign rst_term[j] = !in_mask || (has(mask, j, a) && !s[j]);
+                    assign col[j] = mask[j*MW + a];
                 end else begin : g_absent
-                    // A PE that does not exist: its S and mask pins read 0.
-                    assign set_term[j] = !in_mask;
-                    assign rst_term[j] = !in_mask;
+                    assign col[j] = 1'b0;
                 end
             end
-            for (j = 0; j < N; j = j + 1) begin : g_ir
-                assign ir_term[j] = ir[j] && has(mask, j, a);
-            end
-            assign clkset[a] = (&set_term) && !go[a];
-            assign clkrst[a] = (&rst_term) &&  go[a];
-            assign irterm[a] = |ir_term;
+            // CLKSET = AND over a's mask of (B_j[a] AND S_j), AND NOT GO
+            // CLKRST = AND over a's mask of (B_j[a] AND NOT S_j), AND GO
+            assign clkset[a] = (&(~mine | (col &  s_ext))) && !go[a];
+            assign clkrst[a] = (&(~mine | (col & ~s_ext))) &&  go[a];
+            // IR of any PE j whose mask contains a
+            assign irterm[a] = |(col[N-1:0] & ir);
 
             assign int_rd[a] = irterm[a] || (go[a] && gi[a]);
             // PAL: /PEaGO = (PEaINT * /IRterm) + (/PEaINT * GO); the PC's
@@ -106,21 +100,16 @@ module papers_core #(
             assign go_rd[a]  = (int_rd[a] && !irterm[a]) || (!int_rd[a] && go[a]);
             assign irq[a]    = int_rd[a] && ie[a];
 
-            for (k = 0; k < MW - 1; k = k + 1) begin : g_in
-                if (k < N - 1) begin : g_wire
-                    localparam integer SRC = (a + k + 1) % N;
-                    assign ivec[a*(MW-1) + k] = probe[a] ? (s[SRC] && has(mask, SRC, a))
-                                                         : d[SRC];
+            // I_k = PE (a+k+1)%N (seed Table 4), or its arrival under PROBE.
+            wire [N-1:0] src = probe[a] ? (s & col[N-1:0]) : d;
+            for (j = 0; j < MW - 1; j = j + 1) begin : g_in
+                if (j < N - 1) begin : g_wire
+                    assign ivec[a*(MW-1) + j] = src[(a + j + 1) % N];
                 end else begin : g_none
-                    assign ivec[a*(MW-1) + k] = 1'b0;
+                    assign ivec[a*(MW-1) + j] = 1'b0;
                 end
             end
-
-            if (MW > N) begin : g_check
-                assign bad_mask[a] = |mask[a*MW + N +: (MW > N ? MW - N : 1)];
-            end else begin : g_nocheck
-                assign bad_mask[a] = 1'b0;
-            end
+            assign bad_mask[a] = |(mine & ~{{(MW - N){1'b0}}, {N{1'b1}}});
         end
     endgenerate
 
