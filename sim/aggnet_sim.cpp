@@ -198,6 +198,11 @@ private:
             const int fd = ::accept4(listen_[pe], nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
             if (fd < 0) return;  // EAGAIN: done
             if (clients_[pe].fd >= 0) {
+                // The owner may just have closed (its EOF not yet read): drain it first.
+                pollfd p1{clients_[pe].fd, POLLIN, 0};
+                while (clients_[pe].fd >= 0 && ::poll(&p1, 1, 0) > 0 && p1.revents) read_from(pe);
+            }
+            if (clients_[pe].fd >= 0) {
                 error(fd, "port " + port_path(pe) + " (PE" + std::to_string(pe) +
                               ") is already in use by another client; one host process per PE");
                 ::close(fd);

@@ -11,3 +11,9 @@ target_link_libraries(aggnet_demo PRIVATE aggnet)
 # Device strings and the ppdev transport against a fake ioctl layer.
 aggnet_test(test_host_device SOURCES ${CMAKE_SOURCE_DIR}/tests/test_host_device.cpp LIBS papers_models)
 set_tests_properties(test_host_device PROPERTIES TIMEOUT 60)
+
+# System tests: aggnet-sim as a child process, clients over its sockets.
+aggnet_test(test_system_vhub SOURCES ${CMAKE_SOURCE_DIR}/tests/test_system_vhub.cpp)
+target_compile_definitions(test_system_vhub PRIVATE AGGNET_SIM_EXE="$<TARGET_FILE:aggnet-sim>")
+add_dependencies(test_system_vhub aggnet-sim)
+set_tests_properties(test_system_vhub PROPERTIES TIMEOUT 120)
