@@ -17,3 +17,9 @@ aggnet_test(test_system_vhub SOURCES ${CMAKE_SOURCE_DIR}/tests/test_system_vhub.
 target_compile_definitions(test_system_vhub PRIVATE AGGNET_SIM_EXE="$<TARGET_FILE:aggnet-sim>")
 add_dependencies(test_system_vhub aggnet-sim)
 set_tests_properties(test_system_vhub PROPERTIES TIMEOUT 120)
+
+# Host-side benchmark for `make bench` (starts aggnet-sim itself).
+add_executable(aggnet_bench_host ${CMAKE_SOURCE_DIR}/host/tools/aggnet_bench_host.cpp)
+target_link_libraries(aggnet_bench_host PRIVATE aggnet)
+target_compile_definitions(aggnet_bench_host PRIVATE AGGNET_SIM_EXE="$<TARGET_FILE:aggnet-sim>")
+add_dependencies(aggnet_bench_host aggnet-sim)

@@ -1,0 +1,186 @@
+// aggnet_bench_host: host-side PAPERS figures over the virtual hub, for
+// `make bench`.  Starts aggnet-sim with N PEs (default 4), runs one client
+// thread per PE over the sockets (the same libaggnet path as a board), and
+// measures per PAPERS wait / waitvec: host round trip (median, p99), port
+// accesses (per PE), and hub clock cycles (from the hub's CYCLE counter).
+//
+//   aggnet_bench_host OUT.csv [--sim PATH] [--pes N] [--barriers B] [--waitvecs W]
+//                             [--cycles-per-access K]
+#include <aggnet/device.hpp>
+#include <aggnet/papers.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+#ifndef AGGNET_SIM_EXE
+#define AGGNET_SIM_EXE "aggnet-sim"
+#endif
+
+using namespace aggnet;
+using clk = std::chrono::steady_clock;
+
+namespace {
+
+struct Result {
+    std::string what;
+    double median_us, p99_us, max_us, accesses, cycles;
+    uint64_t ops;
+};
+
+double pct(std::vector<double>& v, double q) {
+    std::sort(v.begin(), v.end());
+    return v[std::min(v.size() - 1, size_t(q * double(v.size() - 1) + 0.5))];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::string csv, sim = AGGNET_SIM_EXE, k = "8";
+    unsigned n = 4, barriers = 10000, waitvecs = 10000;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto val = [&]() -> std::string {
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "aggnet_bench_host: %s needs a value\n", a.c_str());
+                std::exit(2);
+            }
+            return argv[++i];
+        };
+        if (a == "--help" || a == "-h") {
+            std::printf("usage: aggnet_bench_host OUT.csv [--sim PATH] [--pes N] [--barriers B] [--waitvecs W] "
+                        "[--cycles-per-access K]\n");
+            return 0;
+        } else if (a == "--sim") sim = val();
+        else if (a == "--pes") n = unsigned(std::stoul(val()));
+        else if (a == "--barriers") barriers = unsigned(std::stoul(val()));
+        else if (a == "--waitvecs") waitvecs = unsigned(std::stoul(val()));
+        else if (a == "--cycles-per-access") k = val();
+        else if (csv.empty() && a[0] != '-') csv = a;
+        else {
+            std::fprintf(stderr, "aggnet_bench_host: unexpected argument '%s'\n", a.c_str());
+            return 2;
+        }
+    }
+    if (csv.empty() || !barriers || !waitvecs || n < 2) {
+        std::fprintf(stderr, "usage: aggnet_bench_host OUT.csv [--sim PATH] [--pes N] [--barriers B] [--waitvecs W]\n");
+        return 2;
+    }
+
+    int out[2];
+    if (::pipe(out) != 0) return 1;
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        ::dup2(out[1], 1);
+        ::close(out[0]);
+        ::close(out[1]);
+        const std::string ns = std::to_string(n);
+        ::execl(sim.c_str(), sim.c_str(), "--pes", ns.c_str(), "--cycles-per-access", k.c_str(), (char*)nullptr);
+        std::fprintf(stderr, "aggnet_bench_host: cannot run %s\n", sim.c_str());
+        ::_exit(127);
+    }
+    ::close(out[1]);
+    std::string line;
+    char c;
+    while (::read(out[0], &c, 1) == 1 && c != '\n') line += c;
+    ::close(out[0]);
+    const auto at = line.find(" PEs at ");
+    if (at == std::string::npos) {
+        std::fprintf(stderr, "aggnet_bench_host: %s did not start\n", sim.c_str());
+        ::waitpid(pid, nullptr, 0);
+        return 1;
+    }
+    const std::string dir = line.substr(at + 8);
+
+    std::vector<Result> results;
+    int rc = 0;
+    try {
+        std::vector<std::unique_ptr<Transport>> ts;
+        for (unsigned pe = 0; pe < n; ++pe) ts.push_back(open_device("sim:" + dir + "/pe" + std::to_string(pe)));
+        const uint64_t all = n >= 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1;
+        auto phase = [&](const std::string& what, unsigned count, bool vec) {
+            std::vector<std::vector<double>> us(n);
+            std::vector<uint64_t> acc(n);
+            uint64_t c0 = 0, c1 = 0;
+            std::vector<std::exception_ptr> err(n);
+            std::vector<std::thread> th;
+            for (unsigned pe = 0; pe < n; ++pe)
+                th.emplace_back([&, pe] {
+                    try {
+                        Papers p(*ts[pe]);
+                        p.enqueue(all);
+                        p.wait();  // everybody attached
+                        if (pe == 0) c0 = dynamic_cast<SimTransport&>(*ts[pe]).hub_cycle();
+                        p.wait();
+                        const uint64_t a0 = p.port().accesses();
+                        us[pe].reserve(count);
+                        for (unsigned i = 0; i < count; ++i) {
+                            const auto t0 = clk::now();
+                            if (vec) p.waitvec(i & 1); else p.wait();
+                            us[pe].push_back(std::chrono::duration<double, std::micro>(clk::now() - t0).count());
+                        }
+                        acc[pe] = p.port().accesses() - a0;
+                        p.wait();
+                        if (pe == 0) c1 = dynamic_cast<SimTransport&>(*ts[pe]).hub_cycle();
+                    } catch (...) {
+                        err[pe] = std::current_exception();
+                    }
+                });
+            for (auto& t : th) t.join();
+            for (auto& e : err)
+                if (e) std::rethrow_exception(e);
+            std::vector<double> allus;
+            uint64_t accsum = 0;
+            for (unsigned pe = 0; pe < n; ++pe) allus.insert(allus.end(), us[pe].begin(), us[pe].end()), accsum += acc[pe];
+            Result r;
+            r.what = what;
+            r.ops = count;
+            r.median_us = pct(allus, 0.5);
+            r.p99_us = pct(allus, 0.99);
+            r.max_us = allus.back();
+            r.accesses = double(accsum) / double(n) / double(count);
+            r.cycles = double(c1 - c0) / double(count + 2);
+            results.push_back(r);
+        };
+        phase("wait", barriers, false);
+        phase("waitvec", waitvecs, true);
+        dynamic_cast<SimTransport&>(*ts[0]).quit();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "aggnet_bench_host: %s\n", e.what());
+        ::kill(pid, SIGTERM);
+        rc = 1;
+    }
+    int st = 0;
+    ::waitpid(pid, &st, 0);
+    if (rc) return rc;
+
+    std::printf("\nPAPERS over the virtual hub: %u PEs, one client thread per PE over Unix sockets,\n"
+                "%s hub cycles per register access (aggnet-sim --cycles-per-access)\n\n", n, k.c_str());
+    std::printf("%-8s %8s %12s %12s %12s %16s %18s\n", "op", "count", "median_us", "p99_us", "max_us",
+                "accesses_per_op", "hub_cycles_per_op");
+    for (auto& r : results)
+        std::printf("%-8s %8llu %12.1f %12.1f %12.1f %16.2f %18.1f\n", r.what.c_str(), (unsigned long long)r.ops,
+                    r.median_us, r.p99_us, r.max_us, r.accesses, r.cycles);
+    std::printf("\naccesses_per_op: port accesses per PE per op (seed 000: 4 per barrier without timing guarantees;\n"
+                "more when a PE polls GO while others are still arriving).  Round trips are host wall time, all PEs pooled.\n");
+    std::ofstream f(csv);
+    f << "op,pes,count,median_us,p99_us,max_us,accesses_per_op,hub_cycles_per_op,cycles_per_access\n";
+    for (auto& r : results)
+        f << r.what << ',' << n << ',' << r.ops << ',' << r.median_us << ',' << r.p99_us << ',' << r.max_us << ','
+          << r.accesses << ',' << r.cycles << ',' << k << '\n';
+    if (!f) {
+        std::fprintf(stderr, "aggnet_bench_host: cannot write %s\n", csv.c_str());
+        return 1;
+    }
+    std::printf("wrote %s\n", csv.c_str());
+    return 0;
+}
