@@ -20,7 +20,8 @@
 //   S -> GO on the pins: 4 (2 synchronizer + GO register + output register),
 //   whatever N.  D -> I pins: 3, so data is valid a cycle before GO (the seed's
 //   section 4.3.3 skew between GO and the data bits is gone).
-//   IR -> INT: 4.  All outputs are registered: no glitches on the cable.
+//   IR -> INT: 3 (INT is combinational from the synchronized IR).  All
+//   outputs are registered: no glitches on the cable.
 //
 // rst: synchronous, active high.  Parameters: N in 2..64.
 module papers_hub #(
