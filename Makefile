@@ -55,7 +55,7 @@ demo: build ## 4 host processes barrier, exchange bits and interrupt through the
 bench: build bench-hw ## hub cycles, Fmax/LUTs, host round trips: tables + CSV + PNG in $(BUILD)/bench
 	@mkdir -p $(BUILD)/bench
 	@$(BUILD)/bench_papers_cycles $(BUILD)/bench/cycles.csv
-	@if [ -x $(BUILD)/aggnet-bench-host ]; then $(BUILD)/aggnet-bench-host $(BUILD)/bench/host.csv; fi
+	@$(BUILD)/aggnet_bench_host $(BUILD)/bench/host.csv
 	@python3 tools/bench_report.py $(BUILD)/bench
 
 clean: ## remove the build directory

@@ -22,7 +22,6 @@ void compare_hub(unsigned n, uint64_t cycles) {
     const std::string name = "papers_hub_n" + std::to_string(n);
     auto rtl = make_papers_rtl(n, name);
     PapersModel model(n);
-    if (const char* dir = std::getenv("AGGNET_TRACE"); dir && *dir) rtl->trace_to(std::string(dir) + "/" + name + ".fst");
     std::mt19937_64 rng(test_seed(name.c_str()));
     rtl->reset(3);
     model.reset(3);

@@ -97,7 +97,7 @@ void check_rounds(const Rounds& r, const std::vector<uint64_t>& mask, bool with_
 
 TEST_CASE("p_wait: no PE leaves before every PE of its mask arrived", "[protocol]") {
     for (unsigned n : {2u, 4u, 16u}) {
-        LockstepHub hub(make_papers_rtl(n, "proto_wait"), opts("protocol_wait"));
+        LockstepHub hub(make_papers_rtl(n, "proto_wait_n" + std::to_string(n)), opts("protocol_wait"));
         std::vector<uint64_t> mask(n, all_of(n));
         const auto r = run_rounds(hub, mask, n == 16 ? 40 : 150, false, 7);
         check_rounds(r, mask, false);
@@ -106,7 +106,7 @@ TEST_CASE("p_wait: no PE leaves before every PE of its mask arrived", "[protocol
 
 TEST_CASE("p_waitvec returns exactly the mask PEs' bits", "[protocol]") {
     for (unsigned n : {3u, 4u, 8u}) {
-        LockstepHub hub(make_papers_rtl(n, "proto_waitvec"), opts("protocol_waitvec"));
+        LockstepHub hub(make_papers_rtl(n, "proto_waitvec_n" + std::to_string(n)), opts("protocol_waitvec"));
         std::vector<uint64_t> mask(n, all_of(n));
         const auto r = run_rounds(hub, mask, 120, true, 11);
         check_rounds(r, mask, true);
@@ -292,7 +292,7 @@ TEST_CASE("PEs whose masks do not contain each other never release; the timeout 
 TEST_CASE("a mask naming a PE >= N is rejected by the host and ignored safely by the hub", "[protocol][bad]") {
     // Host: PARANOID check, always on.
     for (unsigned n : {3u, 4u, 16u}) {
-        LockstepHub hub(make_papers_rtl(n, "proto_badmask"), opts("protocol_badmask"));
+        LockstepHub hub(make_papers_rtl(n, "proto_badmask_n" + std::to_string(n)), opts("protocol_badmask"));
         std::vector<std::function<void(Transport&)>> progs(n);
         uint64_t before = 0, after = 0;
         progs[0] = [&](Transport& t) {
