@@ -306,6 +306,7 @@ TEST_CASE("a mask naming a PE >= N is rejected by the host and ignored safely by
                 REQUIRE(e.bad_pes == bad);
                 REQUIRE(std::string(e.what()).find("PE" + std::to_string(n)) != std::string::npos);
             }
+            REQUIRE_THROWS_AS(p.enqueue(0), MaskError);  // empty: GO would oscillate
             after = p.last_mask();  // nothing lost: the old mask stands
         };
         rethrow_any(hub.run(progs));

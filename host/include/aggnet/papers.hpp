@@ -9,7 +9,8 @@
 // As the seed codes them: no hub traffic when we are alone in the mask, no
 // re-enqueue of an unchanged mask, enqueue() waits for the GO reset of the old
 // mask before changing it, the PARANOID check is always on (a mask naming a PE
-// >= N throws MaskError), and waitvec() zeroes the bits of PEs outside the mask.
+// >= N throws MaskError, and so does an empty mask, on which the PAL's GO would
+// oscillate), and waitvec() zeroes the bits of PEs outside the mask.
 // Every wait takes a timeout; on expiry it throws TimeoutError naming the PEs
 // of the mask that had not arrived, read with the PROBE bit (papers_regs.hpp).
 #pragma once
