@@ -275,6 +275,7 @@ TEST_CASE("vhub: a killed client leaves the hub serving the others; its port can
     auto idle3 = open_device(hub.dev(3));
     std::vector<uint64_t> missing(3);
     std::vector<unsigned> done(3);
+    std::atomic<unsigned> gave_up{0};
     run_pes(hub, 3, [&](unsigned pe, Transport& t) {
         Papers p(t);
         p.enqueue(0xf, kTo);
@@ -283,6 +284,13 @@ TEST_CASE("vhub: a killed client leaves the hub serving the others; its port can
         } catch (const TimeoutError& e) {
             missing[pe] = e.missing_pes;
         }
+        // Agree out of band that all three gave up before re-forming: a PE
+        // that re-forms early would barrier with the S still held by one
+        // that is yet to time out (its mask {all} contains us), and the two
+        // would then disagree about which barrier they are in.
+        ++gave_up;
+        const auto deadline = std::chrono::steady_clock::now() + kTo;
+        while (gave_up < 3 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
         p.enqueue(0x7, kTo);  // carry on without PE3
         for (int i = 0; i < 50; ++i) p.wait(kTo), ++done[pe];
     });
