@@ -20,7 +20,7 @@ ICEPACK ?= icepack
 ICETIME ?= icetime
 OPENFPGALOADER ?= openFPGALoader
 
-HW_RTL := rtl/common/sync2.v rtl/common/por.v rtl/papers/papers_core.v rtl/papers/papers_hub.v
+HW_RTL := rtl/common/sync2.v rtl/common/por.v rtl/papers/papers_core.v rtl/papers/papers_hub.v rtl/papers/papers4_db25.v
 HW_INC := rtl/papers/papers_regs.vh
 
 # board -> family, device and package, constraint file, clock (MHz), openFPGALoader board

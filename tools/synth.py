@@ -23,7 +23,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RTL = ["rtl/common/sync2.v", "rtl/common/por.v",
-       "rtl/papers/papers_core.v", "rtl/papers/papers_hub.v"]
+       "rtl/papers/papers_core.v", "rtl/papers/papers_hub.v",
+       "rtl/papers/papers4_db25.v"]
 INC = ["rtl/papers"]
 
 # (name, top module, parameters, families, extra sources)

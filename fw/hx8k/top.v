@@ -1,6 +1,6 @@
 `default_nettype none
 // fw/hx8k/top.v: full PAPERS-4 (seed 000) on the Lattice iCE40-HX8K breakout
-// board (iCE40HX8K-CT256).  Only wiring: papers_hub N=4 and por.
+// board (iCE40HX8K-CT256).  Only wiring: papers4_db25.
 //
 // Every parallel-port signal of the seed has a pin: per PE 8 data pins in
 // (DB25 2-9 = D0..D7 = D, PROBE, IR, S, B0..B3), 4 control pins in (DB25 1,
@@ -19,35 +19,13 @@ module top (
     output wire [19:0] pe_st,     // PE a's I0, I1, I2, INT, Busy at [5a +: 5]
     output wire [7:0]  led
 );
-    localparam integer N = 4;
-    localparam integer W = 8;
-    localparam integer LW = 10;
-
-    wire rst;
-    por #(.BITS(4)) u_por (.clk(clk_12mhz), .ext_rst(1'b0), .rst(rst));
-
-    wire [N*W-1:0]  pe_stat;
-    wire [N*5-1:0]  pe_ctrl;
-    wire [N*LW-1:0] pe_led;
-    wire [N-1:0]    pe_irq, pe_bad;
-
-    genvar a;
-    generate
-        for (a = 0; a < N; a = a + 1) begin : g_pe
-            assign pe_ctrl[a*5 +: 5] = {1'b0, pe_c[a*4 +: 4]};   // IE = 0
-            assign pe_st[a*5 +: 5]   = pe_stat[a*W + 3 +: 5];     // status bits 3..7
-        end
-    endgenerate
-
-    papers_hub #(.N(N)) u_hub (
-        .clk(clk_12mhz), .rst(rst),
-        .pe_data(pe_d), .pe_ctrl(pe_ctrl),
-        .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad)
+    wire [9:0] led0;  // {CE, IR, U1, U0, D, S, B3, B2, B1, B0} of PE0
+    papers4_db25 u_papers (
+        .clk(clk_12mhz), .ext_rst(1'b0),
+        .pe_d(pe_d), .pe_c(pe_c), .pe_st(pe_st), .led0(led0)
     );
+    assign led = {led0[9:8], led0[5:0]};
 
-    // pe_led[0 +: LW] = {CE, IR, U1, U0, D, S, B3, B2, B1, B0}
-    assign led = {pe_led[9:8], pe_led[5:0]};
-
-    wire unused_ok = &{1'b0, pe_stat, pe_led, pe_irq, pe_bad};
+    wire unused_ok = &{1'b0, led0[7:6]};
 endmodule
 `default_nettype wire
