@@ -106,9 +106,11 @@ private:
     class Port final : public Transport {
     public:
         Port(LockstepHub& h, unsigned pe) : h_(h), pe_(pe) {}
-        void write_data(reg_t v) override { h_.request(pe_, Op::Data, v, h_.access_delay(pe_)); }
-        void write_control(uint8_t v) override { h_.request(pe_, Op::Control, v, h_.access_delay(pe_)); }
-        reg_t read_status() override { return h_.request(pe_, Op::Status, 0, h_.access_delay(pe_)); }
+        // Deadlines are on now(), the simulated clock, which only these calls
+        // advance; the hub's max_cycles bounds every call.
+        void do_write_data(reg_t v, Deadline) override { h_.request(pe_, Op::Data, v, h_.access_delay(pe_)); }
+        void do_write_control(uint8_t v, Deadline) override { h_.request(pe_, Op::Control, v, h_.access_delay(pe_)); }
+        reg_t do_read_status(Deadline) override { return h_.request(pe_, Op::Status, 0, h_.access_delay(pe_)); }
         unsigned hub_pes() const override { return h_.pes(); }
         unsigned pe_index() const override { return pe_; }
         std::chrono::nanoseconds now() override {

@@ -23,3 +23,17 @@ add_executable(aggnet_bench_host ${CMAKE_SOURCE_DIR}/host/tools/aggnet_bench_hos
 target_link_libraries(aggnet_bench_host PRIVATE aggnet)
 target_compile_definitions(aggnet_bench_host PRIVATE AGGNET_SIM_EXE="$<TARGET_FILE:aggnet-sim>")
 add_dependencies(aggnet_bench_host aggnet-sim)
+
+# Load and idle figures of the virtual hub for `make bench` (PE processes, not threads).
+add_executable(aggnet_bench_load ${CMAKE_SOURCE_DIR}/host/tools/aggnet_bench_load.cpp)
+target_link_libraries(aggnet_bench_load PRIVATE aggnet)
+target_compile_definitions(aggnet_bench_load PRIVATE AGGNET_SIM_EXE="$<TARGET_FILE:aggnet-sim>")
+add_dependencies(aggnet_bench_load aggnet-sim)
+
+# Faults: PEs that leave, die, stall or stop reading; a stopped hub; bad
+# options; a hub out of file descriptors (issue 8).
+aggnet_test(test_vhub_faults SOURCES ${CMAKE_SOURCE_DIR}/tests/test_vhub_faults.cpp)
+target_compile_definitions(test_vhub_faults PRIVATE AGGNET_SIM_EXE="$<TARGET_FILE:aggnet-sim>"
+                           AGGNET_CLI_EXE="$<TARGET_FILE:aggnet-cli>")
+add_dependencies(test_vhub_faults aggnet-sim aggnet-cli)
+set_tests_properties(test_vhub_faults PROPERTIES TIMEOUT 180)

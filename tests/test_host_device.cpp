@@ -180,7 +180,9 @@ TEST_CASE("ppdev: exact register bytes for attach, enqueue, wait, waitvec, mode,
     p.enqueue(0x3);  // unchanged: no traffic
     const size_t before_wait = fake->calls.size();
     p.wait(milliseconds(500));
-    // wait: read until GO low, P_OUT(mask|S), read until GO, P_OUT(mask).
+    // wait: read until GO low, P_OUT(mask|S|PROBE), read until GO, P_OUT(mask).
+    // (PROBE, data bit 1, only switches our own I bits to arrival flags, so
+    // that a timeout can tell who never came from who left.)
     std::vector<C> w(fake->calls.begin() + long(before_wait), fake->calls.end());
     REQUIRE(w.size() >= 4);
     CHECK(w.front().req == PPRSTATUS);
@@ -188,7 +190,7 @@ TEST_CASE("ppdev: exact register bytes for attach, enqueue, wait, waitvec, mode,
     std::vector<C> wr;
     for (auto& c : w)
         if (c.req != PPRSTATUS) wr.push_back(c);
-    CHECK(wr == std::vector<C>{{PPWDATA, 0x38}, {PPWDATA, 0x30}});
+    CHECK(wr == std::vector<C>{{PPWDATA, 0x3a}, {PPWDATA, 0x30}});
     CHECK((w[w.size() - 2].byte & 0x80) != 0);  // the read before the reset saw GO (bit 7)
 
     const size_t before_vec = fake->calls.size();
@@ -197,14 +199,15 @@ TEST_CASE("ppdev: exact register bytes for attach, enqueue, wait, waitvec, mode,
     wr.clear();
     for (size_t i = before_vec; i < fake->calls.size(); ++i)
         if (fake->calls[i].req != PPRSTATUS) wr.push_back(fake->calls[i]);
-    CHECK(wr == std::vector<C>{{PPWDATA, 0x39}, {PPWDATA, 0x31}});
+    // waitvec: P_OUT(b|S|PROBE), GO, PROBE off with S kept (0x39), x = P_IN(), P_OUT(b).
+    CHECK(wr == std::vector<C>{{PPWDATA, 0x3b}, {PPWDATA, 0x39}, {PPWDATA, 0x31}});
     fake->partner_d = false;
     CHECK(p.waitvec(true, milliseconds(500)) == 0x1);
 
     p.set_mode(true);  // CE|GI|U0 = 0x0d logical -> register 0x06
     CHECK(fake->writes().back() == C{PPWCONTROL, 0x06});
-    p.set_interrupt_request(true);
-    CHECK(fake->writes().back() == C{PPWDATA, 0x34});
+    p.set_interrupt_request(true);  // IR added to the pins as they are (D = 1 from the last waitvec)
+    CHECK(fake->writes().back() == C{PPWDATA, 0x35});
     for (auto& c : fake->calls) CHECK((c.req == PPCLAIM || c.req == PPWDATA || c.req == PPWCONTROL || c.req == PPRSTATUS));
 }
 

@@ -3,12 +3,15 @@
 // library path a host program takes to a board.  Barrier order is checked on
 // the hub's own clock (its CYCLE counter): no PE leaves a barrier before every
 // PE of its mask has arrived.
+#include "vhub_process.hpp"
+
 #include <aggnet/device.hpp>
 #include <aggnet/papers.hpp>
 #include <aggnet/vhub_protocol.hpp>
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <cstring>
 #include <csignal>
 #include <cstdio>
 #include <fstream>
@@ -20,10 +23,6 @@
 #include <unistd.h>
 #include <vector>
 
-#ifndef AGGNET_SIM_EXE
-#error "AGGNET_SIM_EXE: path of aggnet-sim"
-#endif
-
 using namespace aggnet;
 using Catch::Matchers::Contains;
 using std::chrono::milliseconds;
@@ -31,103 +30,7 @@ using clk = std::chrono::steady_clock;
 
 namespace {
 
-bool exists(const std::string& p) {
-    struct stat st;
-    return ::stat(p.c_str(), &st) == 0;
-}
-
-/// aggnet-sim as a child process; SIGTERM and reap on destruction.
-class SimProcess {
-public:
-    explicit SimProcess(unsigned n, std::vector<std::string> extra = {}) {
-        int out[2];
-        REQUIRE(::pipe(out) == 0);
-        pid_ = ::fork();
-        REQUIRE(pid_ >= 0);
-        if (pid_ == 0) {
-            ::dup2(out[1], 1);
-            ::close(out[0]);
-            ::close(out[1]);
-            std::vector<std::string> args{AGGNET_SIM_EXE, "--pes", std::to_string(n)};
-            args.insert(args.end(), extra.begin(), extra.end());
-            std::vector<char*> argv;
-            for (auto& a : args) argv.push_back(&a[0]);
-            argv.push_back(nullptr);
-            ::execv(argv[0], argv.data());
-            ::_exit(127);
-        }
-        ::close(out[1]);
-        // First line: "aggnet-sim: N PEs at DIR".
-        std::string line;
-        char c;
-        while (::read(out[0], &c, 1) == 1 && c != '\n') line += c;
-        ::close(out[0]);
-        const std::string key = " PEs at ";
-        const auto at = line.find(key);
-        REQUIRE(at != std::string::npos);
-        dir_ = line.substr(at + key.size());
-    }
-    ~SimProcess() {
-        if (pid_ > 0) {
-            ::kill(pid_, SIGTERM);
-            reap(5000);
-            if (pid_ > 0) ::kill(pid_, SIGKILL), ::waitpid(pid_, nullptr, 0);
-        }
-    }
-    const std::string& dir() const { return dir_; }
-    std::string dev(unsigned pe) const { return "sim:" + dir_ + "/pe" + std::to_string(pe); }
-    pid_t pid() const { return pid_; }
-    /// Waits up to ms for the child to exit; returns its wait status or -1.
-    int reap(int ms) {
-        for (int i = 0; i < ms; ++i) {
-            int st = 0;
-            if (::waitpid(pid_, &st, WNOHANG) == pid_) {
-                pid_ = -1;
-                return st;
-            }
-            ::usleep(1000);
-        }
-        return -1;
-    }
-    /// CPU time the child has used, in clock ticks.
-    long cpu_ticks() const {
-        std::ifstream f("/proc/" + std::to_string(pid_) + "/stat");
-        std::string s((std::istreambuf_iterator<char>(f)), {});
-        std::istringstream in(s.substr(s.rfind(')') + 2));
-        std::string tok;
-        long utime = 0, stime = 0;
-        for (int field = 3; in >> tok; ++field) {
-            if (field == 14) utime = std::stol(tok);
-            if (field == 15) { stime = std::stol(tok); break; }
-        }
-        return utime + stime;
-    }
-
-private:
-    pid_t pid_ = -1;
-    std::string dir_;
-};
-
-SimTransport& sim_of(Transport& t) { return dynamic_cast<SimTransport&>(t); }
-
-/// Runs fn(pe, transport) on one thread per PE; rethrows the first error.
-void run_pes(const SimProcess& hub, unsigned n, const std::function<void(unsigned, Transport&)>& fn) {
-    std::vector<std::unique_ptr<Transport>> ts;
-    for (unsigned pe = 0; pe < n; ++pe) ts.push_back(open_device(hub.dev(pe)));
-    std::vector<std::exception_ptr> err(n);
-    std::vector<std::thread> th;
-    for (unsigned pe = 0; pe < n; ++pe)
-        th.emplace_back([&, pe] {
-            try {
-                fn(pe, *ts[pe]);
-            } catch (...) {
-                err[pe] = std::current_exception();
-            }
-        });
-    for (auto& t : th) t.join();
-    for (auto& e : err)
-        if (e) std::rethrow_exception(e);
-}
+using namespace aggnet::test;
 
 const auto kTo = std::chrono::seconds(10);
 
@@ -240,84 +143,92 @@ TEST_CASE("vhub: IR interrupts exactly the PEs of the requester's mask", "[syste
     CHECK(seen == std::vector<int>{1, 1, 0, 1});
 }
 
-TEST_CASE("vhub: a timeout names the PEs that never arrived", "[system][vhub]") {
+TEST_CASE("vhub: a timeout names the PEs that never arrived, apart from those that left", "[system][vhub]") {
     SimProcess hub(4);
-    std::vector<uint64_t> missing(4, ~uint64_t(0));
+    std::vector<uint64_t> never(4, ~uint64_t(0)), left(4, ~uint64_t(0));
     std::vector<std::string> what(4);
     run_pes(hub, 4, [&](unsigned pe, Transport& t) {
         Papers p(t);
         p.enqueue(0xf, kTo);
         if (pe == 3) return;  // attached, never waits
         try {
-            p.wait(milliseconds(200 * (pe + 1)));  // PE0 gives up first, then PE1, then PE2
+            p.wait(milliseconds(300 * (pe + 1)));  // PE0 gives up first, then PE1, then PE2
         } catch (const TimeoutError& e) {
-            missing[pe] = e.missing_pes;
+            never[pe] = e.never_arrived;
+            left[pe] = e.left_pes;
             what[pe] = e.what();
         }
     });
-    CHECK(missing[0] == 0x8);  // PE1 and PE2 had arrived, PE3 never did
-    CHECK_THAT(what[0], Contains("waiting for PE3 of barrier mask 0xf"));
-    // Each PE withdraws S when it gives up, so the later timeouts name it too.
-    CHECK(missing[1] == 0x9);
-    CHECK(missing[2] == 0xb);
-    CHECK_THAT(what[2], Contains("PE0, PE1, PE3"));
+    // PE3 never came.  PE1 and PE2 had arrived when PE0 gave up.
+    CHECK(never[0] == 0x8);
+    CHECK(left[0] == 0);
+    CHECK_THAT(what[0], Contains("never arrived: PE3") && !Contains("left"));
+    // Each PE withdraws S when it gives up: the later ones saw it arrive and
+    // leave, and say so apart from PE3, which never arrived.
+    CHECK(never[1] == 0x8);
+    CHECK(left[1] == 0x1);
+    CHECK(never[2] == 0x8);
+    CHECK(left[2] == 0x3);
+    CHECK_THAT(what[2], Contains("never arrived: PE3") && Contains("timed out themselves") && Contains("PE0, PE1"));
 }
 
-TEST_CASE("vhub: a killed client leaves the hub serving the others; its port can be retaken", "[system][vhub]") {
+TEST_CASE("vhub: a malformed request gets an error naming it and its connection is closed; others carry on",
+          "[system][vhub]") {
     SimProcess hub(4);
     {
-        auto t3 = open_device(hub.dev(3));
-        // PE3 raises S with mask {all} -- mid-barrier -- and dies.
-        t3->write_data(reg_t(0xf) << 4 | 0x8);
+        // A value wider than the register is a well-formed request: error, carry on.
+        auto t = open_device(hub.dev(0));
+        auto& s = sim_of(*t);
+        auto a = s.raw(vhub::kMagic, vhub::WDATA, reg_t(1) << 8);
+        CHECK_FALSE(a.ok);
+        CHECK_THAT(a.text, Contains("bits above the 8-bit data register"));
+        CHECK(s.raw(vhub::kMagic, vhub::RSTATUS, 0).ok);
     }
-    // Its port is free again at once (the hub released PE3's pins: S and mask
-    // low); a new client that does nothing holds it.
-    auto idle3 = open_device(hub.dev(3));
-    std::vector<uint64_t> missing(3);
-    std::vector<unsigned> done(3);
-    std::atomic<unsigned> gave_up{0};
-    run_pes(hub, 3, [&](unsigned pe, Transport& t) {
-        Papers p(t);
-        p.enqueue(0xf, kTo);
-        try {
-            p.wait(milliseconds(300));
-        } catch (const TimeoutError& e) {
-            missing[pe] = e.missing_pes;
-        }
-        // Agree out of band that all three gave up before re-forming: a PE
-        // that re-forms early would barrier with the S still held by one
-        // that is yet to time out (its mask {all} contains us), and the two
-        // would then disagree about which barrier they are in.
-        ++gave_up;
-        const auto deadline = std::chrono::steady_clock::now() + kTo;
-        while (gave_up < 3 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
-        p.enqueue(0x7, kTo);  // carry on without PE3
-        for (int i = 0; i < 50; ++i) p.wait(kTo), ++done[pe];
-    });
-    for (unsigned pe = 0; pe < 3; ++pe) CHECK((missing[pe] & 0x8) != 0);  // PE3 did not arrive
-    CHECK(done == std::vector<unsigned>{50, 50, 50});
-    idle3.reset();
-    // All four barrier together again.
-    check_barriers(hub, 4, 20, {0xf, 0xf, 0xf, 0xf});
-}
-
-TEST_CASE("vhub: a malformed request gets an error reply and the hub keeps serving", "[system][vhub]") {
-    SimProcess hub(4);
-    auto t = open_device(hub.dev(0));
-    auto& s = sim_of(*t);
-    auto a = s.raw(0x1234, vhub::RSTATUS, 0);
-    CHECK_FALSE(a.ok);
-    CHECK_THAT(a.text, Contains("bad magic 0x1234"));
-    a = s.raw(vhub::kMagic, 99, 0);
-    CHECK_FALSE(a.ok);
-    CHECK_THAT(a.text, Contains("unknown op 99"));
-    a = s.raw(vhub::kMagic, vhub::WDATA, reg_t(1) << 8);
-    CHECK_FALSE(a.ok);
-    CHECK_THAT(a.text, Contains("bits above the 8-bit data register"));
-    // The same connection keeps working, and so does the whole hub.
-    CHECK(s.raw(vhub::kMagic, vhub::RSTATUS, 0).ok);
-    s.close();
+    struct Bad {
+        const char* what;
+        std::function<std::vector<uint8_t>()> bytes;
+        const char* says;
+    };
+    auto req = [](uint16_t magic, uint16_t op, uint32_t reserved, uint32_t wait_ms) {
+        vhub::Request q;
+        q.magic = magic;
+        q.op = op;
+        q.seq = 1;
+        q.reserved = reserved;
+        q.wait_ms = wait_ms;
+        std::vector<uint8_t> b(sizeof q);
+        std::memcpy(b.data(), &q, sizeof q);
+        return b;
+    };
+    const std::vector<Bad> bad{
+        {"bad magic", [&] { return req(0x1234, vhub::RSTATUS, 0, 0); }, "bad magic 0x1234"},
+        {"unknown op", [&] { return req(vhub::kMagic, 99, 0, 0); }, "unknown op 99"},
+        {"reserved set", [&] { return req(vhub::kMagic, vhub::RSTATUS, 7, 0); }, "reserved field is 7"},
+        {"wait fields on a read", [&] { return req(vhub::kMagic, vhub::RSTATUS, 0, 5); }, "wait fields set"},
+        {"garbage, then a good request out of step",
+         [&] {
+             std::vector<uint8_t> b(11, 0xee);
+             auto g = req(vhub::kMagic, vhub::RSTATUS, 0, 0);
+             b.insert(b.end(), g.begin(), g.end());
+             return b;
+         },
+         "bad magic 0xeeee"},
+    };
+    for (const auto& c : bad) {
+        INFO(c.what);
+        auto t = open_device(hub.dev(1));
+        auto& s = sim_of(*t);
+        const auto bytes = c.bytes();
+        auto a = s.raw_bytes(bytes.data(), bytes.size(), t->in(std::chrono::seconds(5)));
+        CHECK_FALSE(a.ok);
+        CHECK_THAT(a.text, Contains(c.says) && Contains("closing the connection"));
+        // Then the hub closes: the next request finds the connection gone.
+        CHECK_THROWS_WITH(s.read_status(t->in(std::chrono::seconds(5))),
+                          Contains("hub closed the connection") || Contains("hub reset the connection"));
+    }
+    // The port can be taken again, and the whole hub still works.
     check_barriers(hub, 4, 10, {0xf, 0xf, 0xf, 0xf});
+    CHECK_THAT(hub.log(), Contains("PE1: malformed request (bad magic 0x1234"));
 }
 
 TEST_CASE("vhub: a second client on a taken port is refused", "[system][vhub]") {

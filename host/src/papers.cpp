@@ -1,6 +1,7 @@
 // papers.cpp: the PAPERS host routines of seed 000 section 4.3.
 #include <aggnet/papers.hpp>
 
+#include <algorithm>
 #include <sstream>
 
 namespace aggnet {
@@ -38,39 +39,41 @@ std::string pe_list(uint64_t set) {
 
 LptPort::LptPort(Transport& t) : t_(t) {}
 
-void LptPort::out(reg_t data) {
-    ++accesses_;
-    t_.write_data(data);
-}
+void LptPort::out(reg_t data, Deadline d) { t_.write_data(data, d); }
 
-reg_t LptPort::in() {
-    ++accesses_;
-    // The PC inverts Busy; the hub drives the Busy pin with /GO exactly as the
-    // seed's PAL (equation for /PEaGO) does, so the register already reads GO.
-    return t_.read_status();
-}
+// The PC inverts Busy; the hub drives the Busy pin with /GO exactly as the
+// seed's PAL (equation for /PEaGO) does, so the register already reads GO.
+reg_t LptPort::in(Deadline d) { return t_.read_status(d); }
 
-void LptPort::mode(uint8_t control) {
-    ++accesses_;
-    t_.write_control(static_cast<uint8_t>(control ^ R::PC_CONTROL_INVERT));
+reg_t LptPort::wait(reg_t watch, reg_t last, Deadline d) { return t_.wait_status(watch, last, d); }
+
+void LptPort::mode(uint8_t control, Deadline d) {
+    t_.write_control(static_cast<uint8_t>(control ^ R::PC_CONTROL_INVERT), d);
 }
 
 // ---- Papers ----------------------------------------------------------------
 
-Papers::Papers(Transport& t) : t_(t), port_(t), n_(t.hub_pes()), pe_(t.pe_index()) {
+Papers::Papers(Transport& t, Timeout io_timeout) : t_(t), port_(t), io_(io_timeout), n_(t.hub_pes()), pe_(t.pe_index()) {
     if (n_ < 2 || n_ > 64)
         throw Error("papers: hub reports " + std::to_string(n_) + " PEs; a PAPERS hub has 2..64");
     if (pe_ >= n_)
         throw Error("papers: this port is PE" + std::to_string(pe_) + " but the hub has only " +
                     std::to_string(n_) + " PEs");
     control_ = static_cast<uint8_t>((1u << R::CONTROL_CE) | (1u << R::CONTROL_U0));
-    port_.mode(control_);
+    port_.mode(control_, io());
     last_mask_ = our_mask();
     last_pout_ = pout(last_mask_);
-    port_.out(last_pout_);
+    put(last_pout_, io());
+}
+
+void Papers::put(reg_t data, Deadline d) {
+    port_.out(data, d);
+    cur_ = data;
 }
 
 reg_t Papers::pout(uint64_t mask) const { return reg_t(mask) << R::DATA_B0; }
+
+reg_t Papers::ir_bit() const { return ir_ ? bit(R::DATA_IR) : 0; }
 
 bool Papers::go_of(reg_t status) const { return (status >> R::STATUS_GO(n_)) & 1; }
 
@@ -82,49 +85,90 @@ uint64_t Papers::i_to_mask(reg_t status) const {
     return m;
 }
 
-void Papers::wait_go(bool level, reg_t out_now, uint64_t mask, Timeout timeout, const char* what) {
-    const auto deadline = t_.now() + timeout;
-    const reg_t ir = ir_ ? bit(R::DATA_IR) : 0;
-    while (go_of(port_.in()) != level) {
-        if (t_.now() < deadline) {
-            t_.relax();
-            continue;
-        }
-        // Timed out: look at who has arrived (PROBE shows S AND mask-contains-us).
-        port_.out(out_now | ir | bit(R::DATA_PROBE));
-        const reg_t st = port_.in();
-        port_.out(out_now | ir);
-        if (go_of(st) == level) return;  // it came just now
-        const uint64_t others = mask & ~our_mask();
-        const uint64_t arrived = i_to_mask(st) & others;
-        if (level) {
-            // Waiting for GO: withdraw S so that the barrier cannot fire
-            // behind our back, and name the PEs that have not arrived.
-            port_.out((out_now & ~bit(R::DATA_S)) | ir);
-            const uint64_t missing = others & ~arrived;
-            throw TimeoutError(std::string(what) + ": PE" + std::to_string(pe_) + " timed out after " +
-                                   ms(timeout) + " waiting for " + pe_list(missing) +
-                                   " of barrier mask " + hex(mask) +
-                                   " (not arrived: S low, or its mask does not contain PE" +
-                                   std::to_string(pe_) + ")",
-                               missing);
-        }
-        // Waiting for the GO reset: the PEs still holding S keep GO up.
-        const uint64_t holding = arrived ? arrived : others;
-        throw TimeoutError(std::string(what) + ": PE" + std::to_string(pe_) + " timed out after " +
-                               ms(timeout) + " waiting for the reset of barrier mask " + hex(mask) +
-                               "; still holding S (or no longer naming PE" + std::to_string(pe_) +
-                               "): " + pe_list(holding),
-                           holding);
+namespace {
+/// Leave this much of a wait's time for the accesses after it expires (read
+/// who is there, withdraw S), so that the whole call ends within its timeout.
+std::chrono::nanoseconds cleanup_margin(std::chrono::nanoseconds timeout) {
+    return std::min<std::chrono::nanoseconds>(timeout / 10, std::chrono::milliseconds(50));
+}
+}  // namespace
+
+Papers::Waited Papers::wait_go(bool level, uint64_t mask, Deadline end, std::chrono::nanoseconds timeout,
+                               const char* what) {
+    // Our pins stay as they are while we wait (the PEs of the last barrier
+    // may still be reading our D bit); only PROBE is added.
+    const reg_t out_now = cur_ & ~bit(R::DATA_PROBE);
+    bool probing = (cur_ >> R::DATA_PROBE) & 1;
+    const Deadline wait_until{end.at - cleanup_margin(timeout)};
+    const reg_t gobit = bit(R::STATUS_GO(n_));
+    const reg_t ibits = ((reg_t(1) << (n_ - 1)) - 1) << R::STATUS_I0;
+    const uint64_t others = mask & ~our_mask();
+    reg_t st;
+    if (probing) {
+        // Our S and PROBE were just written: start from "GO not at level,
+        // nobody seen", so the first wait returns at once if anything is up.
+        st = level ? 0 : gobit;
+    } else {
+        st = port_.in(end);
+        if (go_of(st) == level) return {st, false};
+        // Not there yet: from now on every status we read shows who has
+        // arrived (S high, mask naming us) in the I bits.
+        put(out_now | bit(R::DATA_PROBE), end);
+        probing = true;
     }
+    uint64_t seen = 0;  // PEs seen arrived during this wait
+    for (;;) {
+        st = port_.wait(gobit | ibits, st, wait_until);
+        seen |= i_to_mask(st) & others;
+        if (go_of(st) == level) return {st, false};
+        if (t_.now() >= wait_until.at) break;
+    }
+    // Timed out.  The cleanup accesses get at least a little time of their own.
+    const Deadline cleanup{std::max(end.at, t_.now() + std::chrono::milliseconds(20))};
+    const uint64_t here = i_to_mask(st) & others;
+    abandoned_ = true;
+    std::ostringstream msg;
+    msg << what << ": PE" << pe_ << " timed out after " << ms(timeout);
+    if (level) {
+        // Waiting for GO: withdraw S (and PROBE) so that the barrier cannot
+        // fire behind our back.  If it fired just before the withdrawal
+        // reached the hub, GO is up: the barrier completed after all.
+        const reg_t withdrawn = out_now & ~bit(R::DATA_S);
+        put(withdrawn, cleanup);
+        const reg_t after = port_.in(cleanup);
+        if (go_of(after)) {
+            abandoned_ = false;
+            return {after, true};
+        }
+        const uint64_t missing = others & ~here;
+        const uint64_t never = missing & ~seen, left = missing & seen;
+        msg << " waiting for barrier mask " << hex(mask) << "; never arrived: " << pe_list(never);
+        if (left) msg << "; arrived, then left before it completed (timed out themselves, or passed it with "
+                         "a different mask): " << pe_list(left);
+        msg << " (arrived: S high with a mask naming PE" << pe_ << ")";
+        throw TimeoutError(msg.str(), never, left);
+    }
+    // Waiting for the GO reset of a finished barrier: the PEs still holding S
+    // keep GO up (a dead PE's pins stay as it left them).
+    put(out_now, cleanup);  // PROBE off again
+    const uint64_t holding = here & mask;
+    msg << " waiting for the reset of barrier mask " << hex(mask);
+    if (holding) {
+        msg << "; never released (still holding S): " << pe_list(holding);
+        throw TimeoutError(msg.str(), holding, 0);
+    }
+    msg << "; no PE of it holds S naming PE" << pe_ << ", so one of " << pe_list(others)
+        << " has changed its mask to leave PE" << pe_ << " out";
+    throw TimeoutError(msg.str(), others, 0);
 }
 
-void Papers::sync(reg_t b, Timeout timeout, const char* what) {
-    // _p_wait() / _p_waitvec() of section 4.3.2-4.3.3.
-    const reg_t ir = ir_ ? bit(R::DATA_IR) : 0;
-    wait_go(false, b, last_mask_, timeout, what);  // while (P_IN() & GO);
-    port_.out(b | bit(R::DATA_S) | ir);            // P_OUT(b | S);
-    wait_go(true, b | bit(R::DATA_S), last_mask_, timeout, what);  // while (!(P_IN() & GO));
+Papers::Waited Papers::sync(reg_t b, Deadline end, std::chrono::nanoseconds timeout, const char* what) {
+    // _p_wait() / _p_waitvec() of section 4.3.2-4.3.3, with PROBE set while
+    // we wait for GO (it changes only what our own I bits show).
+    const reg_t ir = ir_bit();
+    wait_go(false, last_mask_, end, timeout, what);                 // while (P_IN() & GO);
+    put(b | bit(R::DATA_S) | bit(R::DATA_PROBE) | ir, end);          // P_OUT(b | S);
+    return wait_go(true, last_mask_, end, timeout, what);            // while (!(P_IN() & GO));
 }
 
 void Papers::enqueue(uint64_t mask, Timeout timeout) {
@@ -139,53 +183,73 @@ void Papers::enqueue(uint64_t mask, Timeout timeout) {
     if (mask == 0)
         throw MaskError("enqueue: empty mask: a barrier needs at least one PE (use our_mask() to be alone)", 0);
     if (mask == last_mask_) return;  // unchanged: nothing to do
-    if (last_mask_ & ~our_mask())    // had somebody beside us: wait for barrier reset
-        wait_go(false, last_pout_, last_mask_, timeout, "enqueue");
+    const Deadline end = t_.in(timeout);
+    // Had somebody beside us: wait for barrier reset -- unless that barrier
+    // was abandoned after a timeout (nobody is reading our D bit in it, and a
+    // dead PE holding S would keep it from resetting forever).
+    if ((last_mask_ & ~our_mask()) && !abandoned_)
+        wait_go(false, last_mask_, end, timeout, "enqueue");
+    if (abandoned_) {
+        // Our GO may be stuck high from the abandoned barrier (a dead PE
+        // holds S, so CLKRST over the old mask never holds).  Over a mask
+        // naming only ourselves, with our S low, the PAL's own CLKRST resets
+        // it at once, whatever the others do; then the new mask starts clean.
+        put(pout(our_mask()) | ir_bit(), end);
+        wait_go(false, our_mask(), end, timeout, "enqueue");
+    }
     last_mask_ = mask;
     last_pout_ = pout(mask);
-    port_.out(last_pout_ | (ir_ ? bit(R::DATA_IR) : 0));
+    put(last_pout_ | ir_bit(), Deadline{std::max(end.at, t_.now() + std::chrono::milliseconds(20))});
+    abandoned_ = false;
 }
 
 void Papers::wait(Timeout timeout) {
     if (!(last_mask_ & ~our_mask())) return;  // alone: nothing to do
-    sync(last_pout_, timeout, "wait");
-    port_.out(last_pout_ | (ir_ ? bit(R::DATA_IR) : 0));  // P_OUT(p): reset barrier
+    const Deadline end = t_.in(timeout);
+    sync(last_pout_, end, timeout, "wait");
+    put(last_pout_ | ir_bit(), end);  // P_OUT(p): reset barrier
+    abandoned_ = false;
 }
 
 uint64_t Papers::waitvec(bool flag, Timeout timeout) {
     uint64_t result = flag ? our_mask() : 0;
     if (last_mask_ & ~our_mask()) {
+        const Deadline end = t_.in(timeout);
         const reg_t b = flag ? (last_pout_ | bit(R::DATA_D)) : last_pout_;
-        sync(b, timeout, "waitvec");
-        const reg_t x = port_.in();  // x = P_IN(): get data bit vector
-        port_.out(b | (ir_ ? bit(R::DATA_IR) : 0));  // P_OUT(b): reset synchronization
+        const Waited w = sync(b, end, timeout, "waitvec");
+        // PROBE off (S kept up, so nobody's GO resets and changes D under us),
+        // then x = P_IN(): the data bit vector.
+        if (!w.s_dropped) put(b | bit(R::DATA_S) | ir_bit(), end);
+        const reg_t x = port_.in(end);
+        put(b | ir_bit(), end);  // P_OUT(b): reset synchronization
         result |= i_to_mask(x) & last_mask_;
+        abandoned_ = false;
     }
     return result;
 }
 
 void Papers::set_interrupt_request(bool on) {
     ir_ = on;
-    port_.out(last_pout_ | (ir_ ? bit(R::DATA_IR) : 0));
+    put((cur_ & ~bit(R::DATA_IR)) | ir_bit(), io());
 }
 
 void Papers::set_mode(bool gi, bool ie, uint8_t user) {
     control_ = static_cast<uint8_t>((1u << R::CONTROL_CE) | (gi ? 1u << R::CONTROL_GI : 0u) |
                                     (ie ? 1u << R::CONTROL_IE : 0u) |
                                     ((user & 1u) << R::CONTROL_U0) | (((user >> 1) & 1u) << R::CONTROL_U1));
-    port_.mode(control_);
+    port_.mode(control_, io());
 }
 
 Papers::Status Papers::status() {
-    const reg_t st = port_.in();
+    const reg_t st = port_.in(io());
     return {go_of(st), bool((st >> R::STATUS_INT(n_)) & 1), i_to_mask(st)};
 }
 
 uint64_t Papers::arrived() {
-    const reg_t ir = ir_ ? bit(R::DATA_IR) : 0;
-    port_.out(last_pout_ | ir | bit(R::DATA_PROBE));
-    const reg_t st = port_.in();
-    port_.out(last_pout_ | ir);
+    const reg_t was = cur_;
+    put(was | bit(R::DATA_PROBE), io());
+    const reg_t st = port_.in(io());
+    put(was, io());
     return i_to_mask(st);
 }
 

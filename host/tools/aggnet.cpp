@@ -7,6 +7,7 @@
 //   aggnet sim-quit DEVICE          (virtual hub only: stop aggnet-sim)
 //
 // Exit codes: 0 ok, 1 runtime error (the message says what), 2 usage error.
+#include <aggnet/cli.hpp>
 #include <aggnet/device.hpp>
 #include <aggnet/papers.hpp>
 
@@ -22,9 +23,7 @@ using namespace aggnet;
 
 namespace {
 
-struct Usage {
-    std::string msg;
-};
+using Usage = cli::UsageError;
 
 const char* kTop =
     "usage: aggnet COMMAND DEVICE [options]\n"
@@ -54,14 +53,8 @@ const char* kQuit =
     "usage: aggnet sim-quit DEVICE\n"
     "  Virtual hub only: connects to a free port of aggnet-sim and asks it to shut down.\n";
 
-uint64_t parse_u64(const std::string& opt, const std::string& s) {
-    if (s.empty()) throw Usage{opt + " needs a value"};
-    char* end = nullptr;
-    errno = 0;
-    const unsigned long long v = std::strtoull(s.c_str(), &end, 0);
-    if (*end || errno || s[0] == '-') throw Usage{opt + ": '" + s + "' is not a number"};
-    return v;
-}
+constexpr uint64_t kMaxCount = 10000000;       ///< --count: ten million barriers
+constexpr uint64_t kMaxTimeoutMs = 86400000;   ///< --timeout-ms: one day
 
 struct Args {
     std::string device;
@@ -75,31 +68,46 @@ struct Args {
 
 Args parse(int argc, char** argv, bool mask_ok, bool count_ok, bool bit_ok) {
     Args a;
+    bool seen_mask = false, seen_count = false, seen_timeout = false;
     for (int i = 2; i < argc; ++i) {
         const std::string s = argv[i];
         auto val = [&]() -> std::string {
-            if (i + 1 >= argc) throw Usage{s + " needs a value"};
+            if (i + 1 >= argc) throw Usage(s + " needs a value");
             return argv[++i];
         };
         if (s == "--help" || s == "-h") a.help = true;
         else if (s == "--mask" && mask_ok) {
             const std::string v = val();
             a.has_mask = true;
-            a.mask = v == "all" ? 0 : parse_u64(s, v);
+            if (seen_mask) throw Usage("--mask is given twice");
+            seen_mask = true;
+            a.mask = v == "all" ? 0 : cli::number(s, v, 1, UINT64_MAX);
             if (v == "all") a.has_mask = false;
         } else if (s == "--count" && count_ok) {
-            a.count = parse_u64(s, val());
-            if (!a.count) throw Usage{"--count must be at least 1"};
-        } else if (s == "--timeout-ms" && (count_ok || bit_ok)) a.timeout_ms = parse_u64(s, val());
-        else if (s == "--bit" && bit_ok) {
+            if (seen_count) throw Usage("--count is given twice");
+            seen_count = true;
+            a.count = cli::number(s, val(), 1, kMaxCount);
+        } else if (s == "--timeout-ms" && (count_ok || bit_ok)) {
+            if (seen_timeout) throw Usage("--timeout-ms is given twice");
+            seen_timeout = true;
+            a.timeout_ms = cli::number(s, val(), 1, kMaxTimeoutMs);
+        } else if (s == "--bit" && bit_ok) {
             const std::string v = val();
-            if (v != "0" && v != "1") throw Usage{"--bit wants 0 or 1, not '" + v + "'"};
+            if (v != "0" && v != "1") throw Usage("--bit wants 0 or 1, not '" + v + "'");
             a.bit = v == "1";
-        } else if (!s.empty() && s[0] == '-') throw Usage{"unknown option '" + s + "'"};
+        } else if (!s.empty() && s[0] == '-') throw Usage("unknown option '" + s + "'");
         else if (a.device.empty()) a.device = s;
-        else throw Usage{"unexpected argument '" + s + "'"};
+        else throw Usage("unexpected argument '" + s + "'");
     }
-    if (!a.help && a.device.empty()) throw Usage{"missing DEVICE"};
+    if (!a.help && a.device.empty()) throw Usage("missing DEVICE");
+    // The device string is checked here, before anything touches a hub.
+    if (!a.help) {
+        try {
+            parse_device(a.device);
+        } catch (const DeviceSyntaxError& e) {
+            throw Usage(e.what());
+        }
+    }
     return a;
 }
 
@@ -163,7 +171,7 @@ int barrier(const Args& a) {
 }
 
 int waitvec(const Args& a) {
-    if (a.bit < 0) throw Usage{"waitvec needs --bit 0|1"};
+    if (a.bit < 0) throw Usage("waitvec needs --bit 0|1");
     auto t = open_device(a.device);
     Papers p(*t);
     const uint64_t mask = a.has_mask ? a.mask : p.all_mask();
@@ -210,8 +218,8 @@ int main(int argc, char** argv) {
         if (cmd == "waitvec") return waitvec(a);
         return sim_quit(a);
     } catch (const Usage& u) {
-        std::fprintf(stderr, "aggnet %s: %s\n%s", cmd.c_str(), u.msg.c_str(), help);
-        return 2;
+        std::fprintf(stderr, "aggnet %s: %s\n%s", cmd.c_str(), u.what(), help);
+        return cli::kUsageExit;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "aggnet %s: %s\n", cmd.c_str(), e.what());
         return 1;

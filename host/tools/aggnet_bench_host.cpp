@@ -6,6 +6,7 @@
 //
 //   aggnet_bench_host OUT.csv [--sim PATH] [--pes N] [--barriers B] [--waitvecs W]
 //                             [--cycles-per-access K]
+#include <aggnet/cli.hpp>
 #include <aggnet/device.hpp>
 #include <aggnet/papers.hpp>
 
@@ -47,6 +48,14 @@ double pct(std::vector<double>& v, double q) {
 int main(int argc, char** argv) {
     std::string csv, sim = AGGNET_SIM_EXE, k = "8";
     unsigned n = 4, barriers = 10000, waitvecs = 10000;
+    auto num = [](const std::string& opt, const std::string& v, uint64_t lo, uint64_t hi) {
+        try {
+            return cli::number(opt, v, lo, hi);
+        } catch (const cli::UsageError& e) {
+            std::fprintf(stderr, "aggnet_bench_host: %s\n", e.what());
+            std::exit(cli::kUsageExit);
+        }
+    };
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         auto val = [&]() -> std::string {
@@ -61,10 +70,10 @@ int main(int argc, char** argv) {
                         "[--cycles-per-access K]\n");
             return 0;
         } else if (a == "--sim") sim = val();
-        else if (a == "--pes") n = unsigned(std::stoul(val()));
-        else if (a == "--barriers") barriers = unsigned(std::stoul(val()));
-        else if (a == "--waitvecs") waitvecs = unsigned(std::stoul(val()));
-        else if (a == "--cycles-per-access") k = val();
+        else if (a == "--pes") n = unsigned(num(a, val(), 2, 64));
+        else if (a == "--barriers") barriers = unsigned(num(a, val(), 1, 10000000));
+        else if (a == "--waitvecs") waitvecs = unsigned(num(a, val(), 1, 10000000));
+        else if (a == "--cycles-per-access") k = std::to_string(num(a, val(), 1, 1000000));
         else if (csv.empty() && a[0] != '-') csv = a;
         else {
             std::fprintf(stderr, "aggnet_bench_host: unexpected argument '%s'\n", a.c_str());

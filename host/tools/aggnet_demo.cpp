@@ -13,6 +13,7 @@
 //      one waitvec per pair (bits of the other pair must read 0)
 //   4. interrupt: PE1 enqueues {0,1,3} and raises IR; PE0, PE1 and PE3 must see
 //      INT, PE2 (not in PE1's mask) must not
+#include <aggnet/cli.hpp>
 #include <aggnet/device.hpp>
 #include <aggnet/papers.hpp>
 
@@ -103,8 +104,14 @@ int main(int argc, char** argv) {
         if (a == "--help" || a == "-h") {
             std::printf("usage: aggnet_demo DEVICE [--rounds R]\n  One PE of the 4-PE demo (tools/demo.sh).\n");
             return 0;
-        } else if (a == "--rounds" && i + 1 < argc) {
-            rounds = unsigned(std::strtoul(argv[++i], nullptr, 0));
+        } else if (a == "--rounds") {
+            try {
+                if (i + 1 >= argc) throw cli::UsageError("--rounds needs a value");
+                rounds = unsigned(cli::number("--rounds", argv[++i], 1, 1000000));
+            } catch (const cli::UsageError& e) {
+                std::fprintf(stderr, "aggnet_demo: %s\n", e.what());
+                return cli::kUsageExit;
+            }
         } else if (device.empty() && a[0] != '-') {
             device = a;
         } else {

@@ -35,22 +35,24 @@ struct DeviceSpec {
 DeviceSpec parse_device(const std::string& spec);
 
 /// Parse and open; throws DeviceError for a malformed or unopenable string.
-std::unique_ptr<Transport> open_device(const std::string& spec);
+/// `timeout` bounds the connect and greeting (a hub that does not answer).
+std::unique_ptr<Transport> open_device(const std::string& spec,
+                                       std::chrono::nanoseconds timeout = Transport::kDefaultIo);
 
 // ---- sim: the virtual hub ---------------------------------------------------
 
-/// A client of one aggnet-sim port (aggnet/vhub_protocol.hpp).
+/// A client of one aggnet-sim port (aggnet/vhub_protocol.hpp).  Every call
+/// waits for its reply only until its deadline; a hub that does not answer
+/// by then (stopped, overloaded) gets the connection closed and a
+/// DeviceError naming the device, the PE and the request.
 class SimTransport final : public Transport {
 public:
     /// Connects to the socket and says HELLO; the hub tells N and our PE.
-    explicit SimTransport(const std::string& socket_path);
+    explicit SimTransport(const std::string& socket_path, std::chrono::nanoseconds timeout = kDefaultIo);
     ~SimTransport() override;
     SimTransport(const SimTransport&) = delete;
     SimTransport& operator=(const SimTransport&) = delete;
 
-    void write_data(reg_t value) override;
-    void write_control(uint8_t value) override;
-    reg_t read_status() override;
     unsigned hub_pes() const override { return n_; }
     unsigned pe_index() const override { return pe_; }
     std::string describe() const override;
@@ -63,7 +65,7 @@ public:
     uint64_t cycles_per_access() const { return k_; }
     /// Ask the hub to shut down (it replies first).
     void quit();
-    /// Close the connection now (the hub releases this PE's pins).
+    /// Close the connection now (the hub keeps this PE's pins as they are).
     void close();
 
     struct Answer {
@@ -74,14 +76,31 @@ public:
     };
     /// One raw request, as the protocol defines it (for tools and tests of
     /// the hub itself).  Does not throw on an error reply.
-    Answer raw(uint16_t magic, uint16_t op, reg_t value);
+    Answer raw(uint16_t magic, uint16_t op, reg_t value, Deadline d);
+    Answer raw(uint16_t magic, uint16_t op, reg_t value) { return raw(magic, op, value, in(kDefaultIo)); }
+    /// Raw bytes onto the socket (tests of the hub's framing), then the
+    /// reply, if one comes by the deadline; ok = false with the text
+    /// "closed" if the hub closed the connection instead.
+    Answer raw_bytes(const void* bytes, size_t len, Deadline d);
+
+protected:
+    void do_write_data(reg_t value, Deadline d) override;
+    void do_write_control(uint8_t value, Deadline d) override;
+    reg_t do_read_status(Deadline d) override;
+    reg_t do_wait_status(reg_t watch, reg_t last, Deadline d) override;
 
 private:
-    Answer call(uint16_t op, reg_t value = 0);
+    Answer call(uint16_t op, reg_t value, Deadline d, reg_t watch = 0, uint32_t wait_ms = 0);
+    Answer exchange(const void* req, size_t len, uint16_t op, uint32_t seq, Deadline d);
+    [[noreturn]] void fail(const std::string& what);
+    std::string where() const;
     std::string path_;
     int fd_ = -1;
     unsigned n_ = 0, pe_ = 0;
+    bool hello_ = false;
+    uint32_t seq_ = 0;
     uint64_t k_ = 0;
+    std::string closed_why_;
 };
 
 // ---- ppdev: a PC parallel port -----------------------------------------------
@@ -108,12 +127,15 @@ public:
     PpdevTransport(const PpdevTransport&) = delete;
     PpdevTransport& operator=(const PpdevTransport&) = delete;
 
-    void write_data(reg_t value) override;
-    void write_control(uint8_t value) override;
-    reg_t read_status() override;
     unsigned hub_pes() const override { return n_; }
     unsigned pe_index() const override { return pe_; }
     std::string describe() const override;
+
+protected:
+    // ioctls on a parallel port do not block: deadlines cannot be missed.
+    void do_write_data(reg_t value, Deadline d) override;
+    void do_write_control(uint8_t value, Deadline d) override;
+    reg_t do_read_status(Deadline d) override;
 
 private:
     void io(unsigned long request, uint8_t* byte, const char* what);

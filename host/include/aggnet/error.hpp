@@ -21,15 +21,31 @@ struct MaskError : Error {
 };
 
 /// A wait did not complete in time.  missing_pes names the PEs of the mask
-/// that had not arrived (or, waiting for a barrier reset, still held S).
+/// that kept the barrier from completing, split in two:
+///   never_arrived: waiting for GO, PEs never seen arrived during this wait
+///                  (S high with a mask naming us); waiting for the GO reset
+///                  of a finished barrier, the PEs that never released it
+///                  (still holding S), i.e. a dead PE's held pins;
+///   left_pes:      PEs seen arrived during this wait that withdrew before
+///                  the barrier completed: they timed out themselves (or
+///                  passed the barrier with a mask that differs from ours).
 struct TimeoutError : Error {
-    TimeoutError(const std::string& what, uint64_t missing) : Error(what), missing_pes(missing) {}
+    TimeoutError(const std::string& what, uint64_t never, uint64_t left = 0)
+        : Error(what), missing_pes(never | left), never_arrived(never), left_pes(left) {}
     uint64_t missing_pes;
+    uint64_t never_arrived;
+    uint64_t left_pes;
 };
 
 /// A device string that is malformed or does not open, or a transport failure.
 struct DeviceError : Error {
     using Error::Error;
+};
+
+/// A device string that is malformed (as opposed to one that does not open):
+/// a usage error for command-line tools (exit 2).
+struct DeviceSyntaxError : DeviceError {
+    using DeviceError::DeviceError;
 };
 
 /// Render a PE set as "PE1, PE3".

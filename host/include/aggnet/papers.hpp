@@ -11,8 +11,23 @@
 // mask before changing it, the PARANOID check is always on (a mask naming a PE
 // >= N throws MaskError, and so does an empty mask, on which the PAL's GO would
 // oscillate), and waitvec() zeroes the bits of PEs outside the mask.
-// Every wait takes a timeout; on expiry it throws TimeoutError naming the PEs
-// of the mask that had not arrived, read with the PROBE bit (papers_regs.hpp).
+// Every wait takes a timeout and every register access a deadline, so no call
+// blocks forever.  While it waits for GO a PE sets PROBE (papers_regs.hpp), so
+// each status it reads shows which PEs have arrived for it; on expiry it
+// throws TimeoutError naming the PEs that never arrived and, apart, those
+// that arrived and left again (they timed out themselves).  Waiting for a
+// barrier's GO reset, it names the PEs still holding S (never released).
+//
+// After a TimeoutError the object stays usable: the barrier it was in is
+// abandoned, so the next enqueue() of a different mask does not wait for that
+// barrier's GO reset (which a dead PE holding S would block forever) -- the
+// survivors re-form with a mask that leaves the dead PE out and go on.  An
+// enqueue() that times out waiting for the reset abandons the old barrier too,
+// so calling it again proceeds.  (Survivors should re-form only after all of
+// them have given up on the old barrier: one that re-forms while another is
+// still waiting in it, holding S with a mask that names the re-formed PEs,
+// can complete a barrier with it.  Equal timeouts, or one more timeout period
+// before re-forming, see to that.)
 #pragma once
 
 #include <aggnet/error.hpp>
@@ -25,19 +40,22 @@
 namespace aggnet {
 
 /// The lowest layer: the only place that knows the PC port inverts some pins
-/// (seed 000 section 2.2).  P_OUT, P_IN, P_MODE of section 4.2.
+/// (seed 000 section 2.2).  P_OUT, P_IN, P_MODE of section 4.2, plus a wait
+/// for a status change (the transport's wait_status).
 class LptPort {
 public:
     explicit LptPort(Transport& t);
-    void out(reg_t data);          ///< P_OUT: data register (no inversion)
-    reg_t in();                    ///< P_IN: status register; GO reads 1 when fired
-    void mode(uint8_t control);    ///< P_MODE: control register, PC inversion undone
-    uint64_t accesses() const { return accesses_; }
+    void out(reg_t data, Deadline d);          ///< P_OUT: data register (no inversion)
+    reg_t in(Deadline d);                      ///< P_IN: status register; GO reads 1 when fired
+    void mode(uint8_t control, Deadline d);    ///< P_MODE: control register, PC inversion undone
+    /// The status once a bit of `watch` differs from `last`, or at the deadline.
+    reg_t wait(reg_t watch, reg_t last, Deadline d);
+    /// Register requests made on the transport so far.
+    uint64_t accesses() const { return t_.requests(); }
     Transport& transport() { return t_; }
 
 private:
     Transport& t_;
-    uint64_t accesses_ = 0;
 };
 
 class Papers {
@@ -46,14 +64,17 @@ public:
     static constexpr Timeout kDefaultTimeout = std::chrono::seconds(10);
 
     /// Attaches to the hub: writes CE and U0 (Table 6: barrier synchronize)
-    /// and enqueues the mask of this PE alone.
-    explicit Papers(Transport& t);
+    /// and enqueues the mask of this PE alone.  `io` bounds each register
+    /// access of the calls that take no timeout of their own.
+    explicit Papers(Transport& t, Timeout io_timeout = kDefaultTimeout);
 
     unsigned pe() const { return pe_; }
     unsigned pes() const { return n_; }
     uint64_t our_mask() const { return uint64_t(1) << pe_; }
     uint64_t all_mask() const { return n_ >= 64 ? ~uint64_t(0) : (uint64_t(1) << n_) - 1; }
     uint64_t last_mask() const { return last_mask_; }
+    /// True after a TimeoutError until the next enqueue() or completed barrier.
+    bool abandoned() const { return abandoned_; }
 
     void enqueue(uint64_t mask, Timeout timeout = kDefaultTimeout);
     void wait(Timeout timeout = kDefaultTimeout);
@@ -77,18 +98,31 @@ public:
 
 private:
     reg_t pout(uint64_t mask) const;
+    reg_t ir_bit() const;
     uint64_t i_to_mask(reg_t status) const;  ///< IToMask(): I bits to PE positions
     bool go_of(reg_t status) const;
-    void wait_go(bool level, reg_t out_while_waiting, uint64_t mask, Timeout timeout, const char* what);
-    void sync(reg_t b, Timeout timeout, const char* what);
+    Deadline io() { return t_.in(io_); }
+    struct Waited {
+        reg_t status;     ///< the status that showed the awaited GO level
+        bool s_dropped;   ///< GO came as we withdrew S at the deadline: S is low now
+    };
+    /// Waits for GO == level, our data pins kept as they are (PROBE added).
+    /// Throws TimeoutError (and marks the barrier abandoned) at `end`.
+    Waited wait_go(bool level, uint64_t mask, Deadline end, Timeout timeout, const char* what);
+    /// P_OUT through here, so that cur_ always holds our data pins.
+    void put(reg_t data, Deadline d);
+    Waited sync(reg_t b, Deadline end, Timeout timeout, const char* what);
 
     Transport& t_;
     LptPort port_;
+    Timeout io_;
     unsigned n_;
     unsigned pe_;
     uint64_t last_mask_ = 0;
     reg_t last_pout_ = 0;
+    reg_t cur_ = 0;  ///< the data register as we last wrote it
     bool ir_ = false;
+    bool abandoned_ = false;
     uint8_t control_ = 0;
 };
 
