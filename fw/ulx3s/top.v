@@ -12,6 +12,10 @@
 //
 // LEDs led[7:0]: PE0's section 3.2 display {CE, IR, D, S, B3, B2, B1, B0}.
 // Button FIRE1 (btn[1]) resets the hub.
+//
+// The ESP32 module shares six header pins (GP11..GN13).  wifi_en, its EN
+// pin, is held low: the ESP32 stays in reset while the hub runs, and the
+// constraint file puts only hub outputs on the shared pins.
 module top (
     input  wire        clk_25mhz,
     input  wire        btn_fire1,
@@ -22,8 +26,11 @@ module top (
     input  wire [3:0]  pe_gi,     // PE a's GI     (DB25 16)
     input  wire [3:0]  pe_ce,     // PE a's CE     (DB25 17)
     output wire [19:0] pe_st,     // PE a's I0, I1, I2, INT, Busy at [5a +: 5]
-    output wire [7:0]  led
+    output wire [7:0]  led,
+    output wire        wifi_en    // ESP32 EN: low keeps the ESP32 in reset
 );
+    assign wifi_en = 1'b0;
+
     localparam integer N = 4;
     localparam integer W = 8;
     localparam integer LW = 10;
