@@ -15,7 +15,8 @@ and the constraint file and the top (fw/<board>/top.v) must agree: every
 constrained port bit exists in the top, every port bit of the top is
 constrained.
 
-  tools/pincheck.py              check every board, then the self-test below;
+  tools/pincheck.py              check every board, then the self-test below,
+                                 then that docs/wiring.md is fresh (tools/wiring.py);
                                  non-zero exit on any problem (`make lint`)
   tools/pincheck.py --selftest   only the self-test: plant wrong pins in copies
                                  (in memory) and require each to be caught
@@ -327,6 +328,10 @@ def main():
         ok = all([check_board(n) for n in names])
         if not args.board:
             ok = selftest() and ok
+            import wiring   # the wiring tables in docs/wiring.md come from the same files
+            if not wiring.check():
+                print("pincheck: docs/wiring.md is stale: run tools/wiring.py", file=sys.stderr)
+                ok = False
     except (RuntimeError, KeyError, ValueError) as e:
         print("pincheck: %s" % e, file=sys.stderr)
         return 1

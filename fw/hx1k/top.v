@@ -8,10 +8,10 @@
 // 5 status pins out (DB25 15, 13, 12, 10, 11 = I0, I1, I2, INT, Busy=/GO),
 // 17 pins per PE, 68 in all.  The PC's own inversions of Strobe, AutoFD,
 // SelectIn and Busy are undone by the host driver and by the hub (/GO on
-// Busy), so the pins connect straight through (docs/hardware.md).
+// Busy), so the pins connect straight through (docs/wiring.md).
 //
 // LEDs on the iCEstick LED pins 95-99: PE0 {S, B3, B2, B1, B0} (5 LEDs).
-// Pin choice: constraints/hx1k.pcf (docs/hardware.md).
+// Pin choice: constraints/hx1k.pcf (docs/wiring.md).
 module top (
     input  wire        clk_12mhz,
     input  wire [31:0] pe_d,      // PE a's data pins D0..D7 at [8a +: 8]

@@ -8,7 +8,7 @@
 // 5 status pins out (DB25 15, 13, 12, 10, 11 = I0, I1, I2, INT, Busy=/GO),
 // 17 pins per PE, 68 in all.  The PC's own inversions of Strobe, AutoFD,
 // SelectIn and Busy are undone by the host driver and by the hub (/GO on
-// Busy), so the pins connect straight through (docs/hardware.md).
+// Busy), so the pins connect straight through (docs/wiring.md).
 //
 // LEDs D2..D9: PE0's section 3.2 display {CE, IR, D, S, B3, B2, B1, B0}
 // (U1, U0 have no LED on this board).

@@ -8,7 +8,7 @@
 //   in  D, IR, S, B0..B3   (DB25 2, 4, 5, 6-9)
 //   in  GI, CE             (DB25 16, 17)
 //   out I0, I1, I2, INT, Busy=/GO  (DB25 15, 13, 12, 10, 11)
-// The pin-to-header map is constraints/ulx3s.lpf and docs/hardware.md.
+// The pin-to-header map is constraints/ulx3s.lpf and docs/wiring.md.
 //
 // LEDs led[7:0]: PE0's section 3.2 display {CE, IR, D, S, B3, B2, B1, B0}.
 // Button FIRE1 (btn[1]) resets the hub.
