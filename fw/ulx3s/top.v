@@ -16,6 +16,8 @@
 // The ESP32 module shares six header pins (GP11..GN13).  wifi_en, its EN
 // pin, is held low: the ESP32 stays in reset while the hub runs, and the
 // constraint file puts only hub outputs on the shared pins.
+// Clock: the hub runs at 120 MHz from the PLL (rtl/common/pll.v); 4 hub
+// cycles pin to pin are 33.3 ns.
 module top (
     input  wire        clk_25mhz,
     input  wire        btn_fire1,
@@ -35,8 +37,19 @@ module top (
     localparam integer W = 8;
     localparam integer LW = 10;
 
+    // Hub clock: 120 MHz from the 25 MHz oscillator (EHXPLLL, CLKOP fed back).
+    // ecppll -i 25 -o 120: CLKI_DIV = 5, CLKFB_DIV = 24, CLKOP_DIV = 5,
+    // CLKOP_CPHASE = 2 (PFD 5 MHz, VCO 600 MHz).  120 MHz is 40 clocks per bit
+    // at the FT231X's 3 Mbaud.  mk/hw.mk reads HUB_KHZ: nextpnr must meet it
+    // or the bitstream build fails.
+    localparam integer HUB_KHZ = 120000;
+    wire clk, pll_locked;
+    pll #(.ARCH("ECP5"), .IN_KHZ(25000), .OUT_KHZ(HUB_KHZ),
+          .CLKI_DIV(5), .CLKFB_DIV(24), .CLKOP_DIV(5), .CLKOP_CPHASE(2))
+        u_pll (.clk_in(clk_25mhz), .clk_out(clk), .locked(pll_locked));
+
     wire rst;
-    por #(.BITS(4)) u_por (.clk(clk_25mhz), .ext_rst(btn_fire1), .rst(rst));
+    por #(.BITS(4)) u_por (.clk(clk), .ext_rst(btn_fire1 || !pll_locked), .rst(rst));
 
     wire [N*W-1:0]  pe_data;
     wire [N*5-1:0]  pe_ctrl;
@@ -56,7 +69,7 @@ module top (
     endgenerate
 
     papers_hub #(.N(N)) u_hub (
-        .clk(clk_25mhz), .rst(rst),
+        .clk(clk), .rst(rst),
         .pe_data(pe_data), .pe_ctrl(pe_ctrl),
         .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad)
     );

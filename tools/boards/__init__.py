@@ -18,8 +18,9 @@ Fields of a board module (all required unless marked optional):
                 icebox "8k-ct256" style for iCE40, trellis "LFE5U-85F/CABGA381"
   CONSTRAINTS   path of the constraint file
   OSC_MHZ       the board oscillator (MHz) that feeds the PLL
-  HUB_MHZ       the PLL output the hub runs at (MHz): the nextpnr and icetime
-                target; must equal what the top's PLL settings give
+                (the hub clock itself is the top's `localparam integer HUB_KHZ`,
+                which its rtl/common/pll.v instance checks against the divider
+                settings; hub_khz() below reads it for the build)
   OPENFPGALOADER  openFPGALoader -b name
   USB           list of (vid, pid, what) of the board's own USB bridge, hex strings
   USB_PRODUCT   optional: substring expected in the USB product string, or None
@@ -66,3 +67,14 @@ def header_balls(board):
 
 def top_path(name):
     return os.path.join("fw", name, "top.v")
+
+
+def hub_khz(name):
+    """The hub clock of a board in kHz: `localparam integer HUB_KHZ = n;` in its top."""
+    import re
+    with open(os.path.join(ROOT, top_path(name))) as f:
+        m = re.findall(r"localparam\s+integer\s+HUB_KHZ\s*=\s*(\d+)\s*;", f.read())
+    if len(m) != 1:
+        raise ValueError("%s must declare `localparam integer HUB_KHZ = <kHz>;` once (found %d)"
+                         % (top_path(name), len(m)))
+    return int(m[0])

@@ -19,7 +19,6 @@ PACKAGE = "tq144"
 PACKAGE_DB = "1k-tq144"
 CONSTRAINTS = "constraints/hx1k.pcf"
 OSC_MHZ = 12
-HUB_MHZ = 12
 OPENFPGALOADER = "ice40_generic"
 USB = []
 USB_PRODUCT = None

@@ -17,7 +17,6 @@ PACKAGE = "ct256"
 PACKAGE_DB = "8k-ct256"
 CONSTRAINTS = "constraints/hx8k.pcf"
 OSC_MHZ = 12
-HUB_MHZ = 12
 OPENFPGALOADER = "ice40_generic"
 USB = [("0403", "6010", "FT2232H")]
 USB_PRODUCT = None

@@ -20,7 +20,6 @@ PACKAGE = "sg48"
 PACKAGE_DB = "5k-sg48"
 CONSTRAINTS = "constraints/icebreaker.pcf"
 OSC_MHZ = 12
-HUB_MHZ = 12
 OPENFPGALOADER = "ice40_generic"
 USB = [("0403", "6010", "FT2232H")]
 USB_PRODUCT = "iCEBreaker"

@@ -20,7 +20,6 @@ PACKAGE = "tq144"
 PACKAGE_DB = "1k-tq144"
 CONSTRAINTS = "constraints/icestick.pcf"
 OSC_MHZ = 12
-HUB_MHZ = 12
 OPENFPGALOADER = "ice40_generic"
 USB = [("0403", "6010", "FT2232H")]
 USB_PRODUCT = None
