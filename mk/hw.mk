@@ -105,12 +105,8 @@ $(HW_OUT)/$(BOARD).config: $(HW_OUT)/$(BOARD).json $(HW_CONS)
 $(HW_OUT)/$(BOARD).bit: $(HW_OUT)/$(BOARD).config
 	$(ECPPACK) --compress $< $@
 
+# tools/flash.py: checks openFPGALoader, the board's USB VID:PID (and the
+# FPGA IDCODE where there is one), then flashes; it passes openFPGALoader's
+# errors through and hints the udev rule when access is denied.
 flash: bitstream
-	@if ! command -v $(OPENFPGALOADER) >/dev/null 2>&1; then \
-	  echo "flash: $(OPENFPGALOADER) is not installed (apt-get install openfpgaloader);" >&2; \
-	  echo "flash: the bitstream is $(HW_BIT)" >&2; exit 1; fi
-	@ofl="-b $(HW_$(BOARD)_OFL) -f"; \
-	  if ! $(OPENFPGALOADER) --detect -b $(HW_$(BOARD)_OFL) >/dev/null 2>&1; then \
-	    echo "flash: no $(BOARD) board found by $(OPENFPGALOADER) (is it plugged in, and may you use its USB device?)" >&2; \
-	    echo "flash: the bitstream is $(HW_BIT)" >&2; exit 1; fi; \
-	  echo "$(OPENFPGALOADER) $$ofl $(HW_BIT)"; $(OPENFPGALOADER) $$ofl $(HW_BIT)
+	@OPENFPGALOADER=$(OPENFPGALOADER) $(PYTHON) tools/flash.py $(BOARD) $(HW_BIT)

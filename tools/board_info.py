@@ -6,8 +6,7 @@ post-place-and-route timing gate.
       make variables for every board; mk/hw.mk includes them:
         HW_BOARDS, HW_<b>_FAM, HW_<b>_PNR (nextpnr device args),
         HW_<b>_CONS (constraint file), HW_<b>_MHZ (hub clock, from the top's
-        HUB_KHZ), HW_<b>_OFL (openFPGALoader board), HW_<b>_TIME (icetime
-        device args, iCE40 only)
+        HUB_KHZ), HW_<b>_TIME (icetime device args, iCE40 only)
   tools/board_info.py --check-pnr BOARD REPORT.json
       after nextpnr: exit 1 unless the report has a clock constrained to the
       board's hub clock (the PLL output; nextpnr derives it from the PLL
@@ -38,7 +37,6 @@ def make_vars():
         out.append("HW_%s_PNR := --%s --package %s" % (n, b.DEVICE, b.PACKAGE))
         out.append("HW_%s_CONS := %s" % (n, b.CONSTRAINTS))
         out.append("HW_%s_MHZ := %s" % (n, fmt_mhz(boards.hub_khz(n))))
-        out.append("HW_%s_OFL := %s" % (n, b.OPENFPGALOADER))
         if b.FAMILY == "ice40":
             out.append("HW_%s_TIME := -d %s -P %s" % (n, b.DEVICE, b.PACKAGE))
     return "\n".join(out) + "\n"
