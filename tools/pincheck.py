@@ -13,7 +13,8 @@ constraint file (constraints/<board>.pcf or .lpf) must be
   (c) used once, by one port bit;
 and the constraint file and the top (fw/<board>/top.v) must agree: every
 constrained port bit exists in the top, every port bit of the top is
-constrained.
+constrained; and the oscillator's port carries the board's oscillator
+frequency (nextpnr derives the PLL clock constraint from it).
 
   tools/pincheck.py              check every board, then the self-test below,
                                  then that docs/wiring.md is fresh (tools/wiring.py);
@@ -221,6 +222,15 @@ def check(board, ctext, ttext):
             errs.append(("port", "%s: the top has no port bit %s" % (where, port)))
     for p in sorted(set(ports) - set(by_port)):
         errs.append(("port", "port bit %s of the top is not placed by %s" % (p, board.CONSTRAINTS)))
+    # the oscillator's frequency: nextpnr derives the PLL clock from it
+    pat = (r'set_frequency\s+(\S+)\s+([\d.]+)' if board.FAMILY == "ice40"
+           else r'FREQUENCY\s+PORT\s+"([^"]+)"\s+([\d.]+)\s*MHZ')
+    freqs = dict((m.group(1), float(m.group(2))) for m in re.finditer(pat, ctext))
+    osc = [port for port, ball in by_port.items() if "oscillator" in board.NETS.get(ball, "")]
+    for port in osc:
+        if abs(freqs.get(port, -1.0) - board.OSC_MHZ) > 1e-6:
+            errs.append(("clock", "%s: the oscillator port %s must be given its frequency, %g MHz "
+                         "(found %s)" % (board.CONSTRAINTS, port, board.OSC_MHZ, freqs.get(port, "none"))))
     return errs
 
 
@@ -281,6 +291,9 @@ def selftest():
         ("ulx3s", "pe_dd[0]", "L4", "b", "the FT231X RXD ball"),
         ("ulx3s", "pe_dd[0]", "Y99", "a", "a ball the CABGA381 does not have"),
     ]
+    # a wrong oscillator frequency (nextpnr would derive a wrong PLL clock from it)
+    freq_cases = [("hx8k", "set_frequency clk_12mhz 12", "set_frequency clk_12mhz 25"),
+                  ("ulx3s", 'FREQUENCY PORT "clk_25mhz" 25 MHZ', 'FREQUENCY PORT "clk_25mhz" 12 MHZ')]
     failures = 0
     for name in boards.names():
         b = boards.load(name)
@@ -300,6 +313,17 @@ def selftest():
             print("pincheck selftest: NOT caught: %s %s on %s (%s); expected rule (%s), got %s"
                   % (name, port, pin, what, rule, [r for r, _ in errs] or "no error"), file=sys.stderr)
             failures += 1
+    for name, good, bad in freq_cases:
+        b = boards.load(name)
+        ctext = read(b.CONSTRAINTS)
+        if good not in ctext:
+            print("pincheck selftest: %s lacks %r" % (name, good), file=sys.stderr)
+            failures += 1
+            continue
+        errs = check(b, ctext.replace(good, bad), read(boards.top_path(name)))
+        if not any(r == "clock" for r, _ in errs):
+            print("pincheck selftest: NOT caught: %s oscillator frequency %r" % (name, bad), file=sys.stderr)
+            failures += 1
     # a port the top lacks (and so a top port left unplaced)
     b = boards.load("icestick")
     ctext = read(b.CONSTRAINTS).replace("set_io -nowarn pe_s[0] ", "set_io -nowarn pe_x[0] ", 1)
@@ -307,12 +331,13 @@ def selftest():
     if not any(r == "port" for r, _ in errs):
         print("pincheck selftest: a misspelt port was not caught", file=sys.stderr)
         failures += 1
-    total = len(cases) + 1 + len(boards.names())
+    total = len(cases) + len(freq_cases) + 1 + len(boards.names())
     if failures:
         print("pincheck selftest: %d of %d checks FAILED" % (failures, total), file=sys.stderr)
         return False
     print("pincheck selftest ok: %d planted faults caught, %d allowed moves pass, %d boards pass unmodified"
-          % (sum(1 for c in cases if c[3]) + 1, sum(1 for c in cases if not c[3]), len(boards.names())))
+          % (sum(1 for c in cases if c[3]) + len(freq_cases) + 1, sum(1 for c in cases if not c[3]),
+             len(boards.names())))
     return True
 
 

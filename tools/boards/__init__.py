@@ -2,8 +2,9 @@
 
 A board is its gateware top (fw/<name>/top.v), its constraint file
 (constraints/<name>.pcf or .lpf) and one module here, tools/boards/<name>.py.
-mk/hw.mk (through tools/board_info.py), tools/synth.py, tools/pincheck.py and
-tools/flash.py read the module; nothing else lists boards.
+mk/hw.mk (through tools/board_info.py), tools/synth.py, tools/pincheck.py,
+tools/wiring.py and tools/flash.py read the module; nothing else lists boards
+(tools/bench_hw.py measures devices, not boards).
 
 Fields of a board module (all required unless marked optional):
 
@@ -29,6 +30,7 @@ Fields of a board module (all required unless marked optional):
   HEADERS       {connector: [ball or "-" for positions 1..n]}: what is on each
                 header position; "-" is no FPGA ball (power or ground, see POWER)
   POWER         {connector: {position: "GND" | "3V3" | other rail}}
+  LABELS        optional: {ball: silkscreen name} for the wiring tables
   NETS          {ball: on-board net name}: every ball that carries an on-board
                 function (clock, LED, button, USB UART, flash, radio module),
                 whether or not it is also on a header
