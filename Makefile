@@ -43,6 +43,7 @@ gen: ## regenerate register-map files from tools/regmap.py
 
 lint: deps ## verilator -Wall on every RTL module as its own top; generated files up to date
 	@python3 tools/regmap.py --check
+	@python3 tools/pincheck.py
 	@set -e; for f in $(RTL_MODULES); do \
 	  top=$$(basename $$f .v); \
 	  $(VERILATOR) $(LINT_FLAGS) $$f --top-module $$top; \

@@ -2,8 +2,10 @@
 """tools/synth.py: the `make synth` gate.
 
 Synthesizes every core (sync2, por, papers_core N=4/16, papers_hub N=4/16) for
-iCE40 (synth_ice40) and ECP5 (synth_ecp5), and the board tops in fw/ for their
-own family, with the Debian yosys (or $YOSYS).  Each run FAILS on:
+iCE40 (synth_ice40) and ECP5 (synth_ecp5), and every board top in fw/ (the
+boards of tools/boards/) for its own family with its real PLL (the vendor
+primitive behind rtl/common/pll.v, read as a blackbox), with the Debian yosys
+(or $YOSYS).  Each run FAILS on:
   * an elaboration or synthesis error,
   * `check -assert` problems after proc (multiple drivers, undriven signals
     that are used, combinational loops),
@@ -22,7 +24,10 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-RTL = ["rtl/common/sync2.v", "rtl/common/por.v",
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import boards  # noqa: E402
+
+RTL = ["rtl/common/sync2.v", "rtl/common/por.v", "rtl/common/pll.v",
        "rtl/papers/papers_core.v", "rtl/papers/papers_hub.v",
        "rtl/papers/papers4_db25.v"]
 INC = ["rtl/papers"]
@@ -36,17 +41,15 @@ CORES = [
     ("papers_hub_n4", "papers_hub", {"N": 4}),
     ("papers_hub_n16", "papers_hub", {"N": 16}),
 ]
-BOARDS = {  # board -> family
-    "icestick": "ice40", "icebreaker": "ice40", "hx8k": "ice40",
-    "hx1k": "ice40", "ulx3s": "ecp5",
-}
+# the vendor primitives behind rtl/common/pll.v, read as blackboxes first
+VENDOR_LIB = {"ice40": "+/ice40/cells_sim.v", "ecp5": "+/ecp5/cells_bb.v"}
 
 LATCHES = "t:$dlatch t:$adlatch t:$dlatchsr t:$sr t:$_DLATCH_* t:$_DLATCHSR_* t:$_SR_*"
 
 
 def yosys_script(top, params, family, json_out):
     rd = "read_verilog -defer " + " ".join("-I" + i for i in INC) + " " + " ".join(RTL)
-    lines = [rd]
+    lines = ["read_verilog -lib " + VENDOR_LIB[family], rd]
     chp = " ".join("-set %s %d" % kv for kv in params.items())
     if chp:
         lines.append("chparam %s %s" % (chp, top))
@@ -86,8 +89,8 @@ def run(job, outdir, yosys):
     js = base + ".stat.json"
     script = yosys_script(top, params, family, js)
     if extra:
-        first, rest = script.split("; ", 1)
-        script = first + " " + " ".join(extra) + "; " + rest
+        lib, first, rest = script.split("; ", 2)
+        script = lib + "; " + first + " " + " ".join(extra) + "; " + rest
     t0 = time.time()
     with open(base + ".log", "w") as log:
         rc = subprocess.call([yosys, "-q", "-l", base + ".log.full", "-p", script],
@@ -113,8 +116,9 @@ def main():
     for name, top, params in CORES:
         for fam in ("ice40", "ecp5"):
             jobs.append((name, top, params, fam, []))
-    for board, fam in BOARDS.items():
-        jobs.append(("top_" + board, "top", {}, fam, ["fw/%s/top.v" % board]))
+    for board in boards.names():
+        fam = boards.load(board).FAMILY
+        jobs.append(("top_" + board, "top", {}, fam, [boards.top_path(board)]))
     jobs = [j for j in jobs if args.only in j[0]]
     # biggest first so the 2 cores stay busy
     jobs.sort(key=lambda j: -(j[2].get("N", 4) * (2 if "hub" in j[0] else 1)))

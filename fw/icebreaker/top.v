@@ -13,6 +13,8 @@
 //
 // LEDs (active low): PE0 section 3.2 display, green LEDG_N = S, red LEDR_N = B0.
 // The user button BTN_N resets the hub.
+// Clock: the hub runs at 72 MHz from the PLL (rtl/common/pll.v); 4 hub
+// cycles pin to pin are 55.6 ns.
 module top (
     input  wire        clk_12mhz,
     input  wire        btn_n,
@@ -26,8 +28,18 @@ module top (
     localparam integer W = 8;
     localparam integer LW = 10;
 
+    // Hub clock: 72 MHz from the 12 MHz oscillator (SB_PLL40_PAD: pin 35 is the PLL's own pad).
+    // icepll -i 12 -o 72: DIVR = 0, DIVF = 47, DIVQ = 3, FILTER_RANGE = 1
+    // (PFD 12 MHz, VCO 576 MHz).  mk/hw.mk reads HUB_KHZ: nextpnr and icetime
+    // must meet it or the bitstream build fails.
+    localparam integer HUB_KHZ = 72000;
+    wire clk, pll_locked;
+    pll #(.ARCH("ICE40_PAD"), .IN_KHZ(12000), .OUT_KHZ(HUB_KHZ),
+          .DIVR(0), .DIVF(47), .DIVQ(3), .FILTER_RANGE(1))
+        u_pll (.clk_in(clk_12mhz), .clk_out(clk), .locked(pll_locked));
+
     wire rst;
-    por #(.BITS(4)) u_por (.clk(clk_12mhz), .ext_rst(!btn_n), .rst(rst));
+    por #(.BITS(4)) u_por (.clk(clk), .ext_rst(!btn_n || !pll_locked), .rst(rst));
 
     wire [N*W-1:0]  pe_data;
     wire [N*5-1:0]  pe_ctrl;
@@ -46,7 +58,7 @@ module top (
     endgenerate
 
     papers_hub #(.N(N)) u_hub (
-        .clk(clk_12mhz), .rst(rst),
+        .clk(clk), .rst(rst),
         .pe_data(pe_data), .pe_ctrl(pe_ctrl),
         .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad)
     );

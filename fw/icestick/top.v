@@ -12,6 +12,8 @@
 // HX1K-TQ144 board) and fw/hx8k/top.v (iCE40-HX8K breakout).
 //
 // LEDs: PE0's section 3.2 display, green = S, red LED1..LED4 = B0..B3.
+// Clock: the hub runs at 120 MHz from the PLL (rtl/common/pll.v); 4 hub
+// cycles pin to pin are 33.3 ns.
 module top (
     input  wire        clk_12mhz,
     input  wire [3:0]  pe_s,      // PE a's S (DB25 pin 5, D3)
@@ -23,8 +25,18 @@ module top (
     localparam integer W = 8;
     localparam integer LW = 10;
 
+    // Hub clock: 120 MHz from the 12 MHz oscillator (SB_PLL40_CORE: pin 21 is not the PLL pad).
+    // icepll -i 12 -o 120: DIVR = 0, DIVF = 79, DIVQ = 3, FILTER_RANGE = 1
+    // (PFD 12 MHz, VCO 960 MHz).  mk/hw.mk reads HUB_KHZ: nextpnr and icetime
+    // must meet it or the bitstream build fails.
+    localparam integer HUB_KHZ = 120000;
+    wire clk, pll_locked;
+    pll #(.ARCH("ICE40_CORE"), .IN_KHZ(12000), .OUT_KHZ(HUB_KHZ),
+          .DIVR(0), .DIVF(79), .DIVQ(3), .FILTER_RANGE(1))
+        u_pll (.clk_in(clk_12mhz), .clk_out(clk), .locked(pll_locked));
+
     wire rst;
-    por #(.BITS(4)) u_por (.clk(clk_12mhz), .ext_rst(1'b0), .rst(rst));
+    por #(.BITS(4)) u_por (.clk(clk), .ext_rst(!pll_locked), .rst(rst));
 
     wire [N*W-1:0]  pe_data;
     wire [N*5-1:0]  pe_ctrl;
@@ -43,7 +55,7 @@ module top (
     endgenerate
 
     papers_hub #(.N(N)) u_hub (
-        .clk(clk_12mhz), .rst(rst),
+        .clk(clk), .rst(rst),
         .pe_data(pe_data), .pe_ctrl(pe_ctrl),
         .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad)
     );

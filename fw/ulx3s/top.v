@@ -8,10 +8,16 @@
 //   in  D, IR, S, B0..B3   (DB25 2, 4, 5, 6-9)
 //   in  GI, CE             (DB25 16, 17)
 //   out I0, I1, I2, INT, Busy=/GO  (DB25 15, 13, 12, 10, 11)
-// The pin-to-header map is constraints/ulx3s.lpf and docs/hardware.md.
+// The pin-to-header map is constraints/ulx3s.lpf and docs/wiring.md.
 //
 // LEDs led[7:0]: PE0's section 3.2 display {CE, IR, D, S, B3, B2, B1, B0}.
 // Button FIRE1 (btn[1]) resets the hub.
+//
+// The ESP32 module shares six header pins (GP11..GN13).  wifi_en, its EN
+// pin, is held low: the ESP32 stays in reset while the hub runs, and the
+// constraint file puts only hub outputs on the shared pins.
+// Clock: the hub runs at 120 MHz from the PLL (rtl/common/pll.v); 4 hub
+// cycles pin to pin are 33.3 ns.
 module top (
     input  wire        clk_25mhz,
     input  wire        btn_fire1,
@@ -22,14 +28,28 @@ module top (
     input  wire [3:0]  pe_gi,     // PE a's GI     (DB25 16)
     input  wire [3:0]  pe_ce,     // PE a's CE     (DB25 17)
     output wire [19:0] pe_st,     // PE a's I0, I1, I2, INT, Busy at [5a +: 5]
-    output wire [7:0]  led
+    output wire [7:0]  led,
+    output wire        wifi_en    // ESP32 EN: low keeps the ESP32 in reset
 );
+    assign wifi_en = 1'b0;
+
     localparam integer N = 4;
     localparam integer W = 8;
     localparam integer LW = 10;
 
+    // Hub clock: 120 MHz from the 25 MHz oscillator (EHXPLLL, CLKOP fed back).
+    // ecppll -i 25 -o 120: CLKI_DIV = 5, CLKFB_DIV = 24, CLKOP_DIV = 5,
+    // CLKOP_CPHASE = 2 (PFD 5 MHz, VCO 600 MHz).  120 MHz is 40 clocks per bit
+    // at the FT231X's 3 Mbaud.  mk/hw.mk reads HUB_KHZ: nextpnr must meet it
+    // or the bitstream build fails.
+    localparam integer HUB_KHZ = 120000;
+    wire clk, pll_locked;
+    pll #(.ARCH("ECP5"), .IN_KHZ(25000), .OUT_KHZ(HUB_KHZ),
+          .CLKI_DIV(5), .CLKFB_DIV(24), .CLKOP_DIV(5), .CLKOP_CPHASE(2))
+        u_pll (.clk_in(clk_25mhz), .clk_out(clk), .locked(pll_locked));
+
     wire rst;
-    por #(.BITS(4)) u_por (.clk(clk_25mhz), .ext_rst(btn_fire1), .rst(rst));
+    por #(.BITS(4)) u_por (.clk(clk), .ext_rst(btn_fire1 || !pll_locked), .rst(rst));
 
     wire [N*W-1:0]  pe_data;
     wire [N*5-1:0]  pe_ctrl;
@@ -49,7 +69,7 @@ module top (
     endgenerate
 
     papers_hub #(.N(N)) u_hub (
-        .clk(clk_25mhz), .rst(rst),
+        .clk(clk), .rst(rst),
         .pe_data(pe_data), .pe_ctrl(pe_ctrl),
         .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad)
     );

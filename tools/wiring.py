@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""tools/wiring.py: the per-board wiring tables of docs/wiring.md.
+
+The tables are generated from the constraint files (which pins), the board
+tables tools/boards/<board>.py (which header position, which power pins) and
+the fixed meaning of each top port (which PE, which DB25 pin).  The prose
+around them is written by hand; the tables sit between the markers
+<!-- wiring:<board> begin --> and <!-- wiring:<board> end -->.
+
+  tools/wiring.py            rewrite the tables in docs/wiring.md
+  tools/wiring.py --check    exit 1 if docs/wiring.md is stale (make lint runs
+                             this through tools/pincheck.py)
+"""
+import argparse
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import boards  # noqa: E402
+import pincheck  # noqa: E402
+
+DOC = os.path.join(ROOT, "docs", "wiring.md")
+
+# DB25 pin -> (PC port register bit, PC signal name), seed 000 Tables 3-5
+DB25 = {
+    1: ("C0", "/Strobe"), 2: ("D0", "D0"), 3: ("D1", "D1"), 4: ("D2", "D2"), 5: ("D3", "D3"),
+    6: ("D4", "D4"), 7: ("D5", "D5"), 8: ("D6", "D6"), 9: ("D7", "D7"),
+    10: ("S6", "/Ack"), 11: ("S7", "Busy"), 12: ("S5", "PaperEnd"), 13: ("S4", "Select"),
+    14: ("C1", "/AutoFd"), 15: ("S3", "/Error"), 16: ("C2", "/Init"), 17: ("C3", "/SelectIn"),
+}
+DATA = ["D", "PROBE", "IR", "S", "B0", "B1", "B2", "B3"]
+CTRL = [("U0", 1), ("U1", 14), ("GI", 16), ("CE", 17)]
+STAT = [("I0", 15), ("I1", 13), ("I2", 12), ("INT", 10), ("BUSY", 11)]
+
+
+def port_meaning(port):
+    """(PE, hub signal, DB25 pin, 'in'|'out') of a top port bit, or None."""
+    m = re.match(r"^(\w+)\[(\d+)\]$", port)
+    if not m:
+        return None
+    name, i = m.group(1), int(m.group(2))
+    if name == "pe_d":
+        return (i // 8, DATA[i % 8], 2 + i % 8, "in")
+    if name == "pe_c":
+        s, p = CTRL[i % 4]
+        return (i // 4, s, p, "in")
+    if name == "pe_st":
+        s, p = STAT[i % 5]
+        return (i // 5, s, p, "out")
+    if name == "pe_b":
+        return (i // 4, "B%d" % (i % 4), 6 + i % 4, "in")
+    single = {"pe_s": ("S", 5, "in"), "pe_dd": ("D", 2, "in"), "pe_ir": ("IR", 4, "in"),
+              "pe_gi": ("GI", 16, "in"), "pe_ce": ("CE", 17, "in"), "pe_busy": ("BUSY", 11, "out")}
+    if name in single:
+        s, p, d = single[name]
+        return (i, s, p, d)
+    return None
+
+
+# DB25 order in which a PE's lines are given to the buffers: data, control, status
+ORDER = [2, 3, 4, 5, 6, 7, 8, 9, 1, 14, 16, 17, 15, 13, 12, 10, 11]
+
+
+def board_tables(name):
+    b = boards.load(name)
+    with open(os.path.join(ROOT, b.CONSTRAINTS)) as f:
+        placed = pincheck.parse_constraints(f.read(), b.FAMILY)
+    where = boards.header_balls(b)
+    labels = getattr(b, "LABELS", {})
+    rows = {}
+    for _, port, ball in placed:
+        mm = port_meaning(port)
+        if mm:
+            rows.setdefault(mm[0], []).append((mm, port, ball))
+    out = []
+    out.append("Power and ground on the headers (from `tools/boards/%s.py`):" % name)
+    out.append("")
+    if b.POWER:
+        out.append("| header | GND | 3.3 V | other |")
+        out.append("|---|---|---|---|")
+        for conn in sorted(b.POWER):
+            p = b.POWER[conn]
+            gnd = ", ".join(str(k) for k in sorted(p) if p[k] == "GND")
+            v33 = ", ".join(str(k) for k in sorted(p) if p[k].startswith("3V3"))
+            other = "; ".join("%d: %s" % (k, p[k]) for k in sorted(p)
+                              if p[k] != "GND" and not p[k].startswith("3V3"))
+            notes = sorted(set(p[k] for k in p if p[k].startswith("3V3") and p[k] != "3V3"))
+            if notes:
+                v33 += " (" + "; ".join(n[4:].strip("() ") for n in notes) + ")"
+            out.append("| %s | %s | %s | %s |" % (conn, gnd or "-", v33 or "-", other or "-"))
+    else:
+        out.append("(a custom board: its designer puts GND and 3.3 V where the adapter needs them)")
+    out.append("")
+    out.append("| PE | DB25 pin | PC signal | hub signal | buffer: pin in -> pin out | header pin | FPGA ball |")
+    out.append("|---|---|---|---|---|---|---|")
+    for pe in sorted(rows):
+        items = sorted(rows[pe], key=lambda r: ORDER.index(r[0][2]))
+        nin = 0
+        nout = 0
+        for (a, sig, db, d), port, ball in items:
+            bit, pcs = DB25[db]
+            if d == "in":
+                chip = "U%d" % (1 + nin // 8)
+                k = nin % 8
+                nin += 1
+                buf = "%s A%d->B%d: %d -> %d" % (chip, k + 1, k + 1, 2 + k, 18 - k)
+                arrow = "PC -> hub"
+            else:
+                chip = "U3"
+                k = nout
+                nout += 1
+                buf = "%s A%d->B%d: %d -> %d" % (chip, k + 1, k + 1, 2 + k, 18 - k)
+                arrow = "hub -> PC"
+            hdr = where.get(ball, "-")
+            if ball in labels:
+                hdr = "%s (%s)" % (hdr, labels[ball])
+            pc = bit if bit == pcs else "%s %s" % (bit, pcs)
+            out.append("| %d | %d | %s | %s (%s) | %s | %s | %s |" % (
+                pe, db, pc, sig, arrow, buf, hdr, ball))
+    return "\n".join(out)
+
+
+def render(text):
+    for name in boards.names():
+        begin = "<!-- wiring:%s begin -->" % name
+        end = "<!-- wiring:%s end -->" % name
+        if begin not in text or end not in text:
+            raise ValueError("docs/wiring.md lacks the markers for board %s" % name)
+        a = text.index(begin) + len(begin)
+        z = text.index(end)
+        text = text[:a] + "\n" + board_tables(name) + "\n" + text[z:]
+    return text
+
+
+def check():
+    with open(DOC) as f:
+        cur = f.read()
+    return render(cur) == cur
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--check", action="store_true")
+    args = ap.parse_args()
+    if args.check:
+        if not check():
+            print("wiring: docs/wiring.md is stale: run tools/wiring.py", file=sys.stderr)
+            return 1
+        return 0
+    with open(DOC) as f:
+        cur = f.read()
+    new = render(cur)
+    if new != cur:
+        with open(DOC, "w") as f:
+            f.write(new)
+        print("wiring: rewrote the tables in docs/wiring.md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
