@@ -94,6 +94,7 @@ struct Client {
     std::vector<uint8_t> in;    ///< request bytes not yet handled
     std::vector<uint8_t> out;   ///< reply bytes not yet sent
     bool closing = false;       ///< close once `out` is sent (after a malformed request)
+    bool gone = false;          ///< replies cannot be sent any more: the client has closed
     bool waiting = false;       ///< a WAIT is parked
     vhub::Request wait_req;
     steady::time_point wait_until, stalled_since;
@@ -223,6 +224,7 @@ private:
 
     void queue(unsigned pe, const void* p, size_t len) {
         Client& c = clients_[pe];
+        if (c.gone) return;
         if (c.out.empty()) c.stalled_since = steady::now();
         const auto* b = static_cast<const uint8_t*>(p);
         c.out.insert(c.out.end(), b, b + len);
@@ -240,8 +242,15 @@ private:
             }
             if (w < 0 && errno == EINTR) continue;
             if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+            // The client is gone (EPIPE, ECONNRESET).  Its requests that
+            // arrived are still handled -- a PC's OUT instructions happened
+            // even if the program then died -- and it is dropped at its EOF.
+            if (!c.gone)
+                std::fprintf(stderr, "aggnet-sim: PE%u: cannot send replies (%s); handling what it sent before it went\n",
+                             pe, errno_text().c_str());
+            c.gone = true;
             c.out.clear();
-            return drop(pe, ("connection broken (" + errno_text() + ")").c_str());
+            return;
         }
         if (sent) {
             c.out.erase(c.out.begin(), c.out.begin() + long(sent));
@@ -373,7 +382,7 @@ private:
         }
         if (got < 0) {
             if (errno == EAGAIN || errno == EINTR) return true;
-            drop(pe, ("connection broken (" + errno_text() + ")").c_str());
+            drop(pe, ("disconnected (" + errno_text() + ")").c_str());
             return false;
         }
         if (c.closing) return true;  // after a malformed request: ignore the rest

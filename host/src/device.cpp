@@ -229,11 +229,9 @@ void SimTransport::fail(const std::string& what) {
     throw DeviceError(where() + ": " + what);
 }
 
-SimTransport::Answer SimTransport::exchange(const void* req, size_t len, uint16_t op, uint32_t seq, Deadline d) {
+std::string SimTransport::send_bytes(const void* req, size_t len, uint16_t op, Deadline d) {
     if (fd_ < 0) throw DeviceError(where() + ": connection closed (" + closed_why_ + ")");
-    const std::string opn = vhub::op_name(op);
     const auto* p = static_cast<const uint8_t*>(req);
-    std::string send_error;  // the hub may have answered and closed already (a refused port)
     const nanoseconds started = now();
     for (size_t done = 0; done < len;) {
         const ssize_t w = ::send(fd_, p + done, len - done, MSG_NOSIGNAL);
@@ -245,12 +243,21 @@ SimTransport::Answer SimTransport::exchange(const void* req, size_t len, uint16_
         if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
             if (!poll_until(fd_, POLLOUT, d.at, now()))
                 fail("the hub took no request bytes for " + std::to_string(ms_of(now() - started)) +
-                     " ms while sending " + opn + "; is aggnet-sim stopped or overloaded? (connection closed)");
+                     " ms while sending " + vhub::op_name(op) + "; is aggnet-sim stopped or overloaded? (connection closed)");
             continue;
         }
-        send_error = std::strerror(errno);
-        break;
+        // The hub may have answered and closed already (a refused port):
+        // the reply, if any, says more than the errno.
+        return std::strerror(errno);
     }
+    return {};
+}
+
+SimTransport::Answer SimTransport::read_reply(uint16_t op, uint32_t seq, Deadline d, const std::string& send_error,
+                                              const char* during) {
+    const std::string opn = during ? std::string(during) + " (the acknowledgement of an earlier " + vhub::op_name(op) + ")"
+                                   : std::string(vhub::op_name(op));
+    const nanoseconds started = now();
     auto recv_all = [&](void* buf, size_t want) -> bool {
         auto* c = static_cast<uint8_t*>(buf);
         for (size_t done = 0; done < want;) {
@@ -293,7 +300,23 @@ SimTransport::Answer SimTransport::exchange(const void* req, size_t len, uint16_
     return a;
 }
 
+void SimTransport::collect_posted(Deadline d, uint16_t during) {
+    while (!posted_.empty()) {
+        const Posted w = posted_.front();
+        posted_.pop_front();
+        const Answer a = read_reply(w.op, w.seq, d, {}, vhub::op_name(during));
+        if (!a.ok) throw DeviceError(where() + ": " + vhub::op_name(w.op) + " (posted earlier): " + a.text);
+    }
+}
+
+SimTransport::Answer SimTransport::exchange(const void* req, size_t len, uint16_t op, uint32_t seq, Deadline d) {
+    const std::string send_error = send_bytes(req, len, op, d);
+    collect_posted(d, op);
+    return read_reply(op, seq, d, send_error);
+}
+
 SimTransport::Answer SimTransport::raw(uint16_t magic, uint16_t op, reg_t value, Deadline d) {
+    collect_posted(d, op);
     vhub::Request q;
     q.magic = magic;
     q.op = op;
@@ -304,6 +327,7 @@ SimTransport::Answer SimTransport::raw(uint16_t magic, uint16_t op, reg_t value,
 }
 
 SimTransport::Answer SimTransport::raw_bytes(const void* bytes, size_t len, Deadline d) {
+    collect_posted(d, 0);
     return exchange(bytes, len, 0, 0, d);
 }
 
@@ -316,6 +340,13 @@ SimTransport::Answer SimTransport::call(uint16_t op, reg_t value, Deadline d, re
     q.hi = uint64_t(value >> 64);
     q.mlo = uint64_t(watch);
     q.mhi = uint64_t(watch >> 64);
+    if ((op == vhub::WDATA || op == vhub::WCTRL) && posted_.size() < kMaxPosted) {
+        // Posted: sent now, acknowledged with the next request's round trip.
+        const std::string send_error = send_bytes(&q, sizeof q, op, d);
+        if (!send_error.empty()) read_reply(op, q.seq, d, send_error);  // reports how the hub went away
+        posted_.push_back({q.seq, op});
+        return {true, 0, 0, 0, {}};
+    }
     Answer a = exchange(&q, sizeof q, op, q.seq, d);
     if (!a.ok && op != vhub::HELLO) throw DeviceError(where() + ": " + vhub::op_name(op) + ": " + a.text);
     return a;

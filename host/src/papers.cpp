@@ -101,30 +101,38 @@ Papers::Waited Papers::wait_go(bool level, uint64_t mask, Deadline end, std::chr
     bool probing = (cur_ >> R::DATA_PROBE) & 1;
     const Deadline wait_until{end.at - cleanup_margin(timeout)};
     const reg_t gobit = bit(R::STATUS_GO(n_));
-    const reg_t ibits = ((reg_t(1) << (n_ - 1)) - 1) << R::STATUS_I0;
     const uint64_t others = mask & ~our_mask();
-    reg_t st;
-    if (probing) {
-        // Our S and PROBE were just written: start from "GO not at level,
-        // nobody seen", so the first wait returns at once if anything is up.
-        st = level ? 0 : gobit;
-    } else {
-        st = port_.in(end);
-        if (go_of(st) == level) return {st, false};
-        // Not there yet: from now on every status we read shows who has
-        // arrived (S high, mask naming us) in the I bits.
-        put(out_now | bit(R::DATA_PROBE), end);
-        probing = true;
-    }
+    // Wake on GO only (waking on each arrival would cost a round trip per PE
+    // on the virtual hub), with a status that has GO not at `level`, so the
+    // first wait returns at once if GO is there already.  But look at who is
+    // there at least every kArrivalSample, so that a PE that arrives and
+    // later withdraws (it timed out itself) is told apart from one that never
+    // came.  PROBE is set from the first sample on: in phase 2 it went out
+    // with S; in phase 1 only if GO is not there at once.
+    const reg_t not_yet = level ? 0 : gobit;
     uint64_t seen = 0;  // PEs seen arrived during this wait
+    reg_t st;
     for (;;) {
-        st = port_.wait(gobit | ibits, st, wait_until);
-        seen |= i_to_mask(st) & others;
+        const Deadline slice{std::min(wait_until.at, t_.now() + kArrivalSample)};
+        st = port_.wait(gobit, not_yet, slice);
         if (go_of(st) == level) return {st, false};
+        if (probing) seen |= i_to_mask(st) & others;
         if (t_.now() >= wait_until.at) break;
+        if (!probing) {
+            put(out_now | bit(R::DATA_PROBE), end);
+            probing = true;
+        }
     }
     // Timed out.  The cleanup accesses get at least a little time of their own.
     const Deadline cleanup{std::max(end.at, t_.now() + std::chrono::milliseconds(20))};
+    if (!probing) {  // a timeout shorter than one sample
+        put(out_now | bit(R::DATA_PROBE), cleanup);
+        st = port_.in(cleanup);
+        if (go_of(st) == level) {
+            put(out_now, cleanup);
+            return {st, false};
+        }
+    }
     const uint64_t here = i_to_mask(st) & others;
     abandoned_ = true;
     std::ostringstream msg;

@@ -18,6 +18,7 @@
 #include <aggnet/transport.hpp>
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 
@@ -45,6 +46,11 @@ std::unique_ptr<Transport> open_device(const std::string& spec,
 /// waits for its reply only until its deadline; a hub that does not answer
 /// by then (stopped, overloaded) gets the connection closed and a
 /// DeviceError naming the device, the PE and the request.
+///
+/// Register writes are posted, as a PC's OUT instruction is: sent at once,
+/// their acknowledgements read with the next request's round trip (the hub
+/// handles requests in order, so a read after a write sees it).  A write the
+/// hub refuses is reported by that next call, naming the write.
 class SimTransport final : public Transport {
 public:
     /// Connects to the socket and says HELLO; the hub tells N and our PE.
@@ -92,6 +98,20 @@ protected:
 private:
     Answer call(uint16_t op, reg_t value, Deadline d, reg_t watch = 0, uint32_t wait_ms = 0);
     Answer exchange(const void* req, size_t len, uint16_t op, uint32_t seq, Deadline d);
+    std::string send_bytes(const void* req, size_t len, uint16_t op, Deadline d);
+    /// `during`: reading a posted write's acknowledgement while waiting for
+    /// that request (error messages name both).
+    Answer read_reply(uint16_t op, uint32_t seq, Deadline d, const std::string& send_error,
+                      const char* during = nullptr);
+    /// Reads the acknowledgements of posted writes, in order; throws for one
+    /// the hub refused, naming it.
+    void collect_posted(Deadline d, uint16_t during);
+    struct Posted {
+        uint32_t seq;
+        uint16_t op;
+    };
+    static constexpr size_t kMaxPosted = 16;
+    std::deque<Posted> posted_;
     [[noreturn]] void fail(const std::string& what);
     std::string where() const;
     std::string path_;

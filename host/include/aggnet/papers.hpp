@@ -62,6 +62,11 @@ class Papers {
 public:
     using Timeout = std::chrono::nanoseconds;
     static constexpr Timeout kDefaultTimeout = std::chrono::seconds(10);
+    /// While waiting, who has arrived is sampled at least this often (a PE
+    /// that arrives and withdraws again within one sample can be reported
+    /// as never arrived).  On the virtual hub a waiting PE sends one request
+    /// per sample: 20 per second.
+    static constexpr Timeout kArrivalSample = std::chrono::milliseconds(50);
 
     /// Attaches to the hub: writes CE and U0 (Table 6: barrier synchronize)
     /// and enqueues the mask of this PE alone.  `io` bounds each register
