@@ -36,7 +36,7 @@ test: build ## run every test suite (fixed seeds) and print the totals
 	@cd $(BUILD) && $(CTEST) --output-on-failure -j $(JOBS)
 
 test-fresh: build ## the random suites once more with a fresh seed (printed)
-	@cd $(BUILD) && AGGNET_SEED=random $(CTEST) --output-on-failure -j $(JOBS) -R 'papers|protocol|sync2'
+	@cd $(BUILD) && AGGNET_SEED=random $(CTEST) --output-on-failure -j $(JOBS) -R 'papers|protocol|sync2|faults'
 
 gen: ## regenerate register-map files from tools/regmap.py
 	@python3 tools/regmap.py
@@ -57,6 +57,7 @@ bench: build bench-hw ## hub cycles, Fmax/LUTs, host round trips: tables + CSV +
 	@mkdir -p $(BUILD)/bench
 	@$(BUILD)/bench_papers_cycles $(BUILD)/bench/cycles.csv
 	@$(BUILD)/aggnet_bench_host $(BUILD)/bench/host.csv
+	@$(BUILD)/aggnet_bench_load $(BUILD)/bench/load.csv
 	@python3 tools/bench_report.py $(BUILD)/bench
 
 clean: ## remove the build directory
