@@ -27,7 +27,7 @@
 // (ev_overrun).  out_payload is right-aligned: payload byte i of len is at
 // bits [8*(len-1-i) +: 8] and bits above 8*len are 0, so a 4-byte big-endian
 // value is out_payload[31:0].  ev_* are one-cycle pulses (link_port counts
-// them).  hunting: no frame in progress.
+// them).
 //
 // Bounds (checked by formal/link_frame_rx_props.v): a frame is at most 16
 // unstuffed = 32 stuffed bytes after its FLAG, so the receiver is hunting
@@ -55,10 +55,10 @@ module frame_rx #(
     output reg         ev_resync,
     output reg         ev_badlen,
     output reg         ev_timeout,
-    output reg         ev_overrun,
-    output wire        hunting
+    output reg         ev_overrun
 `ifdef FORMAL
     ,
+    output wire        f_hunt,
     output wire [4:0]  f_idx,
     output wire        f_esc,
     output wire [15:0] f_crc,
@@ -87,8 +87,8 @@ module frame_rx #(
     reg [63:0] w_pay;
     reg [TW-1:0] quiet;  // cycles without a byte inside a frame
 
-    assign hunting = hunt;
 `ifdef FORMAL
+    assign f_hunt = hunt;
     assign f_idx = idx;
     assign f_esc = esc;
     assign f_crc = crc;

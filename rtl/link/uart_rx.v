@@ -12,10 +12,10 @@
 //   ferr    one-cycle pulse instead of valid when the stop bit was low
 //           (framing error); the receiver then waits for the line to return
 //           high before it looks for the next start bit.
-//   busy    a character is being received (start edge seen, stop bit not yet
-//           sampled).
-//   sample  high in the cycles in which rx is sampled (start re-check, 8 data
-//           bits, stop bit); for the formal harness and the tests.
+// For formal/link_uart_rx_props.v only (under `ifdef FORMAL): f_busy (a
+// character is being received), f_sample (rx is sampled in this cycle: start
+// re-check, 8 data bits, stop bit), f_half and f_acc (the half-bit counter
+// and the phase accumulator).
 //
 // Timing: a start bit is a falling edge of rx (high in one cycle, low in the
 // next); call the cycle where rx is first low t = 0.  Bit k (0 = start,
@@ -44,9 +44,14 @@ module uart_rx #(
     input  wire       rx,
     output reg        valid,
     output reg  [7:0] data,
-    output reg        ferr,
-    output wire       busy,
-    output wire       sample
+    output reg        ferr
+`ifdef FORMAL
+    ,
+    output wire       f_busy,
+    output wire       f_sample,
+    output wire [4:0] f_half,
+    output wire [31:0] f_acc
+`endif
 );
     function integer gcd(input integer a, input integer b);
         integer x, y, t, i;
@@ -86,8 +91,13 @@ module uart_rx #(
 
     wire [AW-1:0] sum  = acc + A[AW-1:0];
     wire          tick = active && (sum >= M[AW-1:0]);
-    assign sample = tick && !half[0];   // ticks 1, 3, ..., 19: middle of bit half/2
-    assign busy   = active;
+    wire          sample = tick && !half[0];   // ticks 1, 3, ..., 19: middle of bit half/2
+`ifdef FORMAL
+    assign f_busy   = active;
+    assign f_sample = sample;
+    assign f_half   = half;
+    assign f_acc    = {{(32 - AW){1'b0}}, acc};
+`endif
 
     always @(posedge clk) begin
         valid <= 1'b0;
