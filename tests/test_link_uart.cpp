@@ -115,7 +115,9 @@ template <class Rx>
 void framing(const std::string& tag, double cpb) {
     Line l;
     l.period = cpb;
-    l.chars = {{10.3, 0x55, true}, {10.3 + 11 * cpb, 0xA7, false}, {10.3 + 30 * cpb, 0x3C, true}};
+    l.chars.push_back({10.3, 0x55, true});
+    l.chars.push_back({10.3 + 11 * cpb, 0xA7, false});  // stop bit low
+    l.chars.push_back({10.3 + 30 * cpb, 0x3C, true});
     const RxResult r = run_rx<Rx>("uart_rx_ferr_" + tag, l, cpb);
     CHECK(r.ferr == 1);
     CHECK(r.bytes == std::vector<uint8_t>{0x55, 0x3C});
