@@ -311,7 +311,9 @@ module link_port #(
         fr_ready = 1'b0;
         ft_valid = 1'b0;
         ev_badpe = 1'b0;
-        if (state == S_IDLE) begin
+        // wr_en is registered: the RAM write of the previous state happens at
+        // the end of this cycle, so the first idle cycle after it reads nothing.
+        if (state == S_IDLE && !wr_en) begin
             if (fr_valid) begin
                 if (pe_ok) begin
                     rd_en   = 1'b1;
@@ -355,7 +357,7 @@ module link_port #(
             wr_data <= {EW{1'b0}};
         end else begin
             case (state)
-            S_IDLE: begin
+            S_IDLE: if (!wr_en) begin
                 if (fr_valid) begin
                     if (pe_ok) begin
                         f_idx <= fr_idx;
