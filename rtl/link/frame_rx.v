@@ -64,7 +64,8 @@ module frame_rx #(
     output wire [15:0] f_crc,
     output wire [39:0] f_hdr,
     output wire [3:0]  f_len,
-    output wire [63:0] f_pay
+    output wire [63:0] f_pay,
+    output wire [31:0] f_quiet
 `endif
 );
 `include "link_defs.vh"
@@ -95,6 +96,7 @@ module frame_rx #(
     assign f_hdr = {w_pe, w_op, w_seq, w_addr};
     assign f_len = w_len;
     assign f_pay = w_pay;
+    assign f_quiet = {{(32 - TW){1'b0}}, quiet};
 `endif
 
     wire        is_flag = in_data == LINK_FLAG;
