@@ -44,6 +44,10 @@ JOBS = [
     ("link_frame_rx", "link_frame_rx_props", 3, 4, "", True),
     ("selftest_frame_deliver", "link_frame_rx_props", 3, 12, "-DSELFTEST_DELIVER", False),
     ("selftest_frame_idle", "link_frame_rx_props", 3, 12, "-DSELFTEST_IDLE", False),
+    ("link_uart_rx_cpb4", "link_uart_rx_props", 12, 4, "", True),
+    ("link_uart_rx_cpb8.33", "link_uart_rx_props", 25, 4, "", True),
+    ("selftest_uart_early", "link_uart_rx_props", 12, 8, "-DSELFTEST_EARLY", False),
+    ("selftest_uart_nobyte", "link_uart_rx_props", 12, 48, "-DSELFTEST_NOBYTE", False),
 ]
 
 

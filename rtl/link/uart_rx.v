@@ -14,8 +14,8 @@
 //           high before it looks for the next start bit.
 // For formal/link_uart_rx_props.v only (under `ifdef FORMAL): f_busy (a
 // character is being received), f_sample (rx is sampled in this cycle: start
-// re-check, 8 data bits, stop bit), f_half and f_acc (the half-bit counter
-// and the phase accumulator).
+// re-check, 8 data bits, stop bit), f_half, f_acc and f_shreg (the half-bit
+// counter, the phase accumulator and the shift register).
 //
 // Timing: a start bit is a falling edge of rx (high in one cycle, low in the
 // next); call the cycle where rx is first low t = 0.  Bit k (0 = start,
@@ -50,7 +50,8 @@ module uart_rx #(
     output wire       f_busy,
     output wire       f_sample,
     output wire [4:0] f_half,
-    output wire [31:0] f_acc
+    output wire [31:0] f_acc,
+    output wire [7:0] f_shreg
 `endif
 );
     function integer gcd(input integer a, input integer b);
@@ -97,6 +98,7 @@ module uart_rx #(
     assign f_sample = sample;
     assign f_half   = half;
     assign f_acc    = {{(32 - AW){1'b0}}, acc};
+    assign f_shreg  = shreg;
 `endif
 
     always @(posedge clk) begin
