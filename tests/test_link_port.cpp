@@ -482,18 +482,18 @@ Frame req(uint8_t pe, uint8_t op, uint8_t seq, uint16_t addr, std::vector<uint8_
 
 }  // namespace
 
-// >= 10^5 commands over the suite: 10k clean, 30k at 1%, 60k at 10%, plus the N = 1 port.
+// 3*10^5 commands over the suite: 20k clean, 60k at 1%, 200k at 10%, 20k on the N = 1 port.
 TEST_CASE("link_port: 4 PEs at once, clean link", "[link][port]") {
-    run_workload<Vlink_port_n4>("link_port_n4_clean", 0.0, uint64_t(10000 * sim::cycles_scale()), {0, 1, 2, 3}, 0, 4, 4);
+    run_workload<Vlink_port_n4>("link_port_n4_clean", 0.0, uint64_t(20000 * sim::cycles_scale()), {0, 1, 2, 3}, 0, 4, 4);
 }
 TEST_CASE("link_port: 4 PEs at once, 1% of frames damaged each way", "[link][port]") {
-    run_workload<Vlink_port_n4>("link_port_n4_1pc", 0.01, uint64_t(30000 * sim::cycles_scale()), {0, 1, 2, 3}, 0, 4, 4);
+    run_workload<Vlink_port_n4>("link_port_n4_1pc", 0.01, uint64_t(60000 * sim::cycles_scale()), {0, 1, 2, 3}, 0, 4, 4);
 }
 TEST_CASE("link_port: 4 PEs at once, 10% of frames damaged each way", "[link][port]") {
-    run_workload<Vlink_port_n4>("link_port_n4_10pc", 0.10, uint64_t(60000 * sim::cycles_scale()), {0, 1, 2, 3}, 0, 4, 4);
+    run_workload<Vlink_port_n4>("link_port_n4_10pc", 0.10, uint64_t(200000 * sim::cycles_scale()), {0, 1, 2, 3}, 0, 4, 4);
 }
 TEST_CASE("link_port: N = 1 with PE_ID = 5, 10% damaged", "[link][port]") {
-    run_workload<Vlink_port_p5>("link_port_p5_10pc", 0.10, uint64_t(5000 * sim::cycles_scale()), {5}, 5, 1, 16);
+    run_workload<Vlink_port_p5>("link_port_p5_10pc", 0.10, uint64_t(20000 * sim::cycles_scale()), {5}, 5, 1, 16);
 }
 
 TEST_CASE("link_port: with the link cut every call fails with LinkError within the retry bound", "[link][port]") {
