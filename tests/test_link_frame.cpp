@@ -11,7 +11,8 @@
 //    bytes through frame_rx, each compared with ref_decode() below (split at
 //    FLAGs, unstuff, check the wire CRC with a bitwise CRC): never a frame
 //    with a bad CRC, never a frame the reference does not deliver.
-//    (libFuzzer is not used: the project builds with g++; see tests/link.cmake.)
+//    (Not libFuzzer: clang-14 on the reference machine lacks its runtime,
+//    libclang-rt-14-dev, and the project builds with g++; a seeded loop instead.)
 #include "harness.hpp"
 #include "link_util.hpp"
 #include "seed.hpp"
