@@ -12,7 +12,7 @@ CTEST    ?= ctest
 VERILATOR ?= verilator
 
 RTL_MODULES := $(shell find rtl fw -name '*.v' | sort)
-LINT_FLAGS  := --lint-only -Wall -Irtl/papers -y rtl/common -y rtl/papers rtl/lint.vlt
+LINT_FLAGS  := --lint-only -Wall -Irtl/papers -Irtl/link -y rtl/common -y rtl/papers -y rtl/link rtl/lint.vlt
 
 .PHONY: help deps build test test-fresh lint gen demo bench clean
 .DEFAULT_GOAL := help
@@ -40,10 +40,12 @@ test-fresh: build ## the random suites once more with a fresh seed (printed)
 
 gen: ## regenerate register-map files from tools/regmap.py
 	@python3 tools/regmap.py
+	@python3 tools/linkgen.py
 
 lint: deps ## verilator -Wall on every RTL module as its own top; generated files up to date
 	@python3 tools/regmap.py --check
 	@python3 tools/pincheck.py
+	@python3 tools/linkgen.py --check
 	@set -e; for f in $(RTL_MODULES); do \
 	  top=$$(basename $$f .v); \
 	  $(VERILATOR) $(LINT_FLAGS) $$f --top-module $$top; \

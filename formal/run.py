@@ -26,7 +26,8 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-RTL = "rtl/common/sync2.v rtl/papers/papers_core.v rtl/papers/papers_hub.v"
+RTL = ("rtl/common/sync2.v rtl/papers/papers_core.v rtl/papers/papers_hub.v "
+       "rtl/link/crc16.v rtl/link/frame_rx.v rtl/link/uart_rx.v")
 
 # (name, harness, N, maxsteps, defines, expect_pass)
 JOBS = [
@@ -39,6 +40,14 @@ JOBS = [
     ("selftest_core_rise", "papers_core_props", 4, 6, "-DSELFTEST -DSELFTEST_RISE", False),
     ("selftest_core_fall", "papers_core_props", 4, 6, "-DSELFTEST", False),
     ("selftest_hub_busy", "papers_hub_props", 4, 12, "-DSELFTEST", False),
+    # link: N is frame_rx's IDLE_CYCLES / uart_rx's CLK_HZ at BAUD = 3
+    ("link_frame_rx", "link_frame_rx_props", 3, 4, "", True),
+    ("selftest_frame_deliver", "link_frame_rx_props", 3, 12, "-DSELFTEST_DELIVER", False),
+    ("selftest_frame_idle", "link_frame_rx_props", 3, 12, "-DSELFTEST_IDLE", False),
+    ("link_uart_rx_cpb4", "link_uart_rx_props", 12, 4, "", True),
+    ("link_uart_rx_cpb8.33", "link_uart_rx_props", 25, 4, "", True),
+    ("selftest_uart_early", "link_uart_rx_props", 12, 8, "-DSELFTEST_EARLY", False),
+    ("selftest_uart_nobyte", "link_uart_rx_props", 12, 48, "-DSELFTEST_NOBYTE", False),
 ]
 
 

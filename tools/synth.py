@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """tools/synth.py: the `make synth` gate.
 
-Synthesizes every core (sync2, por, papers_core N=4/16, papers_hub N=4/16) for
+Synthesizes every core (sync2, por, papers_core N=4/16, papers_hub N=4/16, the
+link: crc16, uart_rx/tx, frame_rx/tx, link_port and link_uart N=1/16) for
 iCE40 (synth_ice40) and ECP5 (synth_ecp5), and every board top in fw/ (the
 boards of tools/boards/) for its own family with its real PLL (the vendor
 primitive behind rtl/common/pll.v, read as a blackbox), with the Debian yosys
@@ -29,7 +30,10 @@ import boards  # noqa: E402
 
 RTL = ["rtl/common/sync2.v", "rtl/common/por.v", "rtl/common/pll.v",
        "rtl/papers/papers_core.v", "rtl/papers/papers_hub.v",
-       "rtl/papers/papers4_db25.v"]
+       "rtl/papers/papers4_db25.v",
+       "rtl/link/crc16.v", "rtl/link/uart_rx.v", "rtl/link/uart_tx.v",
+       "rtl/link/frame_rx.v", "rtl/link/frame_tx.v", "rtl/link/link_port.v",
+       "rtl/link/link_uart.v"]
 INC = ["rtl/papers"]
 
 # (name, top module, parameters, families, extra sources)
@@ -40,6 +44,16 @@ CORES = [
     ("papers_core_n16", "papers_core", {"N": 16}),
     ("papers_hub_n4", "papers_hub", {"N": 4}),
     ("papers_hub_n16", "papers_hub", {"N": 16}),
+    # the link (docs/link.md); 48 MHz and 12 Mbaud unless stated
+    ("link_crc16", "crc16", {}),
+    ("link_uart_rx", "uart_rx", {"CLK_HZ": 48000000, "BAUD": 12000000}),
+    ("link_uart_tx", "uart_tx", {"CLK_HZ": 48000000, "BAUD": 12000000}),
+    ("link_frame_rx", "frame_rx", {"IDLE_CYCLES": 48000}),
+    ("link_frame_tx", "frame_tx", {}),
+    ("link_port_n1", "link_port", {"N": 1}),
+    ("link_port_n16", "link_port", {"N": 16}),
+    ("link_uart_n1", "link_uart", {"N": 1, "CLK_HZ": 48000000, "BAUD": 12000000}),
+    ("link_uart_n16", "link_uart", {"N": 16, "CLK_HZ": 48000000, "BAUD": 12000000}),
 ]
 # the vendor primitives behind rtl/common/pll.v, read as blackboxes first
 VENDOR_LIB = {"ice40": "+/ice40/cells_sim.v", "ecp5": "+/ecp5/cells_bb.v"}

@@ -48,6 +48,29 @@ struct DeviceSyntaxError : DeviceError {
     using DeviceError::DeviceError;
 };
 
+/// The link (docs/link.md) gave up: no reply to a command after the bounded
+/// number of attempts (seed 004 chapter IV: the node traps after some number
+/// of unsuccessful attempts).  The message names the device, PE, op and address.
+struct LinkError : Error {
+    LinkError(const std::string& what, unsigned pe_, uint8_t op_, uint16_t addr_, unsigned attempts_)
+        : Error(what), pe(pe_), op(op_), addr(addr_), attempts(attempts_) {}
+    unsigned pe;
+    uint8_t op;        ///< link_defs::OP_*
+    uint16_t addr;
+    unsigned attempts; ///< frames sent without an answer
+};
+
+/// The hub answered a command over the link with ERR (no such register,
+/// refused, ...): the command was not carried out.  code is link_defs::ERR_*.
+struct RegisterError : Error {
+    RegisterError(const std::string& what, unsigned pe_, uint8_t op_, uint16_t addr_, uint8_t code_)
+        : Error(what), pe(pe_), op(op_), addr(addr_), code(code_) {}
+    unsigned pe;
+    uint8_t op;
+    uint16_t addr;
+    uint8_t code;
+};
+
 /// Render a PE set as "PE1, PE3".
 std::string pe_list(uint64_t set);
 

@@ -1,0 +1,150 @@
+// link_frame.cpp: the link frame codec (docs/link.md).
+#include <aggnet/link_frame.hpp>
+
+#include <cstdio>
+
+namespace aggnet::link {
+
+namespace D = link_defs;
+
+uint16_t crc16_step(uint16_t crc, uint8_t byte) {
+    crc ^= uint16_t(byte) << 8;
+    for (int i = 0; i < 8; ++i) crc = (crc & 0x8000) ? uint16_t((crc << 1) ^ D::CRC_POLY) : uint16_t(crc << 1);
+    return crc;
+}
+
+uint16_t crc16(const uint8_t* data, size_t n, uint16_t crc) {
+    for (size_t i = 0; i < n; ++i) crc = crc16_step(crc, data[i]);
+    return crc;
+}
+
+uint32_t Frame::value(unsigned first, unsigned n) const {
+    uint32_t v = 0;
+    for (unsigned i = 0; i < n && first + i < payload.size(); ++i) v = (v << 8) | payload[first + i];
+    return v;
+}
+
+void Frame::append(uint32_t v, unsigned n) {
+    for (unsigned i = 0; i < n && len < payload.size(); ++i) payload[len++] = uint8_t(v >> (8 * (n - 1 - i)));
+}
+
+uint16_t Frame::crc() const {
+    const uint8_t hdr[6] = {pe, op, seq, uint8_t(addr >> 8), uint8_t(addr), len};
+    return crc16(payload.data(), len, crc16(hdr, sizeof hdr));
+}
+
+bool Frame::operator==(const Frame& o) const {
+    if (pe != o.pe || op != o.op || seq != o.seq || addr != o.addr || len != o.len) return false;
+    for (unsigned i = 0; i < len && i < payload.size(); ++i)
+        if (payload[i] != o.payload[i]) return false;
+    return true;
+}
+
+std::string Frame::describe() const {
+    char buf[160];
+    const char* name = D::op_name(op);
+    char opbuf[16];
+    if (!name) {
+        std::snprintf(opbuf, sizeof opbuf, "op 0x%02x", op);
+        name = opbuf;
+    }
+    int n = std::snprintf(buf, sizeof buf, "PE%u %s seq %u addr 0x%04x len %u [", pe, name, seq, addr, len);
+    for (unsigned i = 0; i < len && i < payload.size() && n < int(sizeof buf) - 4; ++i)
+        n += std::snprintf(buf + n, sizeof buf - n, i ? " %02x" : "%02x", payload[i]);
+    std::snprintf(buf + n, sizeof buf - n, "]");
+    return buf;
+}
+
+namespace {
+void put(std::vector<uint8_t>& out, uint8_t b) {
+    if (b == D::FLAG || b == D::ESC) {
+        out.push_back(D::ESC);
+        out.push_back(uint8_t(b ^ D::ESC_XOR));
+    } else {
+        out.push_back(b);
+    }
+}
+}  // namespace
+
+void encode(const Frame& f, std::vector<uint8_t>& out) {
+    out.push_back(D::FLAG);
+    const unsigned len = f.len > D::MAX_PAYLOAD ? D::MAX_PAYLOAD : f.len;
+    const uint8_t hdr[6] = {f.pe, f.op, f.seq, uint8_t(f.addr >> 8), uint8_t(f.addr), uint8_t(len)};
+    uint16_t crc = D::CRC_INIT;
+    for (uint8_t b : hdr) {
+        put(out, b);
+        crc = crc16_step(crc, b);
+    }
+    for (unsigned i = 0; i < len; ++i) {
+        put(out, f.payload[i]);
+        crc = crc16_step(crc, f.payload[i]);
+    }
+    put(out, uint8_t(crc >> 8));
+    put(out, uint8_t(crc));
+}
+
+std::vector<uint8_t> encode(const Frame& f) {
+    std::vector<uint8_t> out;
+    encode(f, out);
+    return out;
+}
+
+bool Decoder::push(uint8_t b) {
+    if (b == D::FLAG) {
+        if (in_frame_ && (idx_ != 0 || esc_)) ++stats_.resync;
+        in_frame_ = true;
+        esc_ = false;
+        idx_ = 0;
+        crc_ = D::CRC_INIT;
+        cur_ = Frame{};
+        return false;
+    }
+    if (!in_frame_) return false;
+    if (b == D::ESC && !esc_) {
+        esc_ = true;
+        return false;
+    }
+    const uint8_t u = esc_ ? uint8_t(b ^ D::ESC_XOR) : b;
+    esc_ = false;
+    crc_ = crc16_step(crc_, u);
+    const unsigned pay_end = unsigned(D::HDR_BYTES) + cur_.len;
+    switch (idx_) {
+    case 0: cur_.pe = u; break;
+    case 1: cur_.op = u; break;
+    case 2: cur_.seq = u; break;
+    case 3: cur_.addr = uint16_t((cur_.addr & 0x00ff) | (u << 8)); break;
+    case 4: cur_.addr = uint16_t((cur_.addr & 0xff00) | u); break;
+    case 5:
+        if (u > D::MAX_PAYLOAD) {
+            ++stats_.bad_len;
+            in_frame_ = false;
+            return false;
+        }
+        cur_.len = u;
+        break;
+    default:
+        if (idx_ < pay_end) cur_.payload[idx_ - D::HDR_BYTES] = u;
+        break;
+    }
+    ++idx_;
+    if (idx_ == unsigned(D::HDR_BYTES) + cur_.len + unsigned(D::CRC_BYTES)) {
+        in_frame_ = false;
+        if (crc_ != D::CRC_RESIDUE) {
+            ++stats_.crc_err;
+            return false;
+        }
+        ++stats_.frames_ok;
+        out_ = cur_;
+        return true;
+    }
+    return false;
+}
+
+void Decoder::timeout() {
+    if (in_frame_) {
+        ++stats_.timeout;
+        in_frame_ = false;
+    }
+}
+
+}  // namespace aggnet::link

@@ -1,0 +1,200 @@
+`default_nettype none
+// frame_rx: link frame receiver (docs/link.md, generated from
+// tools/linkgen.py): a byte stream in, unstuffed and CRC-checked frame fields
+// out.  The model is the receiving end of Hall's COP channel (seed 004
+// chapter IV, "The COP to COP Network Interface": receive buffer registers
+// filled word by word, DATA_RDY once a whole command arrived without error).
+// Departures: a frame is bytes with HDLC-like stuffing and a CRC-16 instead
+// of Spanceiver words with hardware error detection, and a bad frame is
+// dropped and counted (the host's resend timer recovers it) instead of
+// answered with a "resend" word.
+//
+// Byte stream in: in_valid/in_data, one byte per cycle at most, no
+// backpressure (a UART cannot wait).
+//
+// Framing: FLAG (0x7E) starts a frame anywhere, aborting a partial one
+// (ev_resync).  Outside a frame (hunting) every other byte is ignored.  ESC
+// (0x7D) makes the next byte count as byte ^ 0x20.  Unstuffed fields: pe, op,
+// seq, addr (2, big-endian), len, payload (len bytes), crc (2, big-endian).
+// len > 8 drops the frame at once (ev_badlen).  The frame ends with its last
+// CRC byte; it is delivered if the CRC-16/CCITT-FALSE run over everything
+// after the FLAG ends at 0 (ev_ok), else dropped (ev_crc).  IDLE_CYCLES
+// consecutive cycles without a byte inside a frame drop it (ev_timeout).
+//
+// Frame out: out_valid rises in the cycle after the last CRC byte and the
+// fields hold until out_ready is high in a cycle where out_valid is high.  A
+// good frame completed while out_valid is still high is dropped
+// (ev_overrun).  out_payload is right-aligned: payload byte i of len is at
+// bits [8*(len-1-i) +: 8] and bits above 8*len are 0, so a 4-byte big-endian
+// value is out_payload[31:0].  ev_* are one-cycle pulses (link_port counts
+// them).
+//
+// Bounds (checked by formal/link_frame_rx_props.v): a frame is at most 16
+// unstuffed = 32 stuffed bytes after its FLAG, so the receiver is hunting
+// again after at most 32 bytes that are not FLAG, or after IDLE_CYCLES
+// cycles without a byte; a delivered frame's CRC is always right.
+//
+// Parameters: IDLE_CYCLES = 0 (no timeout) or 2..2^24.
+module frame_rx #(
+    parameter integer IDLE_CYCLES = 48000
+) (
+    input  wire        clk,
+    input  wire        rst,
+    input  wire        in_valid,
+    input  wire [7:0]  in_data,
+    output reg         out_valid,
+    input  wire        out_ready,
+    output reg  [7:0]  out_pe,
+    output reg  [7:0]  out_op,
+    output reg  [7:0]  out_seq,
+    output reg  [15:0] out_addr,
+    output reg  [3:0]  out_len,
+    output reg  [63:0] out_payload,
+    output reg         ev_ok,
+    output reg         ev_crc,
+    output reg         ev_resync,
+    output reg         ev_badlen,
+    output reg         ev_timeout,
+    output reg         ev_overrun
+`ifdef FORMAL
+    ,
+    output wire        f_hunt,
+    output wire [4:0]  f_idx,
+    output wire        f_esc,
+    output wire [15:0] f_crc,
+    output wire [39:0] f_hdr,
+    output wire [3:0]  f_len,
+    output wire [63:0] f_pay,
+    output wire [31:0] f_quiet
+`endif
+);
+`include "link_defs.vh"
+
+    localparam integer TW = (IDLE_CYCLES > 1) ? $clog2(IDLE_CYCLES + 1) : 1;
+
+    generate
+        if (IDLE_CYCLES != 0 && (IDLE_CYCLES < 2 || IDLE_CYCLES > (1 << 24))) begin : g_bad_idle
+            $error("frame_rx: IDLE_CYCLES must be 0 (no timeout) or in 2..2^24");
+        end
+    endgenerate
+
+    reg        hunt;
+    reg        esc;
+    reg [4:0]  idx;      // unstuffed bytes since the FLAG, 0..15 inside a frame
+    reg [15:0] crc;
+    reg [7:0]  w_pe, w_op, w_seq;
+    reg [15:0] w_addr;
+    reg [3:0]  w_len;
+    reg [63:0] w_pay;
+    reg [TW-1:0] quiet;  // cycles without a byte inside a frame
+
+`ifdef FORMAL
+    assign f_hunt = hunt;
+    assign f_idx = idx;
+    assign f_esc = esc;
+    assign f_crc = crc;
+    assign f_hdr = {w_pe, w_op, w_seq, w_addr};
+    assign f_len = w_len;
+    assign f_pay = w_pay;
+    assign f_quiet = {{(32 - TW){1'b0}}, quiet};
+`endif
+
+    wire        is_flag = in_data == LINK_FLAG;
+    wire        is_esc  = in_data == LINK_ESC;
+    wire [7:0]  u       = esc ? (in_data ^ LINK_ESC_XOR) : in_data;
+    wire [15:0] crc_nx;
+    crc16 #(.POLY(LINK_CRC_POLY)) u_crc (.crc_in(crc), .data(u), .crc_out(crc_nx));
+
+    wire [4:0]  pay_end = 5'd6 + {1'b0, w_len};     // index of the first CRC byte
+    wire        byte_in = in_valid && !is_flag && !hunt && !(is_esc && !esc);
+    wire        last    = byte_in && idx == pay_end + 5'd1;
+    wire        timeout = (IDLE_CYCLES != 0) && !hunt && !in_valid &&
+                          quiet == IDLE_CYCLES[TW-1:0] - 1'b1;
+
+    always @(posedge clk) begin
+        ev_ok      <= 1'b0;
+        ev_crc     <= 1'b0;
+        ev_resync  <= 1'b0;
+        ev_badlen  <= 1'b0;
+        ev_timeout <= 1'b0;
+        ev_overrun <= 1'b0;
+        if (out_valid && out_ready) out_valid <= 1'b0;
+        if (rst) begin
+            hunt      <= 1'b1;
+            esc       <= 1'b0;
+            idx       <= 5'd0;
+            crc       <= LINK_CRC_INIT;
+            w_pe      <= 8'h00;
+            w_op      <= 8'h00;
+            w_seq     <= 8'h00;
+            w_addr    <= 16'h0000;
+            w_len     <= 4'd0;
+            w_pay     <= 64'h0;
+            quiet     <= {TW{1'b0}};
+            out_valid <= 1'b0;
+            out_pe    <= 8'h00;
+            out_op    <= 8'h00;
+            out_seq   <= 8'h00;
+            out_addr  <= 16'h0000;
+            out_len   <= 4'd0;
+            out_payload <= 64'h0;
+        end else begin
+            if (in_valid || hunt) quiet <= {TW{1'b0}};
+            else quiet <= quiet + 1'b1;
+
+            if (in_valid && is_flag) begin
+                if (!hunt && (idx != 5'd0 || esc)) ev_resync <= 1'b1;
+                hunt  <= 1'b0;
+                esc   <= 1'b0;
+                idx   <= 5'd0;
+                crc   <= LINK_CRC_INIT;
+                w_len <= 4'd0;
+                w_pay <= 64'h0;
+            end else if (timeout) begin
+                hunt       <= 1'b1;
+                ev_timeout <= 1'b1;
+            end else if (in_valid && !hunt && is_esc && !esc) begin
+                esc <= 1'b1;
+            end else if (byte_in) begin
+                esc <= 1'b0;
+                crc <= crc_nx;
+                idx <= idx + 5'd1;
+                case (idx)
+                    5'd0: w_pe  <= u;
+                    5'd1: w_op  <= u;
+                    5'd2: w_seq <= u;
+                    5'd3: w_addr[15:8] <= u;
+                    5'd4: w_addr[7:0]  <= u;
+                    5'd5: begin
+                        w_len <= u[3:0];
+                        if (u > LINK_MAX_PAYLOAD) begin
+                            hunt      <= 1'b1;
+                            ev_badlen <= 1'b1;
+                        end
+                    end
+                    default: begin
+                        if (idx < pay_end) w_pay <= {w_pay[55:0], u};
+                    end
+                endcase
+                if (last) begin
+                    hunt <= 1'b1;
+                    if (crc_nx != LINK_CRC_RESIDUE) begin
+                        ev_crc <= 1'b1;
+                    end else if (out_valid && !out_ready) begin
+                        ev_overrun <= 1'b1;
+                    end else begin
+                        ev_ok       <= 1'b1;
+                        out_valid   <= 1'b1;
+                        out_pe      <= w_pe;
+                        out_op      <= w_op;
+                        out_seq     <= w_seq;
+                        out_addr    <= w_addr;
+                        out_len     <= w_len;
+                        out_payload <= w_pay;
+                    end
+                end
+            end
+        end
+    end
+endmodule
+`default_nettype wire

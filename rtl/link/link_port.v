@@ -1,0 +1,479 @@
+`default_nettype none
+// link_port: one link byte stream in and out, the engine register bus out
+// (docs/link.md, generated from tools/linkgen.py, is the specification).
+//
+// The model is Hall's COP channel (seed 004 chapter IV, "The Compute Node To
+// COP Network Interface" and "The COP to COP Network Interface"): the COP
+// acknowledges a command as soon as it takes it, the node keeps the command
+// until then and resends it on error, and a deadlock timer catches a command
+// that is never answered.  Departures, each deliberate:
+//   * Hall's Spanceiver flags a bad word and the COP sends "resend"; a UART
+//     has no such flag, so a frame with a bad CRC (or length, or PE) is
+//     dropped and counted here, and the host's resend timer (Hall's deadlock
+//     timer) recovers it.  The retry bound is the host's (libaggnet
+//     LinkClient).
+//   * Sequence numbers per PE make the resend safe: a frame whose seq equals
+//     the PE's last seq is a duplicate, answered again from the stored reply
+//     and never applied twice.  HELLO is never a duplicate and resets the
+//     PE's sequence state.
+//   * Hall's ACK word is kept for WAIT: a WAIT that does not hold at once is
+//     answered with ACK (accepted, pending) and later with DATA; a duplicate
+//     of a pending WAIT gets ACK again.  A new seq cancels a pending WAIT
+//     silently.  No privilege (U/S) bit: engines refuse supervisor-only
+//     accesses themselves (bus_rsp_err 2).
+//   * Events come from re-reading: a pending WAIT re-reads its register over
+//     the bus, round-robin among the PEs with pending WAITs, until
+//     (rdata & mask) == value, so engines need no event wiring.
+//
+// Byte streams (no UART here; link_uart adds one, the virtual hub feeds
+// bytes directly):
+//   rx_valid/rx_data   received bytes, at most one per cycle, no backpressure.
+//   rx_ferr            one-cycle pulse per UART framing error (counted only).
+//   tx_valid/tx_ready/tx_data  bytes to send; tx_data is stable while
+//                      tx_valid is high and tx_ready low.
+//
+// Engine register bus (this port is the master; every engine hangs on it):
+//   bus_req_valid      a request is offered; fields below stay unchanged
+//                      until bus_req_valid && bus_req_ready.
+//   bus_req_ready      the engine takes the request.
+//   bus_req_we         1 write, 0 read.
+//   bus_req_pe[5:0]    the PE the access is made for (PE_ID + index).
+//   bus_req_addr[15:0] window (15..12) and register (11..0).
+//   bus_req_wdata[31:0] write value, right-aligned, 0 above size bytes (0 for
+//                      reads).
+//   bus_req_size[2:0]  bytes, 1..4.
+//   bus_rsp_valid      one response per accepted request, in order, in any
+//                      later cycle (at most one request is outstanding).
+//   bus_rsp_rdata[31:0] read value, right-aligned; bytes above size ignored.
+//   bus_rsp_err[1:0]   0 ok, 1 no such register, 2 refused, 3 reserved (all
+//                      three are answered with ERR and that code).
+//
+// Statistics: stats[16*i +: 16] are wrapping counters, i = LINK_STAT_* of
+// link_defs.vh (frames ok, CRC errors, resyncs, bad length, timeouts,
+// overruns, bad PE, duplicates, UART framing errors).
+//
+// Per-PE state lives in one N-entry RAM (block RAM for large N): last seq,
+// the reply (kind, size, value), and a pending WAIT's address, mask and
+// value; plus three N-bit flop vectors (entry valid, WAIT pending, reply
+// due).  One command is handled at a time; replies are sent round-robin.
+//
+// Timing: a frame's fields are on frame_rx's outputs in the cycle after its
+// last byte; the bus request follows 2 cycles later (RAM read, decode).
+//
+// Parameters: N in 1..64 PEs on this stream, PE_ID in 0..63 the first, with
+// PE_ID + N <= 64; HUB_PES in 1..64 and ENGINES (window bitmap) for HELLO;
+// CLK_HZ in 10 kHz..655.35 MHz (HELLO reports it in 10 kHz units);
+// IDLE_CYCLES is frame_rx's inter-byte timeout (0 or 2..2^24); STAT_W must be
+// LINK_STAT_COUNT * LINK_STAT_BITS.
+module link_port #(
+    parameter integer N           = 1,
+    parameter integer PE_ID       = 0,
+    parameter integer HUB_PES     = N,
+    parameter [15:0]  ENGINES     = 16'h0003,
+    parameter integer CLK_HZ      = 48000000,
+    parameter integer IDLE_CYCLES = 48000,
+    parameter integer STAT_W      = 144
+) (
+    input  wire              clk,
+    input  wire              rst,
+    input  wire              rx_valid,
+    input  wire [7:0]        rx_data,
+    input  wire              rx_ferr,
+    output wire              tx_valid,
+    input  wire              tx_ready,
+    output wire [7:0]        tx_data,
+    output wire              bus_req_valid,
+    input  wire              bus_req_ready,
+    output wire              bus_req_we,
+    output wire [5:0]        bus_req_pe,
+    output wire [15:0]       bus_req_addr,
+    output wire [31:0]       bus_req_wdata,
+    output wire [2:0]        bus_req_size,
+    input  wire              bus_rsp_valid,
+    input  wire [31:0]       bus_rsp_rdata,
+    input  wire [1:0]        bus_rsp_err,
+    output wire [STAT_W-1:0] stats
+);
+`include "link_defs.vh"
+
+    localparam integer IW  = (N > 1) ? $clog2(N) : 1;   // entry index width
+    localparam integer EW  = 94;
+    localparam integer CLK_UNITS = CLK_HZ / 10000;
+
+    generate
+        if (N < 1 || N > 64) begin : g_bad_n
+            $error("link_port: N must be in 1..64");
+        end
+        if (PE_ID < 0 || PE_ID > 63 || PE_ID + N > 64) begin : g_bad_pe
+            $error("link_port: PE_ID must be in 0..63 with PE_ID + N <= 64");
+        end
+        if (HUB_PES < 1 || HUB_PES > 64) begin : g_bad_hub
+            $error("link_port: HUB_PES must be in 1..64");
+        end
+        if (CLK_UNITS < 1 || CLK_UNITS > 65535) begin : g_bad_clk
+            $error("link_port: CLK_HZ must be in 10 kHz..655.35 MHz (HELLO carries it in 16 bits of 10 kHz)");
+        end
+        if (STAT_W != LINK_STAT_COUNT * LINK_STAT_BITS) begin : g_bad_statw
+            $error("link_port: STAT_W must be LINK_STAT_COUNT * LINK_STAT_BITS (see link_defs.vh)");
+        end
+        if (LINK_HELLO_VERSION != 0 || LINK_HELLO_HUB_PES != 1 || LINK_HELLO_FIRST_PE != 2 ||
+            LINK_HELLO_PORT_PES != 3 || LINK_HELLO_ENGINES != 4 || LINK_HELLO_CLK != 6 ||
+            LINK_HELLO_LEN != 8 || LINK_HELLO_CLK_UNIT_HZ != 10000) begin : g_bad_hello
+            $error("link_port: the HELLO layout in tools/linkgen.py changed; update hello_payload");
+        end
+    endgenerate
+
+    // ---- frame receiver and transmitter -----------------------------------
+    wire        fr_valid;
+    reg         fr_ready;
+    wire [7:0]  fr_pe, fr_op, fr_seq;
+    wire [15:0] fr_addr;
+    wire [3:0]  fr_len;
+    wire [63:0] fr_pl;
+    wire        ev_ok, ev_crc, ev_resync, ev_badlen, ev_timeout, ev_overrun;
+
+    frame_rx #(.IDLE_CYCLES(IDLE_CYCLES)) u_rx (
+        .clk(clk), .rst(rst), .in_valid(rx_valid), .in_data(rx_data),
+        .out_valid(fr_valid), .out_ready(fr_ready), .out_pe(fr_pe), .out_op(fr_op),
+        .out_seq(fr_seq), .out_addr(fr_addr), .out_len(fr_len), .out_payload(fr_pl),
+        .ev_ok(ev_ok), .ev_crc(ev_crc), .ev_resync(ev_resync), .ev_badlen(ev_badlen),
+        .ev_timeout(ev_timeout), .ev_overrun(ev_overrun)
+    );
+
+    reg         ft_valid;
+    wire        ft_ready;
+    reg  [7:0]  ft_op;
+    reg  [3:0]  ft_len;
+    reg  [63:0] ft_pl;
+    wire [7:0]  ft_pe;
+    wire [7:0]  ft_seq;
+    wire [15:0] ft_addr;
+
+    frame_tx u_tx (
+        .clk(clk), .rst(rst), .in_valid(ft_valid), .in_ready(ft_ready),
+        .in_pe(ft_pe), .in_op(ft_op), .in_seq(ft_seq), .in_addr(ft_addr),
+        .in_len(ft_len), .in_payload(ft_pl),
+        .out_valid(tx_valid), .out_ready(tx_ready), .out_data(tx_data)
+    );
+
+    // ---- per-PE state ---------------------------------------------------------
+    // entry: {waiting, seq[7:0], kind[1:0], size[2:0], addr[15:0], mask[31:0], data[31:0]}
+    localparam [1:0] K_ACK = 2'd0, K_DATA = 2'd1, K_HELLO = 2'd2, K_ERR = 2'd3;
+    reg  [EW-1:0] mem [0:N-1];
+    reg  [EW-1:0] q;
+    reg           rd_en;
+    reg  [IW-1:0] rd_addr;
+    reg           wr_en;
+    reg  [IW-1:0] wr_addr;
+    reg  [EW-1:0] wr_data;
+    always @(posedge clk) begin
+        if (wr_en) mem[wr_addr] <= wr_data;
+        if (rd_en) q <= mem[rd_addr];
+    end
+    wire        q_waiting = q[93];
+    wire [7:0]  q_seq     = q[92:85];
+    wire [1:0]  q_kind    = q[84:83];
+    wire [2:0]  q_size    = q[82:80];
+    wire [15:0] q_addr    = q[79:64];
+    wire [31:0] q_mask    = q[63:32];
+    wire [31:0] q_data    = q[31:0];
+
+    reg [N-1:0] known;   // the entry holds a command
+    reg [N-1:0] wpend;   // a WAIT is pending
+    reg [N-1:0] tdue;    // a reply (or a pending WAIT's ACK) is due
+
+    // ---- the command being handled ------------------------------------------
+    localparam [2:0] S_IDLE = 3'd0, S_FRAME = 3'd1, S_POLL = 3'd2, S_TX = 3'd3,
+                     S_REQ = 3'd4, S_RSP = 3'd5;
+    reg [2:0]  state;
+    reg [IW-1:0] c_idx;
+    reg [7:0]  c_seq;
+    reg [1:0]  c_op;      // 0 READ, 1 WRITE, 2 WAIT
+    reg        c_poll;    // a re-read of a pending WAIT
+    reg [15:0] c_addr;
+    reg [2:0]  c_size;
+    reg [31:0] c_mask;
+    reg [31:0] c_value;   // write data or WAIT value
+    localparam [1:0] C_READ = 2'd0, C_WRITE = 2'd1, C_WAIT = 2'd2;
+
+    reg [IW-1:0] tp, wp;  // round-robin pointers: replies, WAIT re-reads
+    reg [IW-1:0] f_idx;   // reg: the frame's entry (latched in S_IDLE)
+
+    localparam [IW-1:0] LAST = N[IW-1:0] - 1'b1;
+    function [IW-1:0] inc(input [IW-1:0] v);
+        inc = (v == LAST) ? {IW{1'b0}} : v + 1'b1;
+    endfunction
+    function [5:0] ext6(input [IW-1:0] v);
+        integer b;
+        begin
+            ext6 = 6'd0;
+            for (b = 0; b < IW; b = b + 1) ext6[b] = v[b];
+        end
+    endfunction
+    function [31:0] bytes_mask(input [2:0] s);
+        case (s)
+            3'd1: bytes_mask = 32'h0000_00ff;
+            3'd2: bytes_mask = 32'h0000_ffff;
+            3'd3: bytes_mask = 32'h00ff_ffff;
+            default: bytes_mask = 32'hffff_ffff;
+        endcase
+    endfunction
+
+    // Frame PE range and index.
+    wire [7:0]    rel_pe = fr_pe - PE_ID[7:0];
+    wire          pe_ok  = rel_pe < N[7:0];   // fr_pe < PE_ID wraps to >= 193
+    wire [IW-1:0] fr_idx = rel_pe[IW-1:0];
+
+    // Decode of the frame's op and len (used in S_FRAME).
+    wire [7:0] rd_size = fr_pl[7:0];
+    wire       len_hello = fr_len == 4'd0;
+    wire       len_read  = fr_len == 4'd1 && rd_size >= 8'd1 && rd_size <= 8'd4;
+    wire       len_write = fr_len >= 4'd1 && fr_len <= 4'd4;
+    wire       len_wait  = fr_len != 4'd0 && !fr_len[0] && fr_len <= 4'd8;
+    wire [2:0] wait_size = fr_len[3:1];
+    reg [31:0] wait_mask, wait_value;
+    always @* begin
+        case (wait_size)
+            3'd1: begin wait_mask = {24'h0, fr_pl[15:8]};  wait_value = {24'h0, fr_pl[7:0]};  end
+            3'd2: begin wait_mask = {16'h0, fr_pl[31:16]}; wait_value = {16'h0, fr_pl[15:0]}; end
+            3'd3: begin wait_mask = {8'h0,  fr_pl[47:24]}; wait_value = {8'h0,  fr_pl[23:0]}; end
+            default: begin wait_mask = fr_pl[63:32];       wait_value = fr_pl[31:0];          end
+        endcase
+    end
+    wire dup = known[f_idx] && q_seq == fr_seq && fr_op != LINK_OP_HELLO;
+
+    // Bus response.
+    wire [31:0] rsp_val = bus_rsp_rdata & bytes_mask(c_size);
+    wire        wait_ok = (rsp_val & c_mask) == c_value;
+
+    function [EW-1:0] entry(input waiting, input [7:0] seq, input [1:0] kind, input [2:0] size,
+                            input [15:0] addr, input [31:0] mask, input [31:0] data);
+        entry = {waiting, seq, kind, size, addr, mask, data};
+    endfunction
+
+    // ---- counters -------------------------------------------------------------
+    reg [LINK_STAT_BITS-1:0] cnt [0:LINK_STAT_COUNT-1];
+    reg ev_badpe, ev_dup;
+    genvar gi;
+    generate
+        for (gi = 0; gi < LINK_STAT_COUNT; gi = gi + 1) begin : g_stats
+            assign stats[gi*LINK_STAT_BITS +: LINK_STAT_BITS] = cnt[gi];
+        end
+    endgenerate
+    wire [LINK_STAT_COUNT-1:0] ev;
+    assign ev[LINK_STAT_FRAMES_OK] = ev_ok;
+    assign ev[LINK_STAT_CRC_ERR]   = ev_crc;
+    assign ev[LINK_STAT_RESYNC]    = ev_resync;
+    assign ev[LINK_STAT_BAD_LEN]   = ev_badlen;
+    assign ev[LINK_STAT_TIMEOUT]   = ev_timeout;
+    assign ev[LINK_STAT_OVERRUN]   = ev_overrun;
+    assign ev[LINK_STAT_BAD_PE]    = ev_badpe;
+    assign ev[LINK_STAT_DUP]       = ev_dup;
+    assign ev[LINK_STAT_UART_FERR] = rx_ferr;
+    integer ci;
+    always @(posedge clk) begin
+        for (ci = 0; ci < LINK_STAT_COUNT; ci = ci + 1) begin
+            if (rst) cnt[ci] <= {LINK_STAT_BITS{1'b0}};
+            else if (ev[ci]) cnt[ci] <= cnt[ci] + 1'b1;
+        end
+    end
+
+    // ---- bus and transmitter outputs --------------------------------------------
+    assign bus_req_valid = state == S_REQ;
+    assign bus_req_we    = c_op == C_WRITE;
+    assign bus_req_pe    = PE_ID[5:0] + ext6(c_idx);
+    assign bus_req_addr  = c_addr;
+    assign bus_req_wdata = (c_op == C_WRITE) ? c_value : 32'h0;
+    assign bus_req_size  = c_size;
+
+    localparam [63:0] HELLO_PAYLOAD = {LINK_VERSION, HUB_PES[7:0], PE_ID[7:0], N[7:0], ENGINES, CLK_UNITS[15:0]};
+    assign ft_pe   = {2'b00, PE_ID[5:0] + ext6(tp)};
+    assign ft_seq  = q_seq;
+    assign ft_addr = q_addr;
+    always @* begin
+        ft_op  = LINK_OP_ACK;
+        ft_len = 4'd0;
+        ft_pl  = 64'h0;
+        if (!q_waiting) begin
+            case (q_kind)
+                K_DATA:  begin ft_op = LINK_OP_DATA;    ft_len = {1'b0, q_size}; ft_pl = {32'h0, q_data}; end
+                K_HELLO: begin ft_op = LINK_OP_HELLO_R; ft_len = 4'd8;           ft_pl = HELLO_PAYLOAD;   end
+                K_ERR:   begin ft_op = LINK_OP_ERR;     ft_len = 4'd1;           ft_pl = {56'h0, q_data[7:0]}; end
+                default: begin ft_op = LINK_OP_ACK;     ft_len = 4'd0;           ft_pl = 64'h0;           end
+            endcase
+        end
+    end
+
+    // ---- control ------------------------------------------------------------
+    always @* begin
+        rd_en    = 1'b0;
+        rd_addr  = f_idx;
+        fr_ready = 1'b0;
+        ft_valid = 1'b0;
+        ev_badpe = 1'b0;
+        // wr_en is registered: the RAM write of the previous state happens at
+        // the end of this cycle, so the first idle cycle after it reads nothing.
+        if (state == S_IDLE && !wr_en) begin
+            if (fr_valid) begin
+                if (pe_ok) begin
+                    rd_en   = 1'b1;
+                    rd_addr = fr_idx;
+                end else begin
+                    fr_ready = 1'b1;
+                    ev_badpe = 1'b1;
+                end
+            end else if (tdue[tp] && ft_ready) begin
+                rd_en   = 1'b1;
+                rd_addr = tp;
+            end else if (wpend[wp]) begin
+                rd_en   = 1'b1;
+                rd_addr = wp;
+            end
+        end
+        if (state == S_FRAME) fr_ready = 1'b1;
+        if (state == S_TX) ft_valid = 1'b1;
+    end
+
+    always @(posedge clk) begin
+        wr_en  <= 1'b0;
+        ev_dup <= 1'b0;
+        if (rst) begin
+            state   <= S_IDLE;
+            known   <= {N{1'b0}};
+            wpend   <= {N{1'b0}};
+            tdue    <= {N{1'b0}};
+            tp      <= {IW{1'b0}};
+            wp      <= {IW{1'b0}};
+            f_idx   <= {IW{1'b0}};
+            c_idx   <= {IW{1'b0}};
+            c_seq   <= 8'h00;
+            c_op    <= C_READ;
+            c_poll  <= 1'b0;
+            c_addr  <= 16'h0000;
+            c_size  <= 3'd1;
+            c_mask  <= 32'h0;
+            c_value <= 32'h0;
+            wr_addr <= {IW{1'b0}};
+            wr_data <= {EW{1'b0}};
+        end else begin
+            case (state)
+            S_IDLE: if (!wr_en) begin
+                if (fr_valid) begin
+                    if (pe_ok) begin
+                        f_idx <= fr_idx;
+                        state <= S_FRAME;
+                    end
+                end else if (tdue[tp] && ft_ready) begin
+                    state <= S_TX;
+                end else if (wpend[wp]) begin
+                    state <= S_POLL;
+                end
+                if (fr_valid || !(tdue[tp] && ft_ready)) tp <= inc(tp);
+                if (fr_valid || (tdue[tp] && ft_ready) || !wpend[wp]) wp <= inc(wp);
+            end
+            S_FRAME: begin
+                state <= S_IDLE;
+                if (dup) begin
+                    ev_dup <= 1'b1;
+                    tdue[f_idx] <= 1'b1;
+                end else begin
+                    wpend[f_idx] <= 1'b0;
+                    c_idx  <= f_idx;
+                    c_seq  <= fr_seq;
+                    c_addr <= fr_addr;
+                    c_poll <= 1'b0;
+                    wr_addr <= f_idx;
+                    if (fr_op == LINK_OP_READ && len_read) begin
+                        c_op   <= C_READ;
+                        c_size <= rd_size[2:0];
+                        c_mask <= 32'h0;
+                        c_value <= 32'h0;
+                        state  <= S_REQ;
+                    end else if (fr_op == LINK_OP_WRITE && len_write) begin
+                        c_op   <= C_WRITE;
+                        c_size <= fr_len[2:0];
+                        c_mask <= 32'h0;
+                        c_value <= fr_pl[31:0];
+                        state  <= S_REQ;
+                    end else if (fr_op == LINK_OP_WAIT && len_wait) begin
+                        c_op   <= C_WAIT;
+                        c_size <= wait_size;
+                        c_mask <= wait_mask;
+                        c_value <= wait_value;
+                        state  <= S_REQ;
+                    end else begin
+                        // HELLO, or an error answered at once
+                        known[f_idx] <= 1'b1;
+                        tdue[f_idx]  <= 1'b1;
+                        wr_en <= 1'b1;
+                        if (fr_op == LINK_OP_HELLO && len_hello)
+                            wr_data <= entry(1'b0, fr_seq, K_HELLO, 3'd0, fr_addr, 32'h0, 32'h0);
+                        else if (fr_op == LINK_OP_HELLO || fr_op == LINK_OP_READ ||
+                                 fr_op == LINK_OP_WRITE || fr_op == LINK_OP_WAIT)
+                            wr_data <= entry(1'b0, fr_seq, K_ERR, 3'd1, fr_addr, 32'h0, {24'h0, LINK_ERR_BAD_LEN});
+                        else
+                            wr_data <= entry(1'b0, fr_seq, K_ERR, 3'd1, fr_addr, 32'h0, {24'h0, LINK_ERR_BAD_OP});
+                    end
+                end
+            end
+            S_POLL: begin
+                if (q_waiting && wpend[wp]) begin
+                    c_idx   <= wp;
+                    c_seq   <= q_seq;
+                    c_op    <= C_WAIT;
+                    c_poll  <= 1'b1;
+                    c_addr  <= q_addr;
+                    c_size  <= q_size;
+                    c_mask  <= q_mask;
+                    c_value <= q_data;
+                    state   <= S_REQ;
+                end else begin
+                    wpend[wp] <= 1'b0;
+                    state <= S_IDLE;
+                end
+            end
+            S_TX: begin
+                tdue[tp] <= 1'b0;
+                state <= S_IDLE;
+            end
+            S_REQ: begin
+                if (bus_req_ready) state <= S_RSP;
+            end
+            S_RSP: begin
+                if (bus_rsp_valid) begin
+                    state   <= S_IDLE;
+                    wr_addr <= c_idx;
+                    if (bus_rsp_err != LINK_BUS_OK) begin
+                        wr_en <= 1'b1;
+                        wr_data <= entry(1'b0, c_seq, K_ERR, 3'd1, c_addr, 32'h0, {30'h0, bus_rsp_err});
+                        known[c_idx] <= 1'b1;
+                        tdue[c_idx]  <= 1'b1;
+                        wpend[c_idx] <= 1'b0;
+                    end else if (c_op == C_READ || (c_op == C_WAIT && wait_ok)) begin
+                        wr_en <= 1'b1;
+                        wr_data <= entry(1'b0, c_seq, K_DATA, c_size, c_addr, 32'h0, rsp_val);
+                        known[c_idx] <= 1'b1;
+                        tdue[c_idx]  <= 1'b1;
+                        wpend[c_idx] <= 1'b0;
+                    end else if (c_op == C_WRITE) begin
+                        wr_en <= 1'b1;
+                        wr_data <= entry(1'b0, c_seq, K_ACK, c_size, c_addr, 32'h0, 32'h0);
+                        known[c_idx] <= 1'b1;
+                        tdue[c_idx]  <= 1'b1;
+                    end else if (!c_poll) begin
+                        // a new WAIT that does not hold yet: pending, ACK due
+                        wr_en <= 1'b1;
+                        wr_data <= entry(1'b1, c_seq, K_DATA, c_size, c_addr, c_mask, c_value);
+                        known[c_idx] <= 1'b1;
+                        tdue[c_idx]  <= 1'b1;
+                        wpend[c_idx] <= 1'b1;
+                    end
+                end
+            end
+            default: state <= S_IDLE;
+            endcase
+        end
+    end
+
+endmodule
+`default_nettype wire

@@ -1,0 +1,95 @@
+`default_nettype none
+// uart_tx: 8N1 UART transmitter for the aggnet link (docs/link.md); the
+// model is the serial channel of seed 004 chapter IV (Hall's Spanceiver
+// serialises 32-bit words; departure: a plain 8N1 UART, one byte at a time).
+//
+// Contract:
+//   in_valid/in_ready/in_data  a byte is taken when in_valid && in_ready.
+//   tx                         the serial line (registered; idle high).
+// A taken byte's start bit begins at the next clock edge; bit j (0 = start,
+// 1..8 = data LSB first, 9 = stop) begins ceil(j * CLK_HZ / BAUD) cycles after
+// that edge, so a fractional CLK_HZ/BAUD is exact on average (phase
+// accumulator, no rounding of the bit period).  in_ready is high while idle
+// and in the last cycle of a stop bit, so bytes offered back to back follow
+// each other with no gap.
+//
+// Parameters: CLK_HZ >= 2*BAUD, BAUD >= 1, CLK_HZ <= 2^30; the reduced ratio
+// CLK_HZ:BAUD must keep its numerator below 2^28.
+module uart_tx #(
+    parameter integer CLK_HZ = 48000000,
+    parameter integer BAUD   = 12000000
+) (
+    input  wire       clk,
+    input  wire       rst,
+    input  wire       in_valid,
+    output wire       in_ready,
+    input  wire [7:0] in_data,
+    output reg        tx
+);
+    function integer gcd(input integer a, input integer b);
+        integer x, y, t, i;
+        begin
+            x = a;
+            y = b;
+            for (i = 0; i < 64; i = i + 1) begin
+                if (y != 0) begin
+                    t = x % y;
+                    x = y;
+                    y = t;
+                end
+            end
+            gcd = x;
+        end
+    endfunction
+
+    localparam integer G  = gcd(CLK_HZ, BAUD);
+    localparam integer M  = CLK_HZ / G;      // bit = M/A clocks
+    localparam integer A  = BAUD / G;
+    localparam integer AW = $clog2(M + A + 1);
+
+    generate
+        if (BAUD < 1 || CLK_HZ > (1 << 30) || CLK_HZ < 2 * BAUD) begin : g_bad_rate
+            $error("uart_tx: need BAUD >= 1, CLK_HZ <= 2^30 and CLK_HZ >= 2*BAUD");
+        end
+        if (M >= (1 << 28)) begin : g_bad_ratio
+            $error("uart_tx: CLK_HZ:BAUD reduces to a numerator >= 2^28; pick rounder rates");
+        end
+    endgenerate
+
+    reg          active;
+    reg [AW-1:0] acc;
+    reg [3:0]    nbit;       // bits started so far, 1..10
+    reg [8:0]    shreg;      // bits still to send after the current one
+
+    wire [AW-1:0] sum  = acc + A[AW-1:0];
+    wire          tick = active && (sum >= M[AW-1:0]);
+    wire          last = tick && nbit == 4'd10;
+    assign in_ready = !active || last;
+
+    always @(posedge clk) begin
+        if (rst) begin
+            active <= 1'b0;
+            acc    <= {AW{1'b0}};
+            nbit   <= 4'd0;
+            shreg  <= 9'h1ff;
+            tx     <= 1'b1;
+        end else begin
+            if (active) acc <= tick ? sum - M[AW-1:0] : sum;
+            if (in_valid && in_ready) begin
+                active <= 1'b1;
+                acc    <= {AW{1'b0}};
+                nbit   <= 4'd1;
+                tx     <= 1'b0;                  // start bit
+                shreg  <= {1'b1, in_data};       // data LSB first, then stop
+            end else if (last) begin
+                active <= 1'b0;
+                tx     <= 1'b1;
+            end else if (tick) begin
+                nbit  <= nbit + 4'd1;
+                tx    <= shreg[0];
+                shreg <= {1'b1, shreg[8:1]};
+            end
+        end
+    end
+endmodule
+`default_nettype wire

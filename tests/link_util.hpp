@@ -1,0 +1,54 @@
+// link_util.hpp: helpers shared by the link tests: random frames biased
+// towards the bytes that need escaping, and an independent bitwise CRC.
+#pragma once
+
+#include <aggnet/link_defs.hpp>
+#include <aggnet/link_frame.hpp>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace aggnet::test {
+
+/// A byte that is FLAG or ESC one time in four.
+inline uint8_t spicy_byte(std::mt19937_64& rng) {
+    switch (rng() % 8) {
+    case 0: return link_defs::FLAG;
+    case 1: return link_defs::ESC;
+    default: return uint8_t(rng());
+    }
+}
+
+inline link::Frame random_frame(std::mt19937_64& rng) {
+    link::Frame f;
+    f.pe = spicy_byte(rng);
+    f.op = spicy_byte(rng);
+    f.seq = spicy_byte(rng);
+    f.addr = uint16_t(spicy_byte(rng) << 8 | spicy_byte(rng));
+    f.len = uint8_t(rng() % 9);
+    for (unsigned i = 0; i < f.len; ++i) f.payload[i] = spicy_byte(rng);
+    return f;
+}
+
+/// CRC-16/CCITT-FALSE bit by bit, written from the polynomial (independent
+/// of link::crc16).
+inline uint16_t crc_bits(const std::vector<uint8_t>& v) {
+    uint16_t c = 0xFFFF;
+    for (uint8_t b : v)
+        for (int i = 7; i >= 0; --i) {
+            const bool fb = ((c >> 15) & 1) ^ ((b >> i) & 1);
+            c = uint16_t(c << 1);
+            if (fb) c ^= 0x1021;
+        }
+    return c;
+}
+
+/// The unstuffed bytes a frame's CRC covers.
+inline std::vector<uint8_t> covered(const link::Frame& f) {
+    std::vector<uint8_t> v = {f.pe, f.op, f.seq, uint8_t(f.addr >> 8), uint8_t(f.addr), f.len};
+    for (unsigned i = 0; i < f.len; ++i) v.push_back(f.payload[i]);
+    return v;
+}
+
+}  // namespace aggnet::test

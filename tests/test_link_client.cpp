@@ -1,0 +1,341 @@
+// LinkClient (host/src/link_client.cpp) on its own: a fake pipe with a fake
+// clock, and MiniHub, a C++ hub that follows docs/link.md's rules (per-PE
+// last seq and stored reply, HELLO resets, duplicates answered again, WAIT
+// with ACK then DATA).  Checks: the link error within the retry bound with
+// device, PE, op and address in the message; stale and wrong replies
+// ignored; hub ERR -> RegisterError; version mismatch and unserved PEs ->
+// DeviceError; WAIT keep-alives, WAIT timeout, a link cut during a WAIT.
+#include "link_util.hpp"
+
+#include <aggnet/error.hpp>
+#include <aggnet/link_client.hpp>
+#include <catch2/catch.hpp>
+
+#include <deque>
+#include <functional>
+#include <map>
+#include <vector>
+
+using namespace aggnet;
+using namespace aggnet::link;
+using std::chrono::milliseconds;
+using std::chrono::nanoseconds;
+namespace D = aggnet::link_defs;
+
+namespace {
+
+/// C++ hub, docs/link.md rules.  Registers: a map; addr 0xE000.. missing (ERR
+/// NO_REG), 0xF000.. refused on write.
+struct MiniHub {
+    struct PeState {
+        bool known = false;
+        uint8_t seq = 0;
+        Frame reply{};
+        bool waiting = false;
+        Frame wait{};
+    };
+    std::map<uint16_t, uint32_t> regs;
+    PeState pes[64];
+    unsigned first = 0, n = 4;
+    uint8_t version = D::VERSION;
+    uint64_t applied = 0;
+
+    static Frame answer(const Frame& req, uint8_t op) {
+        Frame r;
+        r.pe = req.pe;
+        r.seq = req.seq;
+        r.addr = req.addr;
+        r.op = op;
+        return r;
+    }
+    static Frame err(const Frame& req, uint8_t code) {
+        Frame r = answer(req, D::OP_ERR);
+        r.append(code, 1);
+        return r;
+    }
+    bool wait_holds(const Frame& w) {
+        const unsigned s = w.len / 2;
+        return (regs[w.addr] & w.value(0, s)) == w.value(s, s);
+    }
+    /// Handle one frame; replies appended to out.
+    void handle(const Frame& f, std::vector<Frame>& out) {
+        if (f.pe < first || f.pe >= first + n) return;  // dropped
+        PeState& p = pes[f.pe];
+        if (p.known && f.seq == p.seq && f.op != D::OP_HELLO) {
+            out.push_back(p.waiting ? answer(f, D::OP_ACK) : p.reply);
+            return;
+        }
+        p.known = true;
+        p.seq = f.seq;
+        p.waiting = false;
+        Frame r;
+        if (f.op == D::OP_HELLO) {
+            r = answer(f, D::OP_HELLO_R);
+            r.append(version, 1);
+            r.append(n, 1);
+            r.append(first, 1);
+            r.append(n, 1);
+            r.append(0x0003, 2);
+            r.append(4800, 2);
+        } else if (f.op == D::OP_READ) {
+            if (f.addr >= 0xE000 && f.addr < 0xF000) r = err(f, D::ERR_NO_REG);
+            else {
+                r = answer(f, D::OP_DATA);
+                r.append(regs[f.addr], f.payload[0]);
+            }
+        } else if (f.op == D::OP_WRITE) {
+            if (f.addr >= 0xF000) r = err(f, D::ERR_REFUSED);
+            else {
+                regs[f.addr] = f.value(0, f.len);
+                ++applied;
+                r = answer(f, D::OP_ACK);
+            }
+        } else if (f.op == D::OP_WAIT) {
+            if (wait_holds(f)) {
+                r = answer(f, D::OP_DATA);
+                r.append(regs[f.addr], f.len / 2);
+            } else {
+                p.waiting = true;
+                p.wait = f;
+                out.push_back(answer(f, D::OP_ACK));
+                return;
+            }
+        } else {
+            r = err(f, D::ERR_BAD_OP);
+        }
+        p.reply = r;
+        out.push_back(r);
+    }
+    /// Re-check pending WAITs (the RTL re-reads the register).
+    void poll(std::vector<Frame>& out) {
+        for (auto& p : pes)
+            if (p.waiting && wait_holds(p.wait)) {
+                p.waiting = false;
+                Frame r = answer(p.wait, D::OP_DATA);
+                r.append(regs[p.wait.addr], p.wait.len / 2);
+                p.reply = r;
+                out.push_back(r);
+            }
+    }
+};
+
+/// A pipe with a fake clock: the hub (when connected) answers after `latency`.
+struct FakePipe : LinkPipe {
+    nanoseconds t{0};
+    nanoseconds latency = std::chrono::microseconds(100);
+    MiniHub* hub = nullptr;
+    bool cut = false;
+    Decoder dec;
+    std::deque<std::pair<nanoseconds, std::vector<uint8_t>>> q;
+    uint64_t sent_frames = 0;
+    std::function<void(std::vector<Frame>&)> tamper;  // may edit/add replies
+
+    void send(const uint8_t* data, size_t n) override {
+        ++sent_frames;
+        if (cut || !hub) return;
+        std::vector<Frame> out;
+        for (size_t i = 0; i < n; ++i)
+            if (dec.push(data[i])) hub->handle(dec.frame(), out);
+        if (tamper) tamper(out);
+        for (const auto& f : out) q.emplace_back(t + latency, encode(f));
+    }
+    size_t recv(uint8_t* buf, size_t cap, nanoseconds until) override {
+        if (hub && !cut) {
+            std::vector<Frame> out;
+            hub->poll(out);
+            for (const auto& f : out) q.emplace_back(t + latency, encode(f));
+        }
+        if (!q.empty() && q.front().first <= until) {
+            if (q.front().first > t) t = q.front().first;
+            auto bytes = q.front().second;
+            q.pop_front();
+            REQUIRE(bytes.size() <= cap);
+            std::copy(bytes.begin(), bytes.end(), buf);
+            return bytes.size();
+        }
+        if (until > t) t = until;
+        return 0;
+    }
+    nanoseconds now() override { return t; }
+};
+
+LinkConfig cfg() {
+    LinkConfig c;
+    c.resend_timeout = milliseconds(10);
+    c.max_attempts = 4;
+    return c;
+}
+
+}  // namespace
+
+TEST_CASE("LinkClient: a cut link fails every call with LinkError within the retry bound", "[link][client]") {
+    FakePipe pipe;
+    pipe.cut = true;
+    LinkClient c(pipe, "serial:/dev/ttyUSB7@3000000", cfg());
+    const nanoseconds bound = cfg().resend_timeout * cfg().max_attempts;
+    auto expect_link_error = [&](auto call, const char* op, const char* addr) {
+        const nanoseconds t0 = pipe.now();
+        const uint64_t sent0 = pipe.sent_frames;
+        try {
+            call();
+            FAIL("no LinkError");
+        } catch (const LinkError& e) {
+            const std::string m = e.what();
+            INFO(m);
+            CHECK(m.find("serial:/dev/ttyUSB7@3000000") != std::string::npos);
+            CHECK(m.find("PE3") != std::string::npos);
+            CHECK(m.find(op) != std::string::npos);
+            CHECK(m.find(addr) != std::string::npos);
+            CHECK(e.pe == 3);
+            CHECK(e.attempts == cfg().max_attempts);
+        }
+        CHECK(pipe.now() - t0 <= bound);
+        CHECK(pipe.sent_frames - sent0 == cfg().max_attempts);
+    };
+    // the first command of a PE is preceded by HELLO: that is what fails
+    expect_link_error([&] { c.read(3, 0x1004, 1); }, "HELLO", "0x1004");
+    expect_link_error([&] { c.write(3, 0x1005, 7, 1); }, "HELLO", "0x1005");
+    expect_link_error([&] { c.hello(3); }, "HELLO", "0x0000");
+    // once synced, the op itself is named
+    pipe.cut = false;
+    MiniHub hub;
+    pipe.hub = &hub;
+    c.hello(3);
+    pipe.cut = true;
+    expect_link_error([&] { c.read(3, 0x1234, 2); }, "READ", "0x1234");
+    expect_link_error([&] { c.write(3, 0x2345, 0xbeef, 2); }, "WRITE", "0x2345");
+    expect_link_error([&] { c.wait(3, 0x3456, 1, 1, 1, std::chrono::seconds(5)); }, "WAIT", "0x3456");
+}
+
+TEST_CASE("LinkClient: reads, writes, errors, stale replies", "[link][client]") {
+    FakePipe pipe;
+    MiniHub hub;
+    pipe.hub = &hub;
+    LinkClient c(pipe, "sim:test", cfg());
+    HelloInfo h = c.hello(1);
+    CHECK(h.version == D::VERSION);
+    CHECK(h.port_pes == 4);
+    CHECK(h.clk_hz == 48000000u);
+    c.write(1, 0x0010, 0x12345678, 4);
+    CHECK(c.read(1, 0x0010, 4) == 0x12345678u);
+    CHECK(c.read(1, 0x0010, 2) == 0x5678u);
+    CHECK(hub.applied == 1);
+    try {
+        c.read(1, 0xE001, 1);
+        FAIL("no RegisterError");
+    } catch (const RegisterError& e) {
+        CHECK(e.code == D::ERR_NO_REG);
+        CHECK(std::string(e.what()).find("NO_REG") != std::string::npos);
+    }
+    CHECK_THROWS_AS(c.write(1, 0xF001, 1, 1), RegisterError);
+    // PE 9 is outside the port (PEs 0..3): refused without a frame
+    const uint64_t sent = pipe.sent_frames;
+    CHECK_THROWS_AS(c.read(9, 0x0010, 1), DeviceError);
+    CHECK(pipe.sent_frames == sent);
+    CHECK_THROWS_AS(c.read(1, 0x0010, 5), std::invalid_argument);
+    CHECK_THROWS_AS(c.write(1, 0x0010, 0x100, 1), std::invalid_argument);
+    CHECK_THROWS_AS(c.wait(1, 0x0010, 0x0f, 0x10, 1, milliseconds(1)), std::invalid_argument);
+
+    // stale replies (old seq, wrong op, wrong addr, other PE) before the real one
+    pipe.tamper = [](std::vector<Frame>& out) {
+        if (out.empty()) return;
+        Frame a = out[0], b = out[0], d = out[0], e = out[0];
+        a.seq = uint8_t(a.seq - 1);
+        b.op = D::OP_HELLO_R;
+        d.addr ^= 1;
+        e.pe = uint8_t(e.pe + 1);
+        out.insert(out.begin(), {a, b, d, e});
+    };
+    const uint64_t stale0 = c.stats().stale;
+    c.write(1, 0x0011, 0x99, 1);
+    CHECK(c.read(1, 0x0011, 1) == 0x99u);
+    CHECK(c.stats().stale - stale0 == 8);
+    CHECK(hub.applied == 2);
+}
+
+TEST_CASE("LinkClient: lost replies are resent and never applied twice", "[link][client]") {
+    FakePipe pipe;
+    MiniHub hub;
+    pipe.hub = &hub;
+    LinkClient c(pipe, "sim:test", cfg());
+    int n = 0;
+    pipe.tamper = [&](std::vector<Frame>& out) {
+        if (++n % 2) out.clear();  // every other reply is lost
+    };
+    for (uint32_t v = 0; v < 50; ++v) c.write(2, 0x0020, v, 1);
+    CHECK(hub.applied == 50);
+    CHECK(hub.regs[0x0020] == 49u);
+    CHECK(c.stats().resends >= 25);
+}
+
+TEST_CASE("LinkClient: WAIT keep-alives, completion, timeout, link cut while pending", "[link][client]") {
+    FakePipe pipe;
+    MiniHub hub;
+    pipe.hub = &hub;
+    LinkClient c(pipe, "sim:test", cfg());
+    c.hello(0);
+    // satisfied at once: DATA without ACK
+    hub.regs[0x30] = 0x81;
+    CHECK(c.wait(0, 0x30, 0x80, 0x80, 1, milliseconds(100)) == 0x81u);
+    // pending: ACK, keep-alives answered with ACK, then DATA when the register changes
+    hub.regs[0x31] = 0;
+    c.start_wait(0, 0x31, 0x01, 0x01, 1, pipe.now() + milliseconds(500));
+    uint8_t buf[256];
+    while (pipe.now() < milliseconds(200) + nanoseconds(0) && !c.done(0)) {
+        const nanoseconds until = c.poll();
+        const size_t k = pipe.recv(buf, sizeof buf, until);
+        c.feed(buf, k);
+    }
+    CHECK(!c.done(0));  // 100+ ms of waiting, several keep-alives, no link error
+    hub.regs[0x31] = 0x03;
+    while (!c.done(0)) {
+        const nanoseconds until = c.poll();
+        const size_t k = pipe.recv(buf, sizeof buf, until);
+        c.feed(buf, k);
+    }
+    LinkResult r = c.take(0);
+    CHECK(r.kind == LinkResult::ok);
+    CHECK(r.value == 0x03u);
+    CHECK(r.attempts > cfg().max_attempts);  // keep-alives went on past the retry bound
+    // never satisfied: TimeoutError at the deadline
+    hub.regs[0x32] = 0;
+    const nanoseconds t0 = pipe.now();
+    CHECK_THROWS_AS(c.wait(0, 0x32, 1, 1, 1, milliseconds(50)), TimeoutError);
+    CHECK(pipe.now() - t0 >= milliseconds(50));
+    CHECK(pipe.now() - t0 < milliseconds(60));
+    // the link goes down while a WAIT is pending: LinkError after the bound
+    c.start_wait(0, 0x32, 1, 1, 1, pipe.now() + std::chrono::seconds(10));
+    for (int i = 0; i < 3; ++i) {
+        const nanoseconds until = c.poll();
+        const size_t k = pipe.recv(buf, sizeof buf, until);
+        c.feed(buf, k);
+    }
+    pipe.cut = true;
+    const nanoseconds cut_at = pipe.now();
+    while (!c.done(0)) {
+        const nanoseconds until = c.poll();
+        if (c.done(0)) break;
+        const size_t k = pipe.recv(buf, sizeof buf, until);
+        c.feed(buf, k);
+    }
+    r = c.take(0);
+    CHECK(r.kind == LinkResult::link_error);
+    // replies already in flight at the cut may still arrive (one latency); after
+    // the last sign of life, max_attempts keep-alives go unanswered, then it fails
+    INFO("failed " << (pipe.now() - cut_at).count() << " ns after the cut; " << r.message);
+    CHECK(pipe.now() - cut_at <= cfg().resend_timeout * (cfg().max_attempts + 1) + pipe.latency);
+}
+
+TEST_CASE("LinkClient: a hub of another protocol version is refused", "[link][client]") {
+    FakePipe pipe;
+    MiniHub hub;
+    hub.version = D::VERSION + 1;
+    pipe.hub = &hub;
+    LinkClient c(pipe, "sim:test", cfg());
+    try {
+        c.read(0, 0x10, 1);
+        FAIL("no DeviceError");
+    } catch (const DeviceError& e) {
+        CHECK(std::string(e.what()).find("version") != std::string::npos);
+    }
+}

@@ -1,0 +1,785 @@
+// link_port and link_uart (rtl/link) with the host's LinkClient in front and
+// a C++ model register bus behind, through a seeded fault injector.
+//
+// The model bus (BusModel) answers after a random latency with random
+// bus_req_ready stalls, checks the bus contract (fields stable while
+// waiting, one request at a time, size 1..4, wdata zero above size), and
+// logs every write it applies.  Registers (per PE unless noted):
+//   0x1000+r  read/write            0x2000+r  read counter (each read returns
+//   0x3000    shared free-running             the number of earlier reads)
+//             counter (cycle / 16)  0xE000+r  missing (err 1)
+//   0xF000+r  write refused (err 2) 0xD000    err 3 (reserved)
+//
+// Random commands from several PEs at once (READ, WRITE, WAIT on the counter
+// or on a known register, WAITs that time out, HELLO) through an injector
+// that drops, flips single bits or bursts, duplicates, truncates frames and
+// adds garbage between frames, in both directions.  Every command is checked
+// as it completes (the value a READ returns, counters that show each read was
+// applied once, ERR codes), and at the end the bus's write log of each PE
+// must equal the writes that PE issued, in order: exactly once.  With the
+// link cut every call fails with LinkError within the retry bound.
+#include "harness.hpp"
+#include "link_util.hpp"
+#include "seed.hpp"
+
+#include <Vlink_port_n4.h>
+#include <Vlink_port_p5.h>
+#include <Vlink_uart.h>
+#include <aggnet/error.hpp>
+#include <aggnet/link_client.hpp>
+#include <aggnet/link_defs.hpp>
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <deque>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace aggnet;
+using namespace aggnet::link;
+using aggnet::sim::Harness;
+using aggnet::sim::test_seed;
+using std::chrono::nanoseconds;
+namespace D = aggnet::link_defs;
+
+namespace {
+
+constexpr uint64_t NS_PER_CYCLE = 20;  // the tests' hub clock: 50 MHz
+// Bytes reach the port at most every BYTE_CYCLES cycles: 10x the rate of a
+// 12 Mbaud UART at 48 MHz (40 cycles per byte), and slow enough that the port
+// takes each frame before the next one completes (else OVERRUN, recovered by
+// a resend, but slow).
+constexpr uint64_t BYTE_CYCLES = 4;
+
+uint32_t size_mask(unsigned s) { return s >= 4 ? 0xffffffffu : (1u << (8 * s)) - 1; }
+
+// ---- the model register bus ------------------------------------------------
+struct BusModel {
+    std::mt19937_64 rng;
+    std::map<std::pair<unsigned, unsigned>, uint32_t> rw, rdcount;
+    std::vector<std::vector<std::pair<uint16_t, uint32_t>>> wlog = std::vector<std::vector<std::pair<uint16_t, uint32_t>>>(64);
+    bool pending = false;
+    unsigned delay = 0;
+    uint32_t rdata = 0;
+    uint8_t err = 0;
+    bool was_waiting = false;  // valid && !ready last cycle: fields must hold
+    uint64_t held_key = 0;
+    uint64_t requests = 0, reads_of_counter = 0;
+    uint64_t cycle = 0;
+    unsigned max_delay = 4;
+
+    explicit BusModel(uint64_t seed) : rng(seed) {}
+
+    template <class M>
+    uint64_t key(M& m) {
+        return uint64_t(m.bus_req_we) | uint64_t(m.bus_req_pe) << 1 | uint64_t(m.bus_req_addr) << 8 |
+               uint64_t(m.bus_req_size) << 24 | uint64_t(m.bus_req_wdata) << 28;
+    }
+    /// Before the clock edge: drive ready and the response.
+    template <class M>
+    void before(M& m) {
+        m.bus_rsp_valid = 0;
+        if (pending) {
+            REQUIRE(m.bus_req_valid == 0);  // at most one request outstanding
+            if (delay == 0) {
+                m.bus_rsp_valid = 1;
+                m.bus_rsp_rdata = rdata | (uint32_t(rng()) & ~size_mask(last_size));  // junk above size
+                m.bus_rsp_err = err;
+                pending = false;
+            } else {
+                --delay;
+            }
+            m.bus_req_ready = rng() & 1;
+            return;
+        }
+        if (was_waiting) REQUIRE(key(m) == held_key);  // fields held while not taken
+        m.bus_req_ready = (rng() % 3) != 0;
+        if (m.bus_req_valid) {
+            const unsigned size = m.bus_req_size;
+            REQUIRE(size >= 1);
+            REQUIRE(size <= 4);
+            if (!m.bus_req_we) REQUIRE(m.bus_req_wdata == 0u);
+            REQUIRE((m.bus_req_wdata & ~size_mask(size)) == 0u);
+            if (m.bus_req_ready) {
+                accept(m.bus_req_we, m.bus_req_pe, m.bus_req_addr, m.bus_req_wdata, size);
+                was_waiting = false;
+            } else {
+                was_waiting = true;
+                held_key = key(m);
+            }
+        } else {
+            was_waiting = false;
+        }
+    }
+    unsigned last_size = 4;
+    void accept(bool we, unsigned pe, unsigned addr, uint32_t wdata, unsigned size) {
+        ++requests;
+        pending = true;
+        delay = unsigned(rng() % (max_delay + 1));
+        last_size = size;
+        rdata = 0;
+        err = 0;
+        const unsigned win = addr & 0xf000;
+        if (win == 0x1000) {
+            if (we) {
+                rw[{pe, addr}] = wdata;
+                wlog[pe].push_back({uint16_t(addr), wdata});
+            } else {
+                rdata = rw[{pe, addr}] & size_mask(size);
+            }
+        } else if (win == 0x2000) {
+            if (we) err = 2;
+            else {
+                rdata = rdcount[{pe, addr}]++ & size_mask(size);
+                ++reads_of_counter;
+            }
+        } else if (addr == 0x3000) {
+            if (we) err = 2;
+            else rdata = uint32_t(cycle / 16) & size_mask(size);
+        } else if (win == 0xF000) {
+            if (we) err = 2;
+            else rdata = 0xA5 & size_mask(size);
+        } else if (addr == 0xD000) {
+            err = 3;
+        } else {
+            err = 1;
+        }
+    }
+};
+
+// ---- fault injector ----------------------------------------------------------
+struct Injector {
+    std::mt19937_64 rng;
+    double rate = 0;   // probability that a frame is damaged in some way
+    bool cut = false;  // drop everything
+    uint64_t frames = 0, drops = 0, flips = 0, bursts = 0, dups = 0, garbage = 0, lost_bytes = 0, truncs = 0;
+    explicit Injector(uint64_t seed) : rng(seed) {}
+
+    void apply(const std::vector<uint8_t>& f, std::vector<uint8_t>& out) {
+        ++frames;
+        if (cut) {
+            ++drops;
+            return;
+        }
+        if (std::uniform_real_distribution<double>(0, 1)(rng) >= rate) {
+            out.insert(out.end(), f.begin(), f.end());
+            return;
+        }
+        std::vector<uint8_t> g = f;
+        switch (rng() % 7) {
+        case 0: ++drops; return;
+        case 1: ++flips; g[rng() % g.size()] ^= uint8_t(1u << (rng() % 8)); break;
+        case 2: {  // burst of 2..8 bits
+            ++bursts;
+            const size_t bit0 = rng() % (g.size() * 8);
+            const unsigned n = 2 + rng() % 7;
+            for (unsigned k = 0; k < n && (bit0 + k) / 8 < g.size(); ++k) g[(bit0 + k) / 8] ^= uint8_t(1u << ((bit0 + k) % 8));
+            break;
+        }
+        case 3: ++dups; out.insert(out.end(), f.begin(), f.end()); break;
+        case 4: {
+            ++garbage;
+            const unsigned n = 1 + rng() % 10;
+            for (unsigned k = 0; k < n; ++k) out.push_back(test::spicy_byte(rng));
+            break;
+        }
+        case 5: ++lost_bytes; g.erase(g.begin() + long(rng() % g.size())); break;
+        default: ++truncs; g.resize(rng() % g.size()); break;
+        }
+        out.insert(out.end(), g.begin(), g.end());
+    }
+};
+
+// ---- the bench: port + bus + injectors + a LinkPipe for the client ---------------
+template <class M>
+struct PortBench : LinkPipe {
+    Harness<M> h;
+    BusModel bus;
+    Injector up, down;
+    std::mt19937_64 rng;
+    std::deque<uint8_t> rxq;        // host -> port bytes
+    std::vector<uint8_t> hostq;     // port -> host bytes (after the injector)
+    std::vector<uint8_t> raw;       // the frame coming out of the port
+    Decoder txdec;
+    unsigned tx_stall = 8;          // tx_ready low one cycle in tx_stall
+
+    PortBench(const std::string& name, uint64_t seed)
+        : h(name), bus(seed ^ 1), up(seed ^ 2), down(seed ^ 3), rng(seed ^ 4) {
+        h->rx_valid = 0;
+        h->rx_ferr = 0;
+        h->tx_ready = 1;
+        h->bus_req_ready = 0;
+        h->bus_rsp_valid = 0;
+        h.reset();
+    }
+    void tick() {
+        h->rx_valid = 0;
+        if (!rxq.empty() && h.cycle() % BYTE_CYCLES == 0) {
+            h->rx_valid = 1;
+            h->rx_data = rxq.front();
+            rxq.pop_front();
+        }
+        h->tx_ready = (rng() % tx_stall) != 0;
+        const bool txv = h->tx_valid && h->tx_ready;
+        const uint8_t txb = h->tx_data;
+        bus.cycle = h.cycle();
+        bus.before(h.dut());
+        h.tick();
+        if (txv) {
+            if (txb == D::FLAG) raw.clear();
+            raw.push_back(txb);
+            if (txdec.push(txb)) down.apply(raw, hostq);
+        }
+    }
+    unsigned stat(unsigned i) { return unsigned((h->stats[i / 2] >> (16 * (i % 2))) & 0xffff); }
+
+    // LinkPipe
+    void send(const uint8_t* data, size_t n) override {
+        std::vector<uint8_t> out;
+        up.apply(std::vector<uint8_t>(data, data + n), out);
+        rxq.insert(rxq.end(), out.begin(), out.end());
+    }
+    size_t recv(uint8_t* buf, size_t cap, nanoseconds until) override {
+        while (hostq.empty() && now() < until) tick();
+        const size_t n = std::min(cap, hostq.size());
+        std::copy(hostq.begin(), hostq.begin() + long(n), buf);
+        hostq.erase(hostq.begin(), hostq.begin() + long(n));
+        return n;
+    }
+    nanoseconds now() override { return nanoseconds(h.cycle() * NS_PER_CYCLE); }
+    void deliver(LinkClient& c) {
+        if (!hostq.empty()) {
+            c.feed(hostq.data(), hostq.size());
+            hostq.clear();
+        }
+    }
+};
+
+LinkConfig port_cfg() {
+    LinkConfig c;
+    c.resend_timeout = nanoseconds(800 * NS_PER_CYCLE);
+    c.max_attempts = 12;
+    c.idle_timeout = nanoseconds(400 * NS_PER_CYCLE);
+    return c;
+}
+
+// ---- the random command workload ------------------------------------------------
+struct Expect {
+    uint8_t op = 0;
+    uint16_t addr = 0;
+    unsigned size = 1;
+    enum { plain, counter_read, wait_counter, wait_timeout, hub_err, hello } kind = plain;
+    uint32_t value = 0;      // value: expected DATA; wait_counter: the low nibble wanted
+    uint8_t err = 0;
+};
+
+struct Workload {
+    std::mt19937_64 rng;
+    std::vector<unsigned> pes;
+    unsigned first_pe, port_pes, hub_pes;
+    std::map<std::pair<unsigned, unsigned>, uint32_t> shadow, reads;
+    std::vector<std::vector<std::pair<uint16_t, uint32_t>>> writes = std::vector<std::vector<std::pair<uint16_t, uint32_t>>>(64);
+    std::vector<Expect> cur = std::vector<Expect>(64);
+    uint64_t done = 0, n_write = 0, n_read = 0, n_wait = 0, n_timeout = 0, n_err = 0, n_hello = 0;
+
+    Workload(uint64_t seed, std::vector<unsigned> p, unsigned first, unsigned n, unsigned hub)
+        : rng(seed), pes(std::move(p)), first_pe(first), port_pes(n), hub_pes(hub) {}
+
+    void start(LinkClient& c, unsigned pe, nanoseconds now) {
+        Expect e;
+        const unsigned size = 1 + rng() % 4;
+        e.size = size;
+        const unsigned r = rng() % 100;
+        if (r < 35) {  // write a read/write register
+            e.op = D::OP_WRITE;
+            e.addr = uint16_t(0x1000 + rng() % 8);
+            const uint32_t v = uint32_t(rng()) & size_mask(size);
+            shadow[{pe, e.addr}] = v;
+            writes[pe].push_back({e.addr, v});
+            c.start_write(pe, e.addr, v, size);
+            ++n_write;
+        } else if (r < 60) {  // read one back
+            e.op = D::OP_READ;
+            e.addr = uint16_t(0x1000 + rng() % 8);
+            e.value = shadow[{pe, e.addr}] & size_mask(size);
+            c.start_read(pe, e.addr, size);
+            ++n_read;
+        } else if (r < 75) {  // read counter: shows each read is applied once
+            e.op = D::OP_READ;
+            e.kind = Expect::counter_read;
+            e.addr = uint16_t(0x2000 + rng() % 4);
+            e.value = reads[{pe, e.addr}]++ & size_mask(size);
+            c.start_read(pe, e.addr, size);
+            ++n_read;
+        } else if (r < 85) {  // WAIT for the free-running counter's low nibble
+            e.op = D::OP_WAIT;
+            e.kind = Expect::wait_counter;
+            e.addr = 0x3000;
+            e.size = 1;
+            e.value = uint32_t(rng() % 16);
+            c.start_wait(pe, e.addr, 0x0f, e.value, 1, now + nanoseconds(100000 * NS_PER_CYCLE));
+            ++n_wait;
+        } else if (r < 90) {  // WAIT that holds at once on a known register
+            e.op = D::OP_WAIT;
+            e.addr = uint16_t(0x1000 + rng() % 8);
+            const uint32_t cur_v = shadow[{pe, e.addr}] & size_mask(size);
+            const uint32_t mask = uint32_t(rng()) & size_mask(size);
+            e.value = cur_v;
+            c.start_wait(pe, e.addr, mask, cur_v & mask, size, now + nanoseconds(100000 * NS_PER_CYCLE));
+            ++n_wait;
+        } else if (r < 91) {  // WAIT that never holds: times out; the next command cancels it
+            e.op = D::OP_WAIT;
+            e.kind = Expect::wait_timeout;
+            e.addr = uint16_t(0x1000 + rng() % 8);
+            const uint32_t cur_v = shadow[{pe, e.addr}] & 0xff;
+            c.start_wait(pe, e.addr, 0xff, cur_v ^ 0x5a, 1, now + nanoseconds(3000 * NS_PER_CYCLE));
+            ++n_timeout;
+        } else if (r < 97) {  // errors from the engines
+            e.kind = Expect::hub_err;
+            switch (rng() % 4) {
+            case 0: e.op = D::OP_READ; e.addr = uint16_t(0xE000 + rng() % 16); e.err = D::ERR_NO_REG; c.start_read(pe, e.addr, size); break;
+            case 1: e.op = D::OP_WRITE; e.addr = uint16_t(0xF000 + rng() % 16); e.err = D::ERR_REFUSED; c.start_write(pe, e.addr, 1, 1); break;
+            case 2: e.op = D::OP_WRITE; e.addr = 0xD000; e.err = D::ERR_BUS; c.start_write(pe, e.addr, 1, 1); break;
+            default: e.op = D::OP_WAIT; e.addr = uint16_t(0xE000 + rng() % 16); e.err = D::ERR_NO_REG;
+                     c.start_wait(pe, e.addr, 1, 1, 1, now + nanoseconds(100000 * NS_PER_CYCLE)); break;
+            }
+            ++n_err;
+        } else {
+            e.op = D::OP_HELLO;
+            e.kind = Expect::hello;
+            c.start_hello(pe);
+            ++n_hello;
+        }
+        cur[pe] = e;
+    }
+
+    void check(unsigned pe, const LinkResult& r) {
+        const Expect& e = cur[pe];
+        INFO("PE" << pe << " op " << D::op_name(e.op) << " addr " << e.addr << ": " << r.message);
+        REQUIRE(r.op == e.op);
+        REQUIRE(r.addr == e.addr);
+        switch (e.kind) {
+        case Expect::plain:
+        case Expect::counter_read:
+            REQUIRE(r.kind == LinkResult::ok);
+            REQUIRE(r.value == e.value);
+            break;
+        case Expect::wait_counter:
+            REQUIRE(r.kind == LinkResult::ok);
+            REQUIRE((r.value & 0x0f) == e.value);
+            break;
+        case Expect::wait_timeout:
+            REQUIRE(r.kind == LinkResult::timeout);
+            break;
+        case Expect::hub_err:
+            REQUIRE(r.kind == LinkResult::hub_error);
+            REQUIRE(r.err == e.err);
+            break;
+        case Expect::hello:
+            REQUIRE(r.kind == LinkResult::ok);
+            REQUIRE(r.hello.version == D::VERSION);
+            REQUIRE(r.hello.first_pe == first_pe);
+            REQUIRE(r.hello.port_pes == port_pes);
+            REQUIRE(r.hello.hub_pes == hub_pes);
+            break;
+        }
+        ++done;
+    }
+};
+
+/// Run `commands` random commands from all of `pes` at once through a port.
+template <class M>
+void run_workload(const std::string& name, double rate, uint64_t commands, std::vector<unsigned> pes,
+                  unsigned first_pe, unsigned port_pes, unsigned hub_pes) {
+    const uint64_t seed = test_seed(name.c_str());
+    PortBench<M> b(name, seed);
+    b.up.rate = rate;
+    b.down.rate = rate;
+    LinkClient c(b, "sim:" + name, port_cfg());
+    Workload w(seed ^ 5, pes, first_pe, port_pes, hub_pes);
+    uint64_t started = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    b.h.set_max_cycles(commands * 4000 + 100000);  // a hang becomes a CycleTimeout
+    while (w.done < commands) {
+        for (unsigned pe : pes) {
+            if (c.done(pe)) w.check(pe, c.take(pe));
+            if (!c.busy(pe) && started < commands) {
+                w.start(c, pe, b.now());
+                ++started;
+            }
+        }
+        b.tick();
+        b.deliver(c);
+        if ((b.h.cycle() & 7) == 0) c.poll();
+    }
+    // exactly once, in order: the bus applied each PE's writes as issued
+    for (unsigned pe : pes) {
+        INFO("PE" << pe);
+        REQUIRE(b.bus.wlog[pe].size() == w.writes[pe].size());
+        REQUIRE(b.bus.wlog[pe] == w.writes[pe]);
+    }
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("[link_port] %s: %llu commands (%llu writes, %llu reads, %llu waits, %llu wait timeouts, %llu ERR, "
+                "%llu HELLO) in %llu cycles, %.1f s; fault rate %.0f%%: up %llu/%llu frames damaged, down %llu/%llu; "
+                "client resends %llu, stale %llu; hub: ok %u crc %u resync %u badlen %u timeout %u overrun %u dup %u\n",
+                name.c_str(), (unsigned long long)w.done, (unsigned long long)w.n_write, (unsigned long long)w.n_read,
+                (unsigned long long)w.n_wait, (unsigned long long)w.n_timeout, (unsigned long long)w.n_err,
+                (unsigned long long)w.n_hello, (unsigned long long)b.h.cycle(), secs, rate * 100,
+                (unsigned long long)(b.up.drops + b.up.flips + b.up.bursts + b.up.dups + b.up.garbage + b.up.lost_bytes + b.up.truncs),
+                (unsigned long long)b.up.frames,
+                (unsigned long long)(b.down.drops + b.down.flips + b.down.bursts + b.down.dups + b.down.garbage + b.down.lost_bytes + b.down.truncs),
+                (unsigned long long)b.down.frames, (unsigned long long)c.stats().resends,
+                (unsigned long long)c.stats().stale, b.stat(D::STAT_FRAMES_OK), b.stat(D::STAT_CRC_ERR),
+                b.stat(D::STAT_RESYNC), b.stat(D::STAT_BAD_LEN), b.stat(D::STAT_TIMEOUT), b.stat(D::STAT_OVERRUN),
+                b.stat(D::STAT_DUP));
+    std::fflush(stdout);
+    if (rate == 0) {
+        // the only resends on a clean link are the keep-alives of pending
+        // WAITs, and the hub sees each of them as a duplicate
+        CHECK(b.stat(D::STAT_DUP) == c.stats().resends);
+        CHECK(b.stat(D::STAT_CRC_ERR) == 0);
+        CHECK(b.stat(D::STAT_RESYNC) == 0);
+        CHECK(b.stat(D::STAT_BAD_LEN) == 0);
+        CHECK(b.stat(D::STAT_OVERRUN) == 0);
+        CHECK(c.stats().stale <= c.stats().resends);  // answers to keep-alives that crossed a DATA
+    } else {
+        CHECK(c.stats().resends > 0);
+        CHECK(b.stat(D::STAT_CRC_ERR) + b.stat(D::STAT_RESYNC) > 0);
+        CHECK(b.stat(D::STAT_DUP) > 0);
+    }
+    CHECK(w.n_write > commands / 5);
+}
+
+// ---- raw frames, for the directed tests ---------------------------------------------
+template <class M>
+std::vector<Frame> exchange(PortBench<M>& b, const Frame& f, unsigned cycles = 300) {
+    const std::vector<uint8_t> bytes = encode(f);
+    b.rxq.insert(b.rxq.end(), bytes.begin(), bytes.end());
+    std::vector<Frame> got;
+    Decoder d;
+    for (unsigned i = 0; i < cycles; ++i) {
+        b.tick();
+        for (uint8_t x : b.hostq)
+            if (d.push(x)) got.push_back(d.frame());
+        b.hostq.clear();
+    }
+    return got;
+}
+
+Frame req(uint8_t pe, uint8_t op, uint8_t seq, uint16_t addr, std::vector<uint8_t> pl = {}) {
+    Frame f;
+    f.pe = pe;
+    f.op = op;
+    f.seq = seq;
+    f.addr = addr;
+    for (uint8_t x : pl) f.payload[f.len++] = x;
+    return f;
+}
+
+}  // namespace
+
+// 3*10^5 commands over the suite: 20k clean, 60k at 1%, 200k at 10%, 20k on the N = 1 port.
+TEST_CASE("link_port: 4 PEs at once, clean link", "[link][port]") {
+    run_workload<Vlink_port_n4>("link_port_n4_clean", 0.0, uint64_t(20000 * sim::cycles_scale()), {0, 1, 2, 3}, 0, 4, 4);
+}
+TEST_CASE("link_port: 4 PEs at once, 1% of frames damaged each way", "[link][port]") {
+    run_workload<Vlink_port_n4>("link_port_n4_1pc", 0.01, uint64_t(60000 * sim::cycles_scale()), {0, 1, 2, 3}, 0, 4, 4);
+}
+TEST_CASE("link_port: 4 PEs at once, 10% of frames damaged each way", "[link][port]") {
+    run_workload<Vlink_port_n4>("link_port_n4_10pc", 0.10, uint64_t(200000 * sim::cycles_scale()), {0, 1, 2, 3}, 0, 4, 4);
+}
+TEST_CASE("link_port: N = 1 with PE_ID = 5, 10% damaged", "[link][port]") {
+    run_workload<Vlink_port_p5>("link_port_p5_10pc", 0.10, uint64_t(20000 * sim::cycles_scale()), {5}, 5, 1, 16);
+}
+
+TEST_CASE("link_port: with the link cut every call fails with LinkError within the retry bound", "[link][port]") {
+    PortBench<Vlink_port_n4> b("link_port_cut", test_seed("link_port_cut"));
+    LinkClient c(b, "sim:cut", port_cfg());
+    const LinkConfig cfg = port_cfg();
+    // establish the PEs first
+    for (unsigned pe = 0; pe < 4; ++pe) c.hello(pe);
+    c.write(2, 0x1001, 0x42, 1);
+    REQUIRE(b.bus.wlog[2].size() == 1);
+    auto expect = [&](auto call, unsigned pe, const char* op, const char* addr) {
+        const nanoseconds t0 = b.now();
+        try {
+            call();
+            FAIL("no LinkError");
+        } catch (const LinkError& e) {
+            const std::string m = e.what();
+            INFO(m);
+            CHECK(m.find("sim:cut") != std::string::npos);
+            CHECK(m.find("PE" + std::to_string(pe)) != std::string::npos);
+            CHECK(m.find(op) != std::string::npos);
+            CHECK(m.find(addr) != std::string::npos);
+            CHECK(e.attempts == cfg.max_attempts);
+        }
+        const nanoseconds dt = b.now() - t0;
+        CHECK(dt <= cfg.resend_timeout * cfg.max_attempts + nanoseconds(NS_PER_CYCLE * 16));
+    };
+    SECTION("both directions") {
+        b.up.cut = b.down.cut = true;
+        expect([&] { c.read(0, 0x1002, 2); }, 0, "READ", "0x1002");
+        expect([&] { c.write(1, 0x1003, 7, 1); }, 1, "WRITE", "0x1003");
+        expect([&] { c.wait(2, 0x3000, 1, 1, 1, std::chrono::seconds(1)); }, 2, "WAIT", "0x3000");
+        expect([&] { c.hello(3); }, 3, "HELLO", "0x0000");
+        CHECK(b.bus.requests == 1);  // nothing reached the engines
+    }
+    SECTION("replies lost: the write reaches the hub every time, applied once") {
+        b.down.cut = true;
+        expect([&] { c.write(1, 0x1004, 0x99, 1); }, 1, "WRITE", "0x1004");
+        CHECK(b.bus.wlog[1].size() == 1);
+        CHECK(b.stat(D::STAT_DUP) == cfg.max_attempts - 1);
+        // and the link comes back: the next command works
+        b.down.cut = false;
+        CHECK(c.read(1, 0x1004, 1) == 0x99u);
+    }
+}
+
+TEST_CASE("link_port: blocking client calls over the Verilated port", "[link][port]") {
+    PortBench<Vlink_port_n4> b("link_port_blocking", test_seed("link_port_blocking"));
+    b.up.rate = b.down.rate = 0.1;
+    LinkClient c(b, "sim:blocking", port_cfg());
+    const HelloInfo h = c.hello(2);
+    CHECK(h.version == D::VERSION);
+    CHECK(h.port_pes == 4);
+    CHECK(h.clk_hz == 48000000u);
+    CHECK(h.engines == 0x0003);
+    for (uint32_t v = 0; v < 300; ++v) {
+        c.write(2, 0x1005, v & 0xffff, 2);
+        CHECK(c.read(2, 0x1005, 2) == (v & 0xffff));
+    }
+    CHECK((c.wait(2, 0x3000, 0x0f, 0x07, 1, std::chrono::milliseconds(1)) & 0x0f) == 0x07u);
+    CHECK_THROWS_AS(c.read(2, 0xE123, 1), RegisterError);
+    CHECK_THROWS_AS(c.read(7, 0x1005, 1), DeviceError);  // not served: refused locally after HELLO
+    CHECK(b.bus.wlog[2].size() == 300);
+}
+
+TEST_CASE("link_port: directed frames (ERR codes, duplicates, WAIT ACK and cancel, bad PE, latency)", "[link][port]") {
+    PortBench<Vlink_port_n4> b("link_port_directed", test_seed("link_port_directed"));
+    b.tx_stall = 1 << 30;  // tx always ready
+    b.bus.max_delay = 0;
+    auto one = [&](const Frame& f) {
+        auto r = exchange(b, f);
+        INFO(f.describe());
+        REQUIRE(r.size() == 1);
+        CHECK(r[0].pe == f.pe);
+        CHECK(r[0].seq == f.seq);
+        CHECK(r[0].addr == f.addr);
+        return r[0];
+    };
+    // HELLO
+    Frame r = one(req(1, D::OP_HELLO, 10, 0));
+    CHECK(r.op == D::OP_HELLO_R);
+    CHECK(r.len == 8);
+    CHECK(r.payload[0] == D::VERSION);
+    CHECK(r.value(D::HELLO_CLK, 2) == 4800u);
+    // a bad length and a bad op are answered with ERR and remembered
+    r = one(req(1, D::OP_READ, 11, 0x1000, {5}));
+    CHECK((r.op == D::OP_ERR && r.payload[0] == D::ERR_BAD_LEN));
+    r = one(req(1, D::OP_WRITE, 12, 0x1000, {1, 2, 3, 4, 5}));
+    CHECK((r.op == D::OP_ERR && r.payload[0] == D::ERR_BAD_LEN));
+    r = one(req(1, D::OP_WAIT, 13, 0x1000, {1, 2, 3}));
+    CHECK((r.op == D::OP_ERR && r.payload[0] == D::ERR_BAD_LEN));
+    r = one(req(1, 0x42, 14, 0x1000));
+    CHECK((r.op == D::OP_ERR && r.payload[0] == D::ERR_BAD_OP));
+    r = one(req(1, D::OP_ACK, 15, 0x1000));
+    CHECK((r.op == D::OP_ERR && r.payload[0] == D::ERR_BAD_OP));
+    r = one(req(1, D::OP_WRITE, 16, 0xD000, {1}));
+    CHECK((r.op == D::OP_ERR && r.payload[0] == D::ERR_BUS));
+    // a write, its duplicate: ACK twice, applied once
+    const uint64_t req0 = b.bus.requests;
+    r = one(req(1, D::OP_WRITE, 17, 0x1001, {0x12, 0x34}));
+    CHECK((r.op == D::OP_ACK && r.len == 0));
+    r = one(req(1, D::OP_WRITE, 17, 0x1001, {0x12, 0x34}));
+    CHECK((r.op == D::OP_ACK && r.len == 0));
+    CHECK(b.bus.requests == req0 + 1);
+    CHECK(b.bus.wlog[1].back() == std::pair<uint16_t, uint32_t>(0x1001, 0x1234));
+    CHECK(b.stat(D::STAT_DUP) == 1);
+    r = one(req(1, D::OP_READ, 18, 0x1001, {2}));
+    CHECK((r.op == D::OP_DATA && r.len == 2 && r.value(0, 2) == 0x1234u));
+    // a WAIT that does not hold: ACK; its duplicate: ACK again; then a new seq
+    // cancels it: no DATA for seq 19 ever, even once it would hold
+    r = one(req(1, D::OP_WAIT, 19, 0x1001, {0xff, 0xff, 0x56, 0x78}));
+    CHECK((r.op == D::OP_ACK && r.seq == 19));
+    r = one(req(1, D::OP_WAIT, 19, 0x1001, {0xff, 0xff, 0x56, 0x78}));
+    CHECK((r.op == D::OP_ACK && r.seq == 19));
+    r = one(req(1, D::OP_WRITE, 20, 0x1001, {0x56, 0x78}));  // makes it hold, but it is cancelled
+    CHECK((r.op == D::OP_ACK && r.seq == 20));
+    CHECK(exchange(b, req(2, D::OP_HELLO, 0, 0), 2000).size() == 1);  // time passes: nothing for PE1
+    // a WAIT that holds later (the counter's low nibble): ACK first unless it
+    // holds at once, then DATA, nothing else
+    {
+        auto got = exchange(b, req(0, D::OP_WAIT, 1, 0x3000, {0x0f, 0x0f}), 800);
+        REQUIRE(!got.empty());
+        REQUIRE(got.size() <= 2);
+        if (got.size() == 2) CHECK((got[0].op == D::OP_ACK && got[0].seq == 1 && got[0].len == 0));
+        const Frame& d = got.back();
+        CHECK((d.op == D::OP_DATA && d.seq == 1 && d.len == 1 && (d.payload[0] & 0x0f) == 0x0f));
+    }
+    // PE 4 is not served by this port: dropped, counted, no reply
+    CHECK(exchange(b, req(4, D::OP_HELLO, 0, 0)).empty());
+    CHECK(exchange(b, req(0x41, D::OP_HELLO, 0, 0)).empty());
+    CHECK(b.stat(D::STAT_BAD_PE) == 2);
+    // a bad CRC: dropped and counted
+    std::vector<uint8_t> bad = encode(req(1, D::OP_READ, 30, 0x1001, {1}));
+    bad.back() ^= 1;
+    b.rxq.insert(b.rxq.end(), bad.begin(), bad.end());
+    CHECK(exchange(b, req(1, D::OP_READ, 31, 0x1001, {1})).size() == 1);
+    CHECK(b.stat(D::STAT_CRC_ERR) == 1);
+    // UART framing errors are counted
+    b.h->rx_ferr = 1;
+    b.h.tick();
+    b.h->rx_ferr = 0;
+    b.h.tick();
+    CHECK(b.stat(D::STAT_UART_FERR) == 1);
+
+    // latency: last byte of a WRITE in -> bus request, bus answer -> first reply byte
+    const std::vector<uint8_t> w = encode(req(1, D::OP_WRITE, 40, 0x1002, {0x77}));
+    for (size_t i = 0; i < w.size(); ++i) {
+        b.h->rx_valid = 1;
+        b.h->rx_data = w[i];
+        b.h->bus_req_ready = 0;
+        b.h.tick();
+    }
+    b.h->rx_valid = 0;
+    unsigned to_req = 1;  // cycles after the edge that took the last byte
+    while (!b.h->bus_req_valid && to_req < 50) {
+        b.h.tick();
+        ++to_req;
+    }
+    std::printf("[link_port] last byte in -> bus_req_valid: %u cycles\n", to_req);
+    CHECK(to_req <= 4);
+}
+
+// ---- link_uart: the same through the UART pins -------------------------------------------
+namespace {
+/// Host side of a UART at BAUD*(1+err): a continuous-time serializer onto the
+/// rx pin and an ideal deserializer of the tx pin, plus a LinkPipe.
+struct UartBench : LinkPipe {
+    Harness<Vlink_uart> h;
+    BusModel bus;
+    std::mt19937_64 rng;
+    double cpb_host;              // host's bit period in hub clocks
+    double cpb_hub;
+    std::deque<uint8_t> txq;      // host -> hub bytes waiting
+    double cur_start = -1;        // start time of the character on the wire
+    uint16_t cur_bits = 0;
+    std::vector<uint8_t> hostq;
+    int64_t rx_start = -1;        // hub->host character being decoded
+    uint8_t rx_shreg = 0;
+    int prev_tx = 1;
+    double next_free = 0;
+    std::vector<double> stop_end; // when each host byte's stop bit ends
+
+    UartBench(const std::string& name, uint64_t seed, double err)
+        : h(name), bus(seed ^ 7), rng(seed), cpb_host(4.0 * (1 + err)), cpb_hub(4.0) {
+        h->rx = 1;
+        h->bus_req_ready = 0;
+        h->bus_rsp_valid = 0;
+        h.reset();
+    }
+    int line(double t) {
+        if (cur_start < 0 || t < cur_start) return 1;
+        const int k = int((t - cur_start) / cpb_host);
+        if (k >= 10) return 1;
+        return (cur_bits >> k) & 1;
+    }
+    void tick() {
+        const double t = double(h.cycle());
+        if (cur_start >= 0 && t >= cur_start + 10 * cpb_host) cur_start = -1;
+        if (cur_start < 0 && !txq.empty() && t >= next_free) {
+            cur_start = std::max(t, next_free) + std::uniform_real_distribution<double>(0, 1)(rng);
+            cur_bits = uint16_t((txq.front() << 1) | 0x200);
+            txq.pop_front();
+            next_free = cur_start + 10 * cpb_host;
+            stop_end.push_back(next_free);
+        }
+        h->rx = line(t);
+        bus.cycle = h.cycle();
+        bus.before(h.dut());
+        h.tick();
+        // ideal decoder of the hub's tx pin
+        const int tx = h->tx;
+        const int64_t c = int64_t(h.cycle());
+        if (rx_start < 0 && prev_tx == 1 && tx == 0) rx_start = c;
+        if (rx_start >= 0) {
+            for (int k = 1; k <= 9; ++k)
+                if (c == rx_start + int64_t(std::floor((k + 0.5) * cpb_hub))) {
+                    if (k <= 8) rx_shreg = uint8_t((rx_shreg >> 1) | (tx << 7));
+                    else {
+                        REQUIRE(tx == 1);
+                        hostq.push_back(rx_shreg);
+                        rx_start = -1;
+                    }
+                }
+        }
+        prev_tx = tx;
+    }
+    void send(const uint8_t* data, size_t n) override { txq.insert(txq.end(), data, data + n); }
+    size_t recv(uint8_t* buf, size_t cap, nanoseconds until) override {
+        while (hostq.empty() && now() < until) tick();
+        const size_t n = std::min(cap, hostq.size());
+        std::copy(hostq.begin(), hostq.begin() + long(n), buf);
+        hostq.erase(hostq.begin(), hostq.begin() + long(n));
+        return n;
+    }
+    nanoseconds now() override { return nanoseconds(h.cycle() * NS_PER_CYCLE); }
+    unsigned stat(unsigned i) { return unsigned((h->stats[i / 2] >> (16 * (i % 2))) & 0xffff); }
+};
+}  // namespace
+
+TEST_CASE("link_uart: commands through the UART pins at 12 Mbaud (4 clocks per bit), host +-1.5%", "[link][uart][port]") {
+    for (double err : {0.0, 0.015, -0.015}) {
+        const std::string name = "link_uart_" + std::to_string(int(err * 1000));
+        UartBench b(name, test_seed(name.c_str()), err);
+        LinkConfig cfg;
+        cfg.resend_timeout = nanoseconds(4000 * NS_PER_CYCLE);
+        cfg.max_attempts = 3;
+        cfg.idle_timeout = nanoseconds(2000 * NS_PER_CYCLE);
+        LinkClient c(b, "serial:sim@12000000", cfg);
+        std::mt19937_64 rng(test_seed((name + "_cmds").c_str()));
+        for (unsigned pe = 0; pe < 4; ++pe) c.hello(pe);
+        std::map<std::pair<unsigned, unsigned>, uint32_t> shadow;
+        for (int i = 0; i < 300; ++i) {
+            const unsigned pe = rng() % 4, size = 1 + rng() % 4;
+            const uint16_t addr = uint16_t(0x1000 + rng() % 4);
+            if (rng() % 2) {
+                const uint32_t v = uint32_t(rng()) & size_mask(size);
+                c.write(pe, addr, v, size);
+                shadow[{pe, addr}] = v;
+            } else {
+                CHECK(c.read(pe, addr, size) == (shadow[{pe, addr}] & size_mask(size)));
+            }
+        }
+        INFO("host bit period error " << err);
+        CHECK(c.stats().resends == 0);
+        CHECK(b.stat(D::STAT_UART_FERR) == 0);
+        CHECK(b.stat(D::STAT_CRC_ERR) == 0);
+
+        // latency: end of the last stop bit of a WRITE on the pin -> bus request
+        b.bus.max_delay = 0;
+        Frame w = req(0, D::OP_WRITE, 200, 0x1003, {0x5a});
+        c.write(0, 0x1003, 0x11, 1);  // the client's seq moves on; use a raw frame now
+        b.stop_end.clear();
+        const std::vector<uint8_t> bytes = encode(w);
+        b.send(bytes.data(), bytes.size());
+        int64_t req_at = -1;
+        while (req_at < 0 && b.h.cycle() < 1000000) {
+            b.h->bus_req_ready = 0;
+            const bool v = b.h->bus_req_valid;
+            if (v) req_at = int64_t(b.h.cycle());
+            else b.tick();
+        }
+        REQUIRE(b.stop_end.size() == bytes.size());
+        const double stop_end = b.stop_end.back();
+        const double stop_mid = stop_end - 0.5 * b.cpb_host;
+        std::printf("[link_uart] %s: last stop bit middle -> bus_req_valid %.1f cycles, stop bit end -> %.1f cycles\n",
+                    name.c_str(), double(req_at) - stop_mid, double(req_at) - stop_end);
+        CHECK(double(req_at) - stop_end <= 8);
+    }
+}

@@ -1,0 +1,511 @@
+#!/usr/bin/env python3
+"""The aggnet link, written once.
+
+These tables are the single source of the link's frame format, opcodes, error
+codes, engine windows, HELLO layout and statistics counters (the model is
+Hall's COP channel, seed 004 chapter IV: ACK, resend, deadlock timer).  From
+them we generate:
+
+  rtl/link/link_defs.vh               Verilog localparams (included by rtl/link/*.v)
+  host/include/aggnet/link_defs.hpp   C++ constants (libaggnet, tests)
+  docs/link.md                        the human specification
+
+`python3 tools/linkgen.py` rewrites the three files; `--check` fails (exit 1)
+when a committed file differs from what the tables generate.  `make lint` runs
+the check, `make gen` the generator.
+"""
+import argparse
+import pathlib
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+VERSION = 1
+
+# ---- framing constants: (name, value, bits, meaning) ------------------------
+CONSTS = [
+    ("VERSION",      VERSION, 8,  "protocol version carried by the HELLO reply"),
+    ("FLAG",         0x7E,   8,  "starts every frame; inside a frame it aborts the frame and starts a new one"),
+    ("ESC",          0x7D,   8,  "escape: the next byte is sent XOR ESC_XOR"),
+    ("ESC_XOR",      0x20,   8,  "escaped byte = byte XOR ESC_XOR (FLAG -> 7D 5E, ESC -> 7D 5D)"),
+    ("HDR_BYTES",    6,      8,  "unstuffed header bytes: pe, op, seq, addr_hi, addr_lo, len"),
+    ("CRC_BYTES",    2,      8,  "CRC bytes after the payload, most significant first"),
+    ("MAX_PAYLOAD",  8,      8,  "largest len"),
+    ("MAX_PE",       63,     8,  "largest PE id (pe byte 0..63)"),
+    ("MAX_VALUE_BYTES", 4,   8,  "register values are 1..4 bytes (bus data is 32 bits)"),
+    ("CRC_POLY",     0x1021, 16, "CRC-16/CCITT-FALSE polynomial x^16 + x^12 + x^5 + 1, not reflected"),
+    ("CRC_INIT",     0xFFFF, 16, "CRC register before the pe byte"),
+    ("CRC_XOROUT",   0x0000, 16, "nothing is XORed onto the result"),
+    ("CRC_CHECK",    0x29B1, 16, "CRC of the 9 ASCII bytes \"123456789\""),
+    ("CRC_RESIDUE",  0x0000, 16, "CRC over pe..payload followed by the two CRC bytes"),
+    ("HELLO_CLK_UNIT_HZ", 10000, 32, "the HELLO clock field counts in units of this many Hz"),
+]
+
+# ---- frame layout, unstuffed, in wire order: (field, bytes, meaning) --------
+FIELDS = [
+    ("pe",      "1",     "PE (channel) id 0..63: which PE's registers and sequence state the frame is for"),
+    ("op",      "1",     "operation code (table below); replies have bit 7 set"),
+    ("seq",     "1",     "sequence number, per PE; a reply carries the seq of the request it answers"),
+    ("addr",    "2",     "register address, big-endian: bits 15..12 engine window, bits 11..0 register; a reply echoes the request's"),
+    ("len",     "1",     "payload length 0..8"),
+    ("payload", "len",   "operands or results, big-endian values"),
+    ("crc",     "2",     "CRC-16/CCITT-FALSE over pe..payload (unstuffed), big-endian"),
+]
+
+# ---- operations: (name, code, direction, len rule, payload, answer) ---------
+OPS = [
+    ("HELLO",   0x01, "host->hub", "0",
+     "none",
+     "HELLO_R (never a duplicate: resets the PE's sequence state)"),
+    ("READ",    0x02, "host->hub", "1",
+     "size: bytes to read, 1..4",
+     "DATA with `size` bytes, or ERR"),
+    ("WRITE",   0x03, "host->hub", "1..4",
+     "the value; size = len",
+     "ACK, or ERR"),
+    ("WAIT",    0x04, "host->hub", "2, 4, 6, 8",
+     "mask then value, each size = len/2 bytes",
+     "DATA (the register, size bytes) once (reg & mask) == value; ACK first if not satisfied at once; or ERR"),
+    ("ACK",     0x81, "hub->host", "0",
+     "none",
+     "WRITE done; or WAIT accepted and pending (also the answer to a duplicate of a pending WAIT)"),
+    ("DATA",    0x82, "hub->host", "1..4",
+     "the register value",
+     "reply to READ and to a satisfied WAIT"),
+    ("HELLO_R", 0x83, "hub->host", "8",
+     "HELLO layout below",
+     "reply to HELLO"),
+    ("ERR",     0x8F, "hub->host", "1",
+     "error code",
+     "the command was not carried out (codes below)"),
+]
+
+# ---- ERR codes: (name, code, meaning) ---------------------------------------
+# Codes 1..3 are the engine bus's bus_rsp_err values, passed through unchanged.
+ERRS = [
+    ("NO_REG",   0x01, "no such register (bus_rsp_err 1)"),
+    ("REFUSED",  0x02, "the engine refused the access, e.g. a supervisor-only register or a read-only one written (bus_rsp_err 2)"),
+    ("BUS",      0x03, "the engine answered bus_rsp_err 3 (reserved on the bus)"),
+    ("BAD_LEN",  0x04, "len does not fit the op (READ len != 1 or size not 1..4; WRITE len not 1..4; WAIT len odd or 0; HELLO len != 0)"),
+    ("BAD_OP",   0x05, "op is not a host->hub operation"),
+]
+
+# ---- engine bus response codes: (name, code, meaning) ------------------------
+BUS_ERRS = [
+    ("OK",      0, "done; rdata valid for a read"),
+    ("NO_REG",  1, "no such register"),
+    ("REFUSED", 2, "refused (privilege, read-only, ...)"),
+    ("RSVD",    3, "reserved; the link reports ERR BUS"),
+]
+
+# ---- engine windows (addr bits 15..12): (name, id, meaning) ------------------
+WINDOWS = [
+    ("INFO",   0, "hub information and link statistics (hub top)"),
+    ("PAPERS", 1, "PAPERS unit (seed 000)"),
+    ("NAND",   2, "NAND aggregate trees (seed 002)"),
+    ("BESU",   3, "BESU barrier/eureka units (seed 001)"),
+    ("COP",    4, "Hall's coordination processor (seed 004)"),
+    ("SCALAR", 5, "scalar messages (seed 003)"),
+]
+
+# ---- HELLO_R payload: (name, offset, bytes, meaning) --------------------------
+HELLO = [
+    ("VERSION",  0, 1, "protocol version (VERSION)"),
+    ("HUB_PES",  1, 1, "PEs the hub was built with"),
+    ("FIRST_PE", 2, 1, "first PE id this link port serves"),
+    ("PORT_PES", 3, 1, "PEs this link port serves (FIRST_PE .. FIRST_PE+PORT_PES-1)"),
+    ("ENGINES",  4, 2, "bit w set: engine window w is present"),
+    ("CLK",      6, 2, "hub clock in units of 10 kHz (HELLO_CLK_UNIT_HZ)"),
+]
+HELLO_LEN = 8
+
+# ---- statistics counters of link_port (output stats[16*i +: 16]) --------------
+STATS = [
+    ("FRAMES_OK",  0, "frames with a good CRC delivered by frame_rx"),
+    ("CRC_ERR",    1, "complete frames whose CRC failed (dropped)"),
+    ("RESYNC",     2, "partial frames aborted by a FLAG (resynchronisation)"),
+    ("BAD_LEN",    3, "frames dropped because len > 8"),
+    ("TIMEOUT",    4, "partial frames dropped by the inter-byte timeout"),
+    ("OVERRUN",    5, "good frames dropped because the previous one was not yet taken"),
+    ("BAD_PE",     6, "good frames for a PE this port does not serve (dropped)"),
+    ("DUP",        7, "duplicates (seq equal to the PE's last): answered again, never re-applied"),
+    ("UART_FERR",  8, "UART framing errors (stop bit low) reported by the byte source"),
+]
+STAT_BITS = 16
+
+BAUDS = [3_000_000, 12_000_000]
+
+
+def frame_bytes(payload):
+    return 1 + 6 + payload + 2
+
+
+def c_ident(s):
+    return s.upper()
+
+
+# =============================================================================
+def gen_vh():
+    out = [
+        "// Generated by tools/linkgen.py from its tables; do not edit.",
+        "// The aggnet link (docs/link.md): framing, ops, error codes, windows,",
+        "// HELLO layout and statistics counter indices.",
+    ]
+    for n, v, bits, meaning in CONSTS:
+        out.append(f"localparam [{bits-1}:0] LINK_{n} = {bits}'h{v:0{(bits+3)//4}X};  // {meaning}")
+    out.append("// ops")
+    for n, code, d, *_ in OPS:
+        out.append(f"localparam [7:0] LINK_OP_{n} = 8'h{code:02X};  // {d}")
+    out.append("// ERR payload codes")
+    for n, code, meaning in ERRS:
+        out.append(f"localparam [7:0] LINK_ERR_{n} = 8'h{code:02X};  // {meaning}")
+    out.append("// engine bus response codes (bus_rsp_err)")
+    for n, code, meaning in BUS_ERRS:
+        out.append(f"localparam [1:0] LINK_BUS_{n} = 2'd{code};  // {meaning}")
+    out.append("// engine windows: addr[15:12]")
+    for n, w, meaning in WINDOWS:
+        out.append(f"localparam [3:0] LINK_WIN_{n} = 4'd{w};  // {meaning}")
+    out.append("// HELLO_R payload byte offsets")
+    for n, off, nb, meaning in HELLO:
+        out.append(f"localparam integer LINK_HELLO_{n} = {off};  // {nb} byte(s): {meaning}")
+    out.append(f"localparam integer LINK_HELLO_LEN = {HELLO_LEN};")
+    out.append("// statistics counters: stats[LINK_STAT_BITS*i +: LINK_STAT_BITS]")
+    for n, i, meaning in STATS:
+        out.append(f"localparam integer LINK_STAT_{n} = {i};  // {meaning}")
+    out.append(f"localparam integer LINK_STAT_COUNT = {len(STATS)};")
+    out.append(f"localparam integer LINK_STAT_BITS = {STAT_BITS};")
+    return "\n".join(out) + "\n"
+
+
+def gen_hpp():
+    out = [
+        "// Generated by tools/linkgen.py from its tables; do not edit.",
+        "// The aggnet link (docs/link.md): framing, ops, error codes, windows,",
+        "// HELLO layout and statistics counter indices.",
+        "#pragma once",
+        "#include <cstdint>",
+        "",
+        "namespace aggnet::link_defs {",
+        "",
+    ]
+    for n, v, bits, meaning in CONSTS:
+        t = "uint8_t" if bits <= 8 else ("uint16_t" if bits <= 16 else "uint32_t")
+        out.append(f"constexpr {t} {n} = 0x{v:0{(bits+3)//4}X};  // {meaning}")
+    out += ["", "// ops"]
+    for n, code, d, *_ in OPS:
+        out.append(f"constexpr uint8_t OP_{n} = 0x{code:02X};  // {d}")
+    out += ["", "// ERR payload codes"]
+    for n, code, meaning in ERRS:
+        out.append(f"constexpr uint8_t ERR_{n} = 0x{code:02X};  // {meaning}")
+    out += ["", "// engine bus response codes (bus_rsp_err)"]
+    for n, code, meaning in BUS_ERRS:
+        out.append(f"constexpr uint8_t BUS_{n} = {code};  // {meaning}")
+    out += ["", "// engine windows: addr bits 15..12"]
+    for n, w, meaning in WINDOWS:
+        out.append(f"constexpr uint8_t WIN_{n} = {w};  // {meaning}")
+    out += ["", "// HELLO_R payload byte offsets"]
+    for n, off, nb, meaning in HELLO:
+        out.append(f"constexpr unsigned HELLO_{n} = {off};  // {nb} byte(s): {meaning}")
+    out.append(f"constexpr unsigned HELLO_LEN = {HELLO_LEN};")
+    out += ["", "// statistics counters of link_port"]
+    for n, i, meaning in STATS:
+        out.append(f"constexpr unsigned STAT_{n} = {i};  // {meaning}")
+    out.append(f"constexpr unsigned STAT_COUNT = {len(STATS)};")
+    out.append(f"constexpr unsigned STAT_BITS = {STAT_BITS};")
+    out += ["", "/// Name of an op code (\"op 0x12\" when unknown), for messages.",
+            "inline const char* op_name(uint8_t op) {",
+            "    switch (op) {"]
+    for n, code, *_ in OPS:
+        out.append(f"    case 0x{code:02X}: return \"{n}\";")
+    out += ["    default: return nullptr;", "    }", "}",
+            "/// Name of an ERR code, or nullptr.",
+            "inline const char* err_name(uint8_t code) {",
+            "    switch (code) {"]
+    for n, code, _ in ERRS:
+        out.append(f"    case 0x{code:02X}: return \"{n}\";")
+    out += ["    default: return nullptr;", "    }", "}",
+            "/// Name of a statistics counter, or nullptr.",
+            "inline const char* stat_name(unsigned i) {",
+            "    switch (i) {"]
+    for n, i, _ in STATS:
+        out.append(f"    case {i}: return \"{n}\";")
+    out += ["    default: return nullptr;", "    }", "}",
+            "/// Unstuffed bytes of a frame with `len` payload bytes, FLAG included.",
+            "constexpr unsigned frame_bytes(unsigned len) { return 1 + HDR_BYTES + len + CRC_BYTES; }",
+            "",
+            "}  // namespace aggnet::link_defs"]
+    return "\n".join(out) + "\n"
+
+
+def timing_rows():
+    rows = []
+    cases = [
+        ("READ request (1-byte size)", 1), ("WRITE 1 byte", 1), ("WRITE 4 bytes", 4),
+        ("WAIT 1-byte mask+value", 2), ("WAIT 4-byte mask+value", 8),
+        ("ACK", 0), ("DATA 1 byte", 1), ("DATA 4 bytes", 4), ("ERR", 1), ("HELLO_R", 8),
+    ]
+    for what, plen in cases:
+        nb = frame_bytes(plen)
+        worst = nb + (nb - 1)  # every byte after FLAG escaped
+        us = ["%.2f" % (nb * 10 / b * 1e6) for b in BAUDS]
+        rows.append(f"| {what} | {plen} | {nb} | {worst} | " + " | ".join(us) + " |")
+    return rows
+
+
+def gen_md():
+    o = []
+    a = o.append
+    a("<!-- Generated by tools/linkgen.py from its tables; do not edit. -->")
+    a("# The aggnet link")
+    a("")
+    a("One byte stream carries register reads, writes and waits between a host and")
+    a("a hub's link port: a board's USB UART shared by every PE, one UART per PE on")
+    a("header pins, or the virtual hub's socket. The model is the COP channel of")
+    a("Hall's dissertation (seed 004, chapter IV, *The Compute Node To COP Network")
+    a("Interface* and *The COP to COP Network Interface*): the node keeps a command")
+    a("until the COP acknowledges it, resends it when the link reports an error,")
+    a("and traps to the operating system after some number of failed attempts; a")
+    a("deadlock timer catches a command that is never answered.")
+    a("")
+    a("Departures from the seed: Hall's Spanceiver flags a bad word and the COP")
+    a("asks for a resend; a UART has no such flag, so here a corrupted frame is")
+    a("dropped (and counted) and the host's timer resends it. Hall's deadlock timer")
+    a("and resend counter are the host's resend timeout and retry bound. A frame")
+    a("carries a PE id so several PEs can share one byte stream, and a sequence")
+    a("number so that a resend is never applied twice.")
+    a("")
+    a("Everything below is generated from the tables in `tools/linkgen.py`, which")
+    a("also generate `rtl/link/link_defs.vh` and `host/include/aggnet/link_defs.hpp`;")
+    a("`make lint` fails if any of the three drifts.")
+    a("")
+    a(f"Protocol version: **{VERSION}**.")
+    a("")
+    a("## Framing")
+    a("")
+    a("HDLC-like byte stuffing. Every frame starts with FLAG `0x7E`. Inside a frame,")
+    a("a FLAG or ESC (`0x7D`) byte is sent as ESC followed by the byte XOR `0x20`")
+    a("(`7E` -> `7D 5E`, `7D` -> `7D 5D`); the receiver XORs any byte after an ESC")
+    a("with `0x20`. There is no closing flag: the frame ends when `len` says so.")
+    a("")
+    a("Resynchronisation: a FLAG anywhere aborts a partial frame and starts a new")
+    a("one, so after garbage or a lost byte the next frame is received whole (its")
+    a("FLAG is never escaped). A receiver outside a frame (hunting) ignores every")
+    a("byte but FLAG. A frame is dropped when its `len` exceeds 8 (the receiver")
+    a("then hunts for the next FLAG), when its CRC fails, or when no byte arrives")
+    a("for the receiver's inter-byte timeout (`IDLE_CYCLES` of `frame_rx`; 1 ms in")
+    a("`link_uart`). Two FLAGs in a row are harmless; a host may send an extra")
+    a("FLAG before a frame to end any partial frame at once.")
+    a("")
+    a("| field | bytes | meaning |")
+    a("| --- | --- | --- |")
+    for n, b, m in FIELDS:
+        a(f"| {n} | {b} | {m} |")
+    a("")
+    a("CRC: **CRC-16/CCITT-FALSE**: polynomial `0x1021`, initial value `0xFFFF`,")
+    a("no reflection of input or output, no final XOR. Check value: the CRC of the")
+    a("ASCII bytes `123456789` is **`0x29B1`**. It covers the unstuffed bytes from")
+    a("`pe` through the payload; the CRC follows, most significant byte first, so")
+    a("the CRC run over the whole unstuffed frame (FLAG excluded) ends at `0x0000`,")
+    a("which is how `frame_rx` checks it. Further vectors (tested in")
+    a("`tests/test_link_crc.cpp`): empty input `0xFFFF`; `00` `0xE1F0`;")
+    a("`FF` `0xFF00`; `A` (`41`) `0xB915`; 256 bytes `00..FF` `0x3FBD`.")
+    a("")
+    a("## Operations")
+    a("")
+    a("| op | code | direction | len | payload | answer |")
+    a("| --- | --- | --- | --- | --- | --- |")
+    for n, c, d, l, p, ans in OPS:
+        a(f"| {n} | `0x{c:02X}` | {d} | {l} | {p} | {ans} |")
+    a("")
+    a("Values are big-endian and right-aligned on the engine bus: a WRITE of")
+    a("`12 34` puts `0x00001234` on `bus_req_wdata` with `bus_req_size` = 2. A")
+    a("DATA reply carries the low `size` bytes of `bus_rsp_rdata`. A WAIT of size")
+    a("`s` compares the low `s` bytes: the hub re-reads the register until")
+    a("`(rdata & mask) == value`.")
+    a("")
+    a("A reply carries the request's `pe`, `seq` and `addr`.")
+    a("")
+    a("### HELLO_R payload")
+    a("")
+    a("| offset | bytes | field | meaning |")
+    a("| --- | --- | --- | --- |")
+    for n, off, nb, m in HELLO:
+        a(f"| {off} | {nb} | {n} | {m} |")
+    a("")
+    a("Further hub information (engine register-map hashes, build id) belongs in")
+    a("registers of the INFO window, read with READ.")
+    a("")
+    a("### ERR codes")
+    a("")
+    a("| code | name | meaning |")
+    a("| --- | --- | --- |")
+    for n, c, m in ERRS:
+        a(f"| `0x{c:02X}` | {n} | {m} |")
+    a("")
+    a("Frames the hub does not answer at all (dropped and counted, the host's")
+    a("resend timer covers them): a failed CRC, `len` > 8, an inter-byte timeout,")
+    a("a PE id outside the port's range (HELLO_R says which PEs a port serves, so")
+    a("a host refuses such a PE itself), and a good frame arriving while the")
+    a("previous one has not been taken (overrun).")
+    a("")
+    a("## Exactly once, in order")
+    a("")
+    a("Stop-and-wait per PE, over a byte stream that may lose, corrupt or")
+    a("duplicate frames but does not reorder them (a UART or a stream socket):")
+    a("")
+    a("1. The host has at most one command outstanding per PE. It starts a PE")
+    a("   with HELLO and then numbers each new command seq + 1 (mod 256).")
+    a("2. Per PE the hub keeps the last accepted seq, the reply to it, and a")
+    a("   pending WAIT. HELLO is always carried out (it has no side effects) and")
+    a("   makes its seq the PE's last seq, so a restarted host cannot be mistaken")
+    a("   for a duplicate.")
+    a("3. Another op whose seq equals the PE's last seq is a **duplicate**: it is")
+    a("   never applied again. If that command is finished the hub sends its")
+    a("   stored reply again; if it is a pending WAIT the hub sends ACK again")
+    a("   (\"still waiting\") and keeps waiting.")
+    a("4. Any other seq is a new command. If the PE had a WAIT pending, the WAIT")
+    a("   is **cancelled silently**: no reply is ever sent for it (the host only")
+    a("   sends a new seq after it has given up on the old one, so a reply would")
+    a("   only be discarded as stale).")
+    a("5. WAIT: the hub reads the register at once. If the condition holds, the")
+    a("   answer is DATA; if not, the hub sends ACK (accepted, pending) and")
+    a("   re-reads the register over the engine bus, round-robin among the PEs")
+    a("   with pending WAITs, until it holds, then sends DATA. An engine")
+    a("   therefore needs no event wiring: any register can be waited on.")
+    a("6. The host resends the same frame (same seq) when no reply arrives")
+    a("   within its resend timeout, and fails the call with a link error naming")
+    a("   the device, PE, op and address after a bounded number of attempts.")
+    a("   While a WAIT is pending the host keeps resending it as a keep-alive:")
+    a("   each resend is answered by ACK, which shows the link is up, and brings")
+    a("   back a DATA reply that was lost. The WAIT's own deadline is the")
+    a("   caller's; when it passes the call fails with a timeout (not a link")
+    a("   error) and the next command cancels the WAIT in the hub.")
+    a("7. The host ignores a reply whose seq is not the PE's outstanding one, or")
+    a("   whose op does not answer the outstanding op (stale or duplicate).")
+    a("")
+    a("Why this is exactly once: the hub applies a command only when its seq")
+    a("differs from the PE's last seq, and then records it before it handles the")
+    a("next frame; the host never sends seq + 1 before it has the reply to seq;")
+    a("and without reordering every resend of seq arrives before seq + 1.")
+    a("The 8-bit seq is more than stop-and-wait needs (one bit would do); it makes")
+    a("traces readable and catches a host that skips numbers.")
+    a("")
+    a("## The engine register bus (link_port is its master)")
+    a("")
+    a("```")
+    a("output        bus_req_valid   a request is offered")
+    a("input         bus_req_ready   the engine takes it (valid && ready)")
+    a("output        bus_req_we      1 write, 0 read")
+    a("output [5:0]  bus_req_pe      PE the access is made for (engines with per-PE registers use it)")
+    a("output [15:0] bus_req_addr    window (15..12) and register (11..0)")
+    a("output [31:0] bus_req_wdata   write value, right-aligned, zero above size bytes")
+    a("output [2:0]  bus_req_size    bytes, 1..4 (never 0 or > 4)")
+    a("input         bus_rsp_valid   the response, one per accepted request, in order, any later cycle")
+    a("input  [31:0] bus_rsp_rdata   read value, right-aligned (bytes above size are ignored)")
+    a("input  [1:0]  bus_rsp_err     0 ok, 1 no such register, 2 refused, 3 reserved")
+    a("```")
+    a("")
+    a("Request fields are valid while `bus_req_valid` is high and do not change")
+    a("until it is taken. `link_port` has at most one request outstanding, so the")
+    a("order is trivial; an engine may answer in the cycle after it takes the")
+    a("request or any later one, and must answer every request. A WAIT is a")
+    a("sequence of ordinary reads, so a read must not have side effects that a")
+    a("waiting PE would notice (or the engine documents them). Privilege (Hall's")
+    a("U/S bit) is the engines' business: the link carries none, and an engine")
+    a("refuses a supervisor-only access with `bus_rsp_err` = 2.")
+    a("")
+    a("## Statistics counters")
+    a("")
+    a(f"`link_port` outputs `stats[{STAT_BITS}*i +: {STAT_BITS}]`, wrapping counters the hub")
+    a("top maps into the INFO window:")
+    a("")
+    a("| i | name | counts |")
+    a("| --- | --- | --- |")
+    for n, i, m in STATS:
+        a(f"| {i} | {n} | {m} |")
+    a("")
+    a("## Engine windows")
+    a("")
+    a("| window (addr 15..12) | name | engine |")
+    a("| --- | --- | --- |")
+    for n, w, m in WINDOWS:
+        a(f"| {w} | {n} | {m} |")
+    a("")
+    a("## Time on the wire")
+    a("")
+    a("8N1: 10 bit times per byte. Frame bytes include the FLAG; *worst* is every")
+    a("byte after the FLAG escaped (values made of `7E`/`7D` bytes only).")
+    a("")
+    a("| frame | payload | bytes | worst | µs at 3 Mbaud | µs at 12 Mbaud |")
+    a("| --- | --- | --- | --- | --- | --- |")
+    o.extend(timing_rows())
+    a("")
+    a("So a 1-byte register write and its ACK are 10 + 9 bytes: 63 µs of wire")
+    a("time at 3 Mbaud and 16 µs at 12 Mbaud, before USB latency (0.1-2 ms per")
+    a("round trip through a USB serial bridge). Every request and reply of a")
+    a("PAPERS barrier (1-byte registers) is at most 12 bytes unescaped.")
+    a("")
+    a("UART: `uart_rx` needs at least 4 clocks per bit (`CLK_HZ >= 4*BAUD`): 3 Mbaud")
+    a("from a 12 MHz clock, 12 Mbaud from 48 MHz. It handles a fractional ratio")
+    a("(e.g. 100 MHz / 12 Mbaud) with a phase accumulator, samples mid-bit after")
+    a("re-checking the start bit, and flags a low stop bit as a framing error.")
+    a("It tolerates a sender at least 2% fast or slow at any legal ratio.")
+    a("")
+    return "\n".join(o) + "\n"
+
+
+TARGETS = {
+    "rtl/link/link_defs.vh": gen_vh,
+    "host/include/aggnet/link_defs.hpp": gen_hpp,
+    "docs/link.md": gen_md,
+}
+
+
+def crc16(data, crc=0xFFFF):
+    for b in data:
+        crc ^= b << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x1021) & 0xFFFF if crc & 0x8000 else (crc << 1) & 0xFFFF
+    return crc
+
+
+def self_check():
+    """The table's CRC claims, checked against a bitwise CRC here."""
+    c = {n: v for n, v, *_ in CONSTS}
+    assert crc16(b"123456789") == c["CRC_CHECK"], hex(crc16(b"123456789"))
+    assert crc16(b"") == 0xFFFF and crc16(b"\x00") == 0xE1F0 and crc16(b"\xff") == 0xFF00
+    assert crc16(b"A") == 0xB915 and crc16(bytes(range(256))) == 0x3FBD, hex(crc16(bytes(range(256))))
+    msg = b"\x01\x03\x05\x10\x00\x01\x2a"
+    k = crc16(msg)
+    assert crc16(msg + bytes([k >> 8, k & 0xFF])) == c["CRC_RESIDUE"]
+    assert frame_bytes(1) == 10
+    codes = [op[1] for op in OPS]
+    assert len(set(codes)) == len(codes)
+    assert sum(nb for _, _, nb, _ in HELLO) == HELLO_LEN
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--check", action="store_true", help="fail if a generated file is stale")
+    args = ap.parse_args()
+    self_check()
+    stale = []
+    for rel, fn in TARGETS.items():
+        path = ROOT / rel
+        text = fn()
+        if args.check:
+            if not path.exists() or path.read_text() != text:
+                stale.append(rel)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if not path.exists() or path.read_text() != text:
+                path.write_text(text)
+                print(f"linkgen: wrote {rel}")
+    if stale:
+        print("linkgen: stale generated files (run `python3 tools/linkgen.py`): " + ", ".join(stale), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
