@@ -12,7 +12,7 @@ CTEST    ?= ctest
 VERILATOR ?= verilator
 
 RTL_MODULES := $(shell find rtl fw -name '*.v' | sort)
-LINT_FLAGS  := --lint-only -Wall -Irtl/papers -Irtl/link -y rtl/common -y rtl/papers -y rtl/link rtl/lint.vlt
+LINT_FLAGS  := --lint-only -Wall -Irtl/papers -Irtl/link -y rtl/common -y rtl/papers -y rtl/link rtl/lint.vlt -y rtl/hub
 
 .PHONY: help deps build test test-fresh lint gen demo bench clean
 .DEFAULT_GOAL := help

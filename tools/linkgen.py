@@ -108,6 +108,21 @@ WINDOWS = [
     ("SCALAR", 5, "scalar messages (seed 003)"),
 ]
 
+# ---- the INFO window (window 0), read-only 32-bit registers of the hub top ---
+# (name, register, meaning).  Registers REG+i of a block are its i-th entry.
+INFO = [
+    ("MAGIC",     0x000, "0x41474E54, ASCII \"AGNT\": this is an aggnet hub"),
+    ("VERSION",   0x001, "link protocol version (VERSION)"),
+    ("HUB_PES",   0x002, "PEs the hub was built with"),
+    ("ENGINES",   0x003, "bit w set: engine window w is present (as in HELLO_R)"),
+    ("CLK_KHZ",   0x004, "hub clock in kHz"),
+    ("CYCLE_LO",  0x005, "free-running hub clock cycle counter, bits 31..0"),
+    ("CYCLE_HI",  0x006, "the same counter, bits 63..32, latched when CYCLE_LO is read"),
+    ("MAP_HASH",  0x010, "MAP_HASH+w: hash of engine window w's register map (0 if absent); a host built with another map refuses the hub"),
+    ("STAT",      0x020, "STAT+i: link statistics counter i (table below), 16 bits"),
+]
+INFO_MAGIC = 0x41474E54
+
 # ---- HELLO_R payload: (name, offset, bytes, meaning) --------------------------
 HELLO = [
     ("VERSION",  0, 1, "protocol version (VERSION)"),
@@ -165,6 +180,10 @@ def gen_vh():
     out.append("// engine windows: addr[15:12]")
     for n, w, meaning in WINDOWS:
         out.append(f"localparam [3:0] LINK_WIN_{n} = 4'd{w};  // {meaning}")
+    out.append("// INFO window registers (window LINK_WIN_INFO)")
+    for n, reg, meaning in INFO:
+        out.append(f"localparam [11:0] LINK_INFO_{n} = 12'h{reg:03X};  // {meaning}")
+    out.append(f"localparam [31:0] LINK_INFO_MAGIC_VALUE = 32'h{INFO_MAGIC:08X};")
     out.append("// HELLO_R payload byte offsets")
     for n, off, nb, meaning in HELLO:
         out.append(f"localparam integer LINK_HELLO_{n} = {off};  // {nb} byte(s): {meaning}")
@@ -203,6 +222,10 @@ def gen_hpp():
     out += ["", "// engine windows: addr bits 15..12"]
     for n, w, meaning in WINDOWS:
         out.append(f"constexpr uint8_t WIN_{n} = {w};  // {meaning}")
+    out += ["", "// INFO window registers (window WIN_INFO)"]
+    for n, reg, meaning in INFO:
+        out.append(f"constexpr uint16_t INFO_{n} = 0x{reg:03X};  // {meaning}")
+    out.append(f"constexpr uint32_t INFO_MAGIC_VALUE = 0x{INFO_MAGIC:08X};")
     out += ["", "// HELLO_R payload byte offsets"]
     for n, off, nb, meaning in HELLO:
         out.append(f"constexpr unsigned HELLO_{n} = {off};  // {nb} byte(s): {meaning}")
@@ -430,6 +453,17 @@ def gen_md():
     a("| --- | --- | --- |")
     for n, w, m in WINDOWS:
         a(f"| {w} | {n} | {m} |")
+    a("")
+    a("## The INFO window")
+    a("")
+    a("Window 0 belongs to the hub top (`rtl/hub/aggnet_hub.v`): read-only 32-bit")
+    a("registers any PE may READ (a WRITE is refused with ERR REFUSED, an address")
+    a("not listed answers ERR NO_REG).")
+    a("")
+    a("| register | name | meaning |")
+    a("| --- | --- | --- |")
+    for n, reg, m in INFO:
+        a(f"| `0x{reg:03X}` | {n} | {m} |")
     a("")
     a("## Time on the wire")
     a("")

@@ -43,6 +43,17 @@ localparam [3:0] LINK_WIN_NAND = 4'd2;  // NAND aggregate trees (seed 002)
 localparam [3:0] LINK_WIN_BESU = 4'd3;  // BESU barrier/eureka units (seed 001)
 localparam [3:0] LINK_WIN_COP = 4'd4;  // Hall's coordination processor (seed 004)
 localparam [3:0] LINK_WIN_SCALAR = 4'd5;  // scalar messages (seed 003)
+// INFO window registers (window LINK_WIN_INFO)
+localparam [11:0] LINK_INFO_MAGIC = 12'h000;  // 0x41474E54, ASCII "AGNT": this is an aggnet hub
+localparam [11:0] LINK_INFO_VERSION = 12'h001;  // link protocol version (VERSION)
+localparam [11:0] LINK_INFO_HUB_PES = 12'h002;  // PEs the hub was built with
+localparam [11:0] LINK_INFO_ENGINES = 12'h003;  // bit w set: engine window w is present (as in HELLO_R)
+localparam [11:0] LINK_INFO_CLK_KHZ = 12'h004;  // hub clock in kHz
+localparam [11:0] LINK_INFO_CYCLE_LO = 12'h005;  // free-running hub clock cycle counter, bits 31..0
+localparam [11:0] LINK_INFO_CYCLE_HI = 12'h006;  // the same counter, bits 63..32, latched when CYCLE_LO is read
+localparam [11:0] LINK_INFO_MAP_HASH = 12'h010;  // MAP_HASH+w: hash of engine window w's register map (0 if absent); a host built with another map refuses the hub
+localparam [11:0] LINK_INFO_STAT = 12'h020;  // STAT+i: link statistics counter i (table below), 16 bits
+localparam [31:0] LINK_INFO_MAGIC_VALUE = 32'h41474E54;
 // HELLO_R payload byte offsets
 localparam integer LINK_HELLO_VERSION = 0;  // 1 byte(s): protocol version (VERSION)
 localparam integer LINK_HELLO_HUB_PES = 1;  // 1 byte(s): PEs the hub was built with

@@ -53,6 +53,18 @@ constexpr uint8_t WIN_BESU = 3;  // BESU barrier/eureka units (seed 001)
 constexpr uint8_t WIN_COP = 4;  // Hall's coordination processor (seed 004)
 constexpr uint8_t WIN_SCALAR = 5;  // scalar messages (seed 003)
 
+// INFO window registers (window WIN_INFO)
+constexpr uint16_t INFO_MAGIC = 0x000;  // 0x41474E54, ASCII "AGNT": this is an aggnet hub
+constexpr uint16_t INFO_VERSION = 0x001;  // link protocol version (VERSION)
+constexpr uint16_t INFO_HUB_PES = 0x002;  // PEs the hub was built with
+constexpr uint16_t INFO_ENGINES = 0x003;  // bit w set: engine window w is present (as in HELLO_R)
+constexpr uint16_t INFO_CLK_KHZ = 0x004;  // hub clock in kHz
+constexpr uint16_t INFO_CYCLE_LO = 0x005;  // free-running hub clock cycle counter, bits 31..0
+constexpr uint16_t INFO_CYCLE_HI = 0x006;  // the same counter, bits 63..32, latched when CYCLE_LO is read
+constexpr uint16_t INFO_MAP_HASH = 0x010;  // MAP_HASH+w: hash of engine window w's register map (0 if absent); a host built with another map refuses the hub
+constexpr uint16_t INFO_STAT = 0x020;  // STAT+i: link statistics counter i (table below), 16 bits
+constexpr uint32_t INFO_MAGIC_VALUE = 0x41474E54;
+
 // HELLO_R payload byte offsets
 constexpr unsigned HELLO_VERSION = 0;  // 1 byte(s): protocol version (VERSION)
 constexpr unsigned HELLO_HUB_PES = 1;  // 1 byte(s): PEs the hub was built with

@@ -27,6 +27,22 @@ constexpr unsigned reg_width(unsigned n) { return mask_width(n) + 4; }
 constexpr unsigned STATUS_GO(unsigned n) { return reg_width(n) - 1; }
 constexpr unsigned STATUS_INT(unsigned n) { return reg_width(n) - 2; }
 
+
+// The PAPERS window on the hub's register bus (register numbers, addr 11..0)
+constexpr uint16_t W_SIG = 0x000;  // RW, 4 bits: D (bit 0), PROBE (1), IR (2), S (3): the data register's low bits, as this PE drives them
+constexpr uint16_t W_MASK0 = 0x001;  // RW, 32 bits: barrier mask, PE k at bit k for k = 0..31 (bits for PEs >= N are ignored and read 0)
+constexpr uint16_t W_MASK1 = 0x002;  // RW, 32 bits: PE 32+k at bit k (hubs of N > 32 PEs only; NO_REG otherwise)
+constexpr uint16_t W_CTRL = 0x003;  // RW, 5 bits: U0 (0), U1 (1), GI (2), CE (3), IE (4) at their logic level (no PC inversion)
+constexpr uint16_t W_STAT = 0x004;  // R, 4 bits: GO (0), INT (1), IRQ = INT and IE (2), BAD: the mask names a PE >= N (3); as Table 7 reads them
+constexpr uint16_t W_IVEC0 = 0x005;  // R, 32 bits: PE k's D at bit k for k = 0..31, or its arrival (S high, mask naming us) while our PROBE is set; our own bit reads 0
+constexpr uint16_t W_IVEC1 = 0x006;  // R, 32 bits: PE 32+k at bit k (hubs of N > 32 PEs only; NO_REG otherwise)
+constexpr uint16_t W_OWNER = 0x007;  // RW, 1 bits: 1: the link drives this PE's pins inside the hub (any write of SIG, MASK0/1 or CTRL sets it); 0: the parallel-port pins do (after reset)
+constexpr unsigned W_STAT_GO = 0;
+constexpr unsigned W_STAT_INT = 1;
+constexpr unsigned W_STAT_IRQ = 2;
+constexpr unsigned W_STAT_BAD = 3;
+constexpr uint32_t MAP_HASH = 0x7761FCF0;  // CRC-32 of this register map
+
 /// Bits the PC's own port hardware inverts between register and pin.
 constexpr uint8_t PC_CONTROL_INVERT = 0x0b;
 /// Status: the PC inverts Busy (bit 7 of an 8-bit port); the hub drives

@@ -1,0 +1,12 @@
+# aggnet_hub (rtl/hub): the one hub top behind its link port, with the
+# PAPERS window (rtl/papers/papers_bus.v).  Included by CMakeLists.txt.
+set(HUB_RTL ${RTL}/common/sync2.v ${RTL}/papers/papers_core.v ${RTL}/papers/papers_hub.v
+    ${RTL}/papers/papers_bus.v ${RTL}/link/crc16.v ${RTL}/link/frame_rx.v ${RTL}/link/frame_tx.v
+    ${RTL}/link/link_port.v ${RTL}/hub/aggnet_hub.v)
+aggnet_test(test_aggnet_hub SOURCES ${CMAKE_SOURCE_DIR}/tests/test_aggnet_hub.cpp)
+foreach(n 3 4 40)
+  verilate(test_aggnet_hub PREFIX Vaggnet_hub_n${n} TOP_MODULE aggnet_hub SOURCES ${HUB_RTL}
+    INCLUDE_DIRS ${RTL}/papers ${RTL}/link TRACE_FST
+    VERILATOR_ARGS -GN=${n} -GCLK_HZ=48000000 -Wno-fatal -O3 --x-assign fast --x-initial fast)
+endforeach()
+set_tests_properties(test_aggnet_hub PROPERTIES TIMEOUT 300)
