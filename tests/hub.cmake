@@ -10,3 +10,11 @@ foreach(n 3 4 40)
     VERILATOR_ARGS -GN=${n} -GCLK_HZ=48000000 -Wno-fatal -O3 --x-assign fast --x-initial fast)
 endforeach()
 set_tests_properties(test_aggnet_hub PROPERTIES TIMEOUT 300)
+
+# The PAPERS routines (libaggnet's Papers) over the link into aggnet_hub, one
+# thread and one LinkClient per PE on the hub's one byte stream.
+aggnet_test(test_papers_link SOURCES ${CMAKE_SOURCE_DIR}/tests/test_papers_link.cpp)
+verilate(test_papers_link PREFIX Vaggnet_hub_n4 TOP_MODULE aggnet_hub SOURCES ${HUB_RTL}
+  INCLUDE_DIRS ${RTL}/papers ${RTL}/link TRACE_FST
+  VERILATOR_ARGS -GN=4 -GCLK_HZ=48000000 -Wno-fatal -O3 --x-assign fast --x-initial fast)
+set_tests_properties(test_papers_link PROPERTIES TIMEOUT 300)

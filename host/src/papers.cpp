@@ -53,7 +53,18 @@ void LptPort::mode(uint8_t control, Deadline d) {
 
 // ---- Papers ----------------------------------------------------------------
 
-Papers::Papers(Transport& t, Timeout io_timeout) : t_(t), port_(t), io_(io_timeout), n_(t.hub_pes()), pe_(t.pe_index()) {
+Papers::Papers(Transport& t, Timeout io_timeout)
+    : own_port_(std::make_unique<LptPort>(t)), port_(*own_port_), io_(io_timeout), n_(t.hub_pes()),
+      pe_(t.pe_index()) {
+    attach();
+}
+
+Papers::Papers(PapersPort& port, Timeout io_timeout)
+    : port_(port), io_(io_timeout), n_(port.hub_pes()), pe_(port.pe_index()) {
+    attach();
+}
+
+void Papers::attach() {
     if (n_ < 2 || n_ > 64)
         throw Error("papers: hub reports " + std::to_string(n_) + " PEs; a PAPERS hub has 2..64");
     if (pe_ >= n_)
@@ -110,21 +121,23 @@ Papers::Waited Papers::wait_go(bool level, uint64_t mask, Deadline end, std::chr
     // came.  PROBE is set from the first sample on: in phase 2 it went out
     // with S; in phase 1 only if GO is not there at once.
     const reg_t not_yet = level ? 0 : gobit;
+    // At least eight samples in a wait, however short.
+    const std::chrono::nanoseconds sample = std::min<std::chrono::nanoseconds>(kArrivalSample, timeout / 8);
     uint64_t seen = 0;  // PEs seen arrived during this wait
     reg_t st;
     for (;;) {
-        const Deadline slice{std::min(wait_until.at, t_.now() + kArrivalSample)};
+        const Deadline slice{std::min(wait_until.at, port_.now() + sample)};
         st = port_.wait(gobit, not_yet, slice);
         if (go_of(st) == level) return {st, false};
         if (probing) seen |= i_to_mask(st) & others;
-        if (t_.now() >= wait_until.at) break;
+        if (port_.now() >= wait_until.at) break;
         if (!probing) {
             put(out_now | bit(R::DATA_PROBE), end);
             probing = true;
         }
     }
     // Timed out.  The cleanup accesses get at least a little time of their own.
-    const Deadline cleanup{std::max(end.at, t_.now() + std::chrono::milliseconds(20))};
+    const Deadline cleanup{std::max(end.at, port_.now() + std::chrono::milliseconds(20))};
     if (!probing) {  // a timeout shorter than one sample
         put(out_now | bit(R::DATA_PROBE), cleanup);
         st = port_.in(cleanup);
@@ -191,7 +204,7 @@ void Papers::enqueue(uint64_t mask, Timeout timeout) {
     if (mask == 0)
         throw MaskError("enqueue: empty mask: a barrier needs at least one PE (use our_mask() to be alone)", 0);
     if (mask == last_mask_) return;  // unchanged: nothing to do
-    const Deadline end = t_.in(timeout);
+    const Deadline end = port_.in_time(timeout);
     // Had somebody beside us: wait for barrier reset -- unless that barrier
     // was abandoned after a timeout (nobody is reading our D bit in it, and a
     // dead PE holding S would keep it from resetting forever).
@@ -207,13 +220,13 @@ void Papers::enqueue(uint64_t mask, Timeout timeout) {
     }
     last_mask_ = mask;
     last_pout_ = pout(mask);
-    put(last_pout_ | ir_bit(), Deadline{std::max(end.at, t_.now() + std::chrono::milliseconds(20))});
+    put(last_pout_ | ir_bit(), Deadline{std::max(end.at, port_.now() + std::chrono::milliseconds(20))});
     abandoned_ = false;
 }
 
 void Papers::wait(Timeout timeout) {
     if (!(last_mask_ & ~our_mask())) return;  // alone: nothing to do
-    const Deadline end = t_.in(timeout);
+    const Deadline end = port_.in_time(timeout);
     sync(last_pout_, end, timeout, "wait");
     put(last_pout_ | ir_bit(), end);  // P_OUT(p): reset barrier
     abandoned_ = false;
@@ -222,7 +235,7 @@ void Papers::wait(Timeout timeout) {
 uint64_t Papers::waitvec(bool flag, Timeout timeout) {
     uint64_t result = flag ? our_mask() : 0;
     if (last_mask_ & ~our_mask()) {
-        const Deadline end = t_.in(timeout);
+        const Deadline end = port_.in_time(timeout);
         const reg_t b = flag ? (last_pout_ | bit(R::DATA_D)) : last_pout_;
         const Waited w = sync(b, end, timeout, "waitvec");
         // PROBE off (S kept up, so nobody's GO resets and changes D under us),

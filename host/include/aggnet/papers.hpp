@@ -36,22 +36,50 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
+#include <string>
 
 namespace aggnet {
 
-/// The lowest layer: the only place that knows the PC port inverts some pins
-/// (seed 000 section 2.2).  P_OUT, P_IN, P_MODE of section 4.2, plus a wait
-/// for a status change (the transport's wait_status).
-class LptPort {
+/// What the PAPERS routines need of a PE's port: seed 000's P_OUT, P_IN and
+/// P_MODE (section 4.2), in the PC's register layout (papers_regs.hpp), plus
+/// a wait for a status change.  Two implementations: LptPort (a PC parallel
+/// port, or the pin-level virtual hub: the three port registers) and
+/// LinkPapersPort (aggnet/link_papers.hpp: the PAPERS window of a hub over
+/// the link, for a PC without a parallel port).
+class PapersPort {
+public:
+    virtual ~PapersPort() = default;
+    virtual unsigned hub_pes() const = 0;
+    virtual unsigned pe_index() const = 0;
+    /// The clock deadlines are measured on.
+    virtual std::chrono::nanoseconds now() = 0;
+    Deadline in_time(std::chrono::nanoseconds after) { return {now() + after}; }
+    virtual void out(reg_t data, Deadline d) = 0;        ///< P_OUT: data register
+    virtual reg_t in(Deadline d) = 0;                    ///< P_IN: status register; GO reads 1 when fired
+    virtual void mode(uint8_t control, Deadline d) = 0;  ///< P_MODE: control bits at logic level
+    /// The status once a bit of `watch` differs from `last`, or at the deadline.
+    /// Only the watched bits are sure to be current in the value returned.
+    virtual reg_t wait(reg_t watch, reg_t last, Deadline d) = 0;
+    /// Register requests made so far.
+    virtual uint64_t accesses() const = 0;
+    virtual std::string describe() const = 0;
+};
+
+/// The PC parallel port: the only place that knows the PC inverts some pins
+/// (seed 000 section 2.2).
+class LptPort final : public PapersPort {
 public:
     explicit LptPort(Transport& t);
-    void out(reg_t data, Deadline d);          ///< P_OUT: data register (no inversion)
-    reg_t in(Deadline d);                      ///< P_IN: status register; GO reads 1 when fired
-    void mode(uint8_t control, Deadline d);    ///< P_MODE: control register, PC inversion undone
-    /// The status once a bit of `watch` differs from `last`, or at the deadline.
-    reg_t wait(reg_t watch, reg_t last, Deadline d);
-    /// Register requests made on the transport so far.
-    uint64_t accesses() const { return t_.requests(); }
+    unsigned hub_pes() const override { return t_.hub_pes(); }
+    unsigned pe_index() const override { return t_.pe_index(); }
+    std::chrono::nanoseconds now() override { return t_.now(); }
+    void out(reg_t data, Deadline d) override;
+    reg_t in(Deadline d) override;
+    void mode(uint8_t control, Deadline d) override;  ///< PC inversion undone here
+    reg_t wait(reg_t watch, reg_t last, Deadline d) override;
+    uint64_t accesses() const override { return t_.requests(); }
+    std::string describe() const override { return t_.describe(); }
     Transport& transport() { return t_; }
 
 private:
@@ -72,6 +100,9 @@ public:
     /// and enqueues the mask of this PE alone.  `io` bounds each register
     /// access of the calls that take no timeout of their own.
     explicit Papers(Transport& t, Timeout io_timeout = kDefaultTimeout);
+    /// The same over any PapersPort (e.g. a LinkPapersPort); `port` must
+    /// outlive this object.
+    explicit Papers(PapersPort& port, Timeout io_timeout = kDefaultTimeout);
 
     unsigned pe() const { return pe_; }
     unsigned pes() const { return n_; }
@@ -99,14 +130,15 @@ public:
     /// PEs that have arrived for us (S high, mask contains us), PE k at bit k.
     uint64_t arrived();
 
-    LptPort& port() { return port_; }
+    PapersPort& port() { return port_; }
 
 private:
     reg_t pout(uint64_t mask) const;
     reg_t ir_bit() const;
     uint64_t i_to_mask(reg_t status) const;  ///< IToMask(): I bits to PE positions
     bool go_of(reg_t status) const;
-    Deadline io() { return t_.in(io_); }
+    Deadline io() { return port_.in_time(io_); }
+    void attach();
     struct Waited {
         reg_t status;     ///< the status that showed the awaited GO level
         bool s_dropped;   ///< GO came as we withdrew S at the deadline: S is low now
@@ -118,8 +150,8 @@ private:
     void put(reg_t data, Deadline d);
     Waited sync(reg_t b, Deadline end, Timeout timeout, const char* what);
 
-    Transport& t_;
-    LptPort port_;
+    std::unique_ptr<LptPort> own_port_;  ///< when built from a Transport
+    PapersPort& port_;
     Timeout io_;
     unsigned n_;
     unsigned pe_;

@@ -1,0 +1,113 @@
+// link_papers.cpp: the PAPERS routines over the link (aggnet/link_papers.hpp).
+#include <aggnet/link_defs.hpp>
+#include <aggnet/link_papers.hpp>
+#include <aggnet/papers_regs.hpp>
+
+#include <cstdio>
+
+namespace aggnet {
+
+namespace R = papers_regs;
+namespace D = link_defs;
+
+namespace {
+std::string hex32(uint32_t v) {
+    char b[16];
+    std::snprintf(b, sizeof b, "0x%08x", v);
+    return b;
+}
+std::chrono::nanoseconds left(Deadline d, std::chrono::nanoseconds now) {
+    return d.at > now ? d.at - now : std::chrono::nanoseconds(0);
+}
+}  // namespace
+
+LinkPapersPort::LinkPapersPort(link::LinkClient& client, link::LinkPipe& pipe, unsigned pe)
+    : c_(client), pipe_(pipe), pe_(pe) {
+    const std::string dev = c_.device() + " (PE" + std::to_string(pe) + ")";
+    const link::HelloInfo h = c_.hello(pe);
+    if (!(h.engines >> D::WIN_PAPERS & 1))
+        throw DeviceError(dev + ": this hub was built without the PAPERS engine (engines " +
+                          hex32(h.engines) + ")");
+    const uint32_t hash = c_.read(pe, uint16_t(D::WIN_INFO << 12 | (D::INFO_MAP_HASH + D::WIN_PAPERS)), 4);
+    if (hash != R::MAP_HASH)
+        throw DeviceError(dev + ": the hub's PAPERS register map (hash " + hex32(hash) +
+                          ") is not the one this libaggnet was built with (" + hex32(R::MAP_HASH) +
+                          "); rebuild the bitstream or the library from the same revision");
+    n_ = h.hub_pes;
+    clk_hz_ = h.clk_hz;
+    accesses_ += 2;
+}
+
+uint16_t LinkPapersPort::addr(uint16_t reg) const { return uint16_t(D::WIN_PAPERS << 12 | reg); }
+
+void LinkPapersPort::out(reg_t data, Deadline) {
+    // P_OUT: the data register's low bits are SIG, the rest the mask.
+    const uint8_t sig = uint8_t(data & 0xf);
+    const uint64_t mask = uint64_t(data >> R::DATA_B0);
+    // Mask first: the hub then sees S only with the mask it belongs to.
+    if (!have_mask_ || mask != mask_) {
+        c_.write(pe_, addr(R::W_MASK0), uint32_t(mask), 4);
+        ++accesses_;
+        if (n_ > 32) c_.write(pe_, addr(R::W_MASK1), uint32_t(mask >> 32), 4), ++accesses_;
+        mask_ = mask;
+        have_mask_ = true;
+    }
+    if (!have_sig_ || sig != sig_) {
+        c_.write(pe_, addr(R::W_SIG), sig, 1);
+        ++accesses_;
+        sig_ = sig;
+        have_sig_ = true;
+    }
+}
+
+reg_t LinkPapersPort::in(Deadline) {
+    // P_IN in the PC's layout: GO at W-1 (reads 1 when fired), INT at W-2,
+    // I_k at 3+k = PE (x+k+1)%N (seed 000 Table 4).
+    const uint32_t st = c_.read(pe_, addr(R::W_STAT), 1);
+    uint64_t iv = c_.read(pe_, addr(R::W_IVEC0), 4);
+    accesses_ += 2;
+    if (n_ > 32) iv |= uint64_t(c_.read(pe_, addr(R::W_IVEC1), 4)) << 32, ++accesses_;
+    reg_t r = 0;
+    if (st >> R::W_STAT_GO & 1) r |= reg_t(1) << R::STATUS_GO(n_);
+    if (st >> R::W_STAT_INT & 1) r |= reg_t(1) << R::STATUS_INT(n_);
+    for (unsigned k = 0; k + 1 < n_; ++k)
+        if (iv >> ((pe_ + k + 1) % n_) & 1) r |= reg_t(1) << (R::STATUS_I0 + k);
+    return r;
+}
+
+void LinkPapersPort::mode(uint8_t control, Deadline) {
+    c_.write(pe_, addr(R::W_CTRL), control & 0x1f, 1);  // logic level: no PC inversion on the link
+    ++accesses_;
+}
+
+reg_t LinkPapersPort::wait(reg_t watch, reg_t last, Deadline d) {
+    const reg_t gobit = reg_t(1) << R::STATUS_GO(n_);
+    if (watch == gobit) {
+        // One link WAIT: the hub answers when GO has the other level.  Only
+        // GO (and INT) are current in what we return on a wake-up; the I
+        // bits are read when the wait runs out (Papers samples them then).
+        const bool want = !(last & gobit);
+        try {
+            ++accesses_;
+            const uint32_t st = c_.wait(pe_, addr(R::W_STAT), 1u << R::W_STAT_GO, want ? 1u << R::W_STAT_GO : 0, 1,
+                                        left(d, now()));
+            reg_t r = want ? gobit : 0;
+            if (st >> R::W_STAT_INT & 1) r |= reg_t(1) << R::STATUS_INT(n_);
+            return r;
+        } catch (const TimeoutError&) {
+            return in(d);
+        }
+    }
+    // Any other watch: poll (not used by Papers).
+    for (;;) {
+        const reg_t st = in(d);
+        if (((st ^ last) & watch) != 0 || now() >= d.at) return st;
+    }
+}
+
+std::string LinkPapersPort::describe() const {
+    return c_.device() + " (link, PE" + std::to_string(pe_) + " of " + std::to_string(n_) + ", hub clock " +
+           std::to_string(clk_hz_ / 1000000) + " MHz)";
+}
+
+}  // namespace aggnet

@@ -1,0 +1,138 @@
+// link_hub.hpp: a Verilated aggnet_hub behind its link port, shared by
+// several PE threads, each with its own LinkPipe endpoint -- what one PC on
+// a board's USB UART, or the virtual hub's per-PE sockets, give the hub: one
+// byte stream in which whole frames of all PEs take turns.
+//
+// Endpoint::send() queues a whole frame for the hub's stream (frames of
+// different PEs are never interleaved); the hub takes a byte at most every
+// kByteCycles cycles, as link_port requires.  Frames the hub sends are
+// decoded and handed to the endpoint of the PE they name.  Simulated time
+// advances while some endpoint waits in recv() (each waiting thread ticks
+// the hub in turn, under a lock), never past the earliest deadline of the
+// threads waiting, so deadlines are on the hub's clock (now() = cycles x
+// ns_per_cycle) and are met however the machine schedules the threads.  Cabled PEs can be driven through pins() under lock().
+#pragma once
+
+#include "harness.hpp"
+
+#include <aggnet/link_client.hpp>
+#include <aggnet/link_frame.hpp>
+
+#include <condition_variable>
+#include <deque>
+#include <set>
+#include <thread>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace aggnet::sim {
+
+template <class M>
+class LinkHub {
+public:
+    static constexpr uint64_t kByteCycles = 4;
+
+    LinkHub(unsigned pes, const std::string& name, uint64_t ns_per_cycle = 20, uint64_t max_cycles = 200'000'000)
+        : h_(name, max_cycles), ns_(ns_per_cycle), out_(pes) {
+        h_->link_rx_valid = 0;
+        h_->link_rx_ferr = 0;
+        h_->link_tx_ready = 1;
+        h_.reset();
+        for (unsigned pe = 0; pe < pes; ++pe) eps_.push_back(std::make_unique<Endpoint>(*this, pe));
+    }
+
+    class Endpoint final : public link::LinkPipe {
+    public:
+        Endpoint(LinkHub& hub, unsigned pe) : hub_(hub), pe_(pe) {}
+        void send(const uint8_t* data, size_t n) override {
+            std::lock_guard<std::mutex> lk(hub_.mu_);
+            hub_.rxq_.insert(hub_.rxq_.end(), data, data + n);
+        }
+        size_t recv(uint8_t* buf, size_t cap, std::chrono::nanoseconds until) override {
+            std::unique_lock<std::mutex> lk(hub_.mu_);
+            const auto me = hub_.waiters_.insert(until);
+            auto leave = [&](size_t k) {
+                hub_.waiters_.erase(me);
+                hub_.cv_.notify_all();
+                return k;
+            };
+            for (;;) {
+                auto& q = hub_.out_[pe_];
+                if (!q.empty()) {
+                    const size_t k = std::min(cap, q.size());
+                    std::copy(q.begin(), q.begin() + long(k), buf);
+                    q.erase(q.begin(), q.begin() + long(k));
+                    return leave(k);
+                }
+                if (hub_.now_locked() >= until) return leave(0);
+                // Time may run only up to the earliest deadline of those
+                // waiting, so that nobody's deadline passes unnoticed.
+                if (hub_.now_locked() >= *hub_.waiters_.begin()) {
+                    hub_.cv_.wait(lk);
+                    continue;
+                }
+                for (int i = 0; i < 16 && hub_.now_locked() < *hub_.waiters_.begin(); ++i) hub_.tick_locked();
+                hub_.cv_.notify_all();
+                lk.unlock();
+                std::this_thread::yield();
+                lk.lock();
+            }
+        }
+        std::chrono::nanoseconds now() override {
+            std::lock_guard<std::mutex> lk(hub_.mu_);
+            return hub_.now_locked();
+        }
+
+    private:
+        LinkHub& hub_;
+        unsigned pe_;
+    };
+
+    Endpoint& endpoint(unsigned pe) { return *eps_.at(pe); }
+    uint64_t cycle() {
+        std::lock_guard<std::mutex> lk(mu_);
+        return h_.cycle();
+    }
+    /// For driving cabled PEs' pins: hold the lock while touching pins().
+    std::mutex& lock() { return mu_; }
+    Harness<M>& pins() { return h_; }
+    void tick() {
+        std::lock_guard<std::mutex> lk(mu_);
+        tick_locked();
+    }
+
+private:
+    std::chrono::nanoseconds now_locked() const { return std::chrono::nanoseconds(h_.cycle() * ns_); }
+    void tick_locked() {
+        h_->link_rx_valid = 0;
+        if (!rxq_.empty() && h_.cycle() % kByteCycles == 0) {
+            h_->link_rx_valid = 1;
+            h_->link_rx_data = rxq_.front();
+            rxq_.pop_front();
+        }
+        const bool txv = h_->link_tx_valid;
+        const uint8_t txb = h_->link_tx_data;
+        h_.tick();
+        if (txv && dec_.push(txb)) {
+            const link::Frame& f = dec_.frame();
+            if (f.pe < out_.size()) {
+                const auto bytes = link::encode(f);
+                out_[f.pe].insert(out_[f.pe].end(), bytes.begin(), bytes.end());
+            }
+        }
+    }
+
+    std::mutex mu_;
+    std::condition_variable cv_;
+    std::multiset<std::chrono::nanoseconds> waiters_;  ///< deadlines of the threads in recv()
+    Harness<M> h_;
+    uint64_t ns_;
+    std::deque<uint8_t> rxq_;
+    link::Decoder dec_;
+    std::vector<std::deque<uint8_t>> out_;
+    std::vector<std::unique_ptr<Endpoint>> eps_;
+};
+
+}  // namespace aggnet::sim

@@ -1,0 +1,145 @@
+// The PAPERS routines of seed 000 section 4.3 (libaggnet's Papers, the
+// same code that drives a PC parallel port) over the link: each PE thread
+// has its own LinkClient and LinkPapersPort, all sharing the Verilated
+// aggnet_hub's one byte stream (sim/link_hub.hpp), as one PC on a board's
+// USB UART or N PCs on the virtual hub would.  Checked on the hub's clock:
+// nobody leaves a barrier before every PE of its mask arrived; waitvec
+// returns exactly the mask PEs' bits; partitions; a timeout names the PE
+// that never arrived; and a hub whose register map differs is refused.
+#include "link_hub.hpp"
+#include "seed.hpp"
+
+#include <Vaggnet_hub_n4.h>
+#include <aggnet/link_papers.hpp>
+#include <catch2/catch.hpp>
+
+#include <functional>
+#include <random>
+#include <thread>
+
+using namespace aggnet;
+using aggnet::sim::LinkHub;
+using std::chrono::microseconds;
+using Catch::Matchers::Contains;
+
+namespace {
+
+using Hub4 = LinkHub<Vaggnet_hub_n4>;
+
+link::LinkConfig cfg() {
+    link::LinkConfig c;
+    // Four PEs share the stream: a reply may wait behind three others' frames.
+    c.resend_timeout = microseconds(200);
+    c.max_attempts = 8;
+    c.idle_timeout = microseconds(100);
+    return c;
+}
+
+void run_pes(Hub4& hub, unsigned n, const std::function<void(unsigned, Papers&)>& fn) {
+    std::vector<std::exception_ptr> err(n);
+    std::vector<std::thread> th;
+    for (unsigned pe = 0; pe < n; ++pe)
+        th.emplace_back([&, pe] {
+            try {
+                link::LinkClient c(hub.endpoint(pe), "linkhub:pe" + std::to_string(pe), cfg());
+                LinkPapersPort port(c, hub.endpoint(pe), pe);
+                Papers p(port, microseconds(5000));
+                fn(pe, p);
+            } catch (...) {
+                err[pe] = std::current_exception();
+            }
+        });
+    for (auto& t : th) t.join();
+    for (auto& e : err)
+        if (e) std::rethrow_exception(e);
+}
+
+}  // namespace
+
+TEST_CASE("papers over the link: barriers in order, waitvec vectors, partitions", "[papers][link]") {
+    const uint64_t seed = aggnet::sim::test_seed("papers_link");
+    Hub4 hub(4, "papers_link_n4");
+    const unsigned rounds = 30;
+    std::vector<std::vector<uint64_t>> arrive(4), leave(4), vec(4);
+    std::vector<std::vector<bool>> sent(4);
+    const auto to = microseconds(20000);
+    run_pes(hub, 4, [&](unsigned pe, Papers& p) {
+        std::mt19937_64 rng(seed + pe);
+        p.enqueue(0xf, to);
+        for (unsigned i = 0; i < rounds; ++i) {
+            const bool flag = rng() & 1;
+            sent[pe].push_back(flag);
+            arrive[pe].push_back(hub.cycle());
+            vec[pe].push_back(p.waitvec(flag, to));
+            leave[pe].push_back(hub.cycle());
+        }
+        // Two pairs, independently.
+        p.enqueue(pe < 2 ? 0x3 : 0xc, to);
+        for (unsigned i = 0; i < 10; ++i) p.wait(to);
+    });
+    {
+        // A clean stream: nothing lost or dropped, only keep-alives repeated.
+        link::LinkClient c(hub.endpoint(0), "linkhub:pe0", cfg());
+        auto stat = [&](unsigned i) { return c.read(0, uint16_t(link_defs::INFO_STAT + i), 4); };
+        CHECK(stat(link_defs::STAT_FRAMES_OK) > 4 * rounds * 3);
+        CHECK(stat(link_defs::STAT_CRC_ERR) == 0);
+        CHECK(stat(link_defs::STAT_OVERRUN) == 0);
+        CHECK(stat(link_defs::STAT_BAD_PE) == 0);
+    }
+    for (unsigned i = 0; i < rounds; ++i) {
+        uint64_t expect = 0;
+        for (unsigned q = 0; q < 4; ++q) expect |= uint64_t(sent[q][i]) << q;
+        for (unsigned pe = 0; pe < 4; ++pe) {
+            INFO("round " << i << " PE" << pe);
+            for (unsigned q = 0; q < 4; ++q) CHECK(arrive[q][i] < leave[pe][i]);
+            CHECK(vec[pe][i] == expect);
+        }
+    }
+}
+
+TEST_CASE("papers over the link: a timeout names the PE that never arrived, within its timeout", "[papers][link]") {
+    Hub4 hub(4, "papers_link_timeout_n4");
+    std::vector<uint64_t> never(4), left(4);
+    run_pes(hub, 4, [&](unsigned pe, Papers& p) {
+        p.enqueue(0xf, microseconds(20000));
+        if (pe == 3) {  // attached, never waits: stay connected until the others gave up
+            uint8_t b[64];
+            while (hub.endpoint(3).now() < microseconds(8000)) hub.endpoint(3).recv(b, sizeof b, microseconds(8000));
+            return;
+        }
+        const auto t0 = hub.endpoint(pe).now();
+        try {
+            p.wait(microseconds(2000 * (pe + 1)));  // PE0 gives up first, then PE1, then PE2
+        } catch (const TimeoutError& e) {
+            never[pe] = e.never_arrived;
+            left[pe] = e.left_pes;
+        }
+        const auto took = hub.endpoint(pe).now() - t0;
+        INFO("PE" << pe << " took " << took.count() / 1000 << " us of simulated time");
+        CHECK(took <= microseconds(2000 * (pe + 1)));
+    });
+    for (unsigned pe = 0; pe < 3; ++pe) {
+        INFO("PE" << pe);
+        CHECK(never[pe] == 0x8);
+    }
+    // The later ones saw the earlier ones arrive, then leave.
+    CHECK(left[0] == 0);
+    CHECK(left[1] == 0x1);
+    CHECK(left[2] == 0x3);
+}
+
+TEST_CASE("papers over the link: the hub is checked on attach", "[papers][link]") {
+    Hub4 hub(4, "papers_link_attach_n4");
+    link::LinkClient c(hub.endpoint(1), "linkhub:pe1", cfg());
+    LinkPapersPort port(c, hub.endpoint(1), 1);
+    CHECK(port.hub_pes() == 4);
+    CHECK(port.pe_index() == 1);
+    CHECK_THAT(port.describe(), Contains("PE1 of 4") && Contains("48 MHz"));
+    // The port is the PAPERS window: what Papers writes is what the hub holds.
+    Papers p(port);
+    p.enqueue(0x6);
+    CHECK(c.read(1, uint16_t(link_defs::WIN_PAPERS << 12 | papers_regs::W_MASK0), 4) == 0x6);
+    CHECK(c.read(1, uint16_t(link_defs::WIN_PAPERS << 12 | papers_regs::W_OWNER), 1) == 1);
+    CHECK(c.read(1, uint16_t(link_defs::WIN_PAPERS << 12 | papers_regs::W_CTRL), 1) ==
+          ((1u << papers_regs::CONTROL_CE) | (1u << papers_regs::CONTROL_U0)));
+}
