@@ -60,6 +60,7 @@ bench: build bench-hw ## hub cycles, Fmax/LUTs, host round trips: tables + CSV +
 	@$(BUILD)/bench_papers_cycles $(BUILD)/bench/cycles.csv
 	@$(BUILD)/aggnet_bench_host $(BUILD)/bench/host.csv
 	@$(BUILD)/aggnet_bench_load $(BUILD)/bench/load.csv
+	@$(BUILD)/bench_link $(BUILD)/bench/link.csv
 	@python3 tools/bench_report.py $(BUILD)/bench
 
 clean: ## remove the build directory

@@ -102,6 +102,11 @@ public:
         std::lock_guard<std::mutex> lk(mu_);
         tick_locked();
     }
+    /// The cycle at which the last queued byte went into the link port.
+    uint64_t rx_drained_at() {
+        std::lock_guard<std::mutex> lk(mu_);
+        return rx_drained_at_;
+    }
 
 private:
     std::chrono::nanoseconds now_locked() const { return std::chrono::nanoseconds(h_.cycle() * ns_); }
@@ -111,6 +116,7 @@ private:
             h_->link_rx_valid = 1;
             h_->link_rx_data = rxq_.front();
             rxq_.pop_front();
+            if (rxq_.empty()) rx_drained_at_ = h_.cycle();
         }
         const bool txv = h_->link_tx_valid;
         const uint8_t txb = h_->link_tx_data;
@@ -130,6 +136,7 @@ private:
     Harness<M> h_;
     uint64_t ns_;
     std::deque<uint8_t> rxq_;
+    uint64_t rx_drained_at_ = 0;
     link::Decoder dec_;
     std::vector<std::deque<uint8_t>> out_;
     std::vector<std::unique_ptr<Endpoint>> eps_;

@@ -18,3 +18,11 @@ verilate(test_papers_link PREFIX Vaggnet_hub_n4 TOP_MODULE aggnet_hub SOURCES ${
   INCLUDE_DIRS ${RTL}/papers ${RTL}/link TRACE_FST
   VERILATOR_ARGS -GN=4 -GCLK_HZ=48000000 -Wno-fatal -O3 --x-assign fast --x-initial fast)
 set_tests_properties(test_papers_link PROPERTIES TIMEOUT 300)
+
+# make bench: the PAPERS barrier over the link (bytes, frames, hub cycles).
+add_executable(bench_link ${CMAKE_SOURCE_DIR}/bench/bench_link.cpp)
+target_include_directories(bench_link PRIVATE ${CMAKE_SOURCE_DIR}/sim)
+target_link_libraries(bench_link PRIVATE aggnet Threads::Threads)
+verilate(bench_link PREFIX Vaggnet_hub_n4 TOP_MODULE aggnet_hub SOURCES ${HUB_RTL}
+  INCLUDE_DIRS ${RTL}/papers ${RTL}/link TRACE_FST
+  VERILATOR_ARGS -GN=4 -GCLK_HZ=48000000 -Wno-fatal -O3 --x-assign fast --x-initial fast)
