@@ -4,6 +4,7 @@
 #include <aggnet/vhub_protocol.hpp>
 
 #include <algorithm>
+#include <map>
 #include <thread>
 #include <cerrno>
 #include <cstring>
@@ -42,6 +43,39 @@ std::string hex(unsigned long long v) {
     return b;
 }
 
+struct KeyRange {
+    unsigned long long lo, hi;
+    const char* what;
+};
+
+/// "k=v&k=v" after a device string's '?': every key known, none twice,
+/// every value a decimal number in its range.
+std::map<std::string, unsigned long long> parse_query(const std::string& spec, const std::string& query,
+                                                      const std::map<std::string, KeyRange>& keys) {
+    std::map<std::string, unsigned long long> out;
+    if (query.empty()) return out;
+    std::string known;
+    for (const auto& k : keys) known += (known.empty() ? "" : ", ") + k.first + "=";
+    size_t pos = 0;
+    while (pos <= query.size()) {
+        const auto amp = query.find('&', pos);
+        const std::string kv = query.substr(pos, amp == std::string::npos ? std::string::npos : amp - pos);
+        pos = amp == std::string::npos ? query.size() + 1 : amp + 1;
+        const auto eq = kv.find('=');
+        const std::string key = kv.substr(0, eq);
+        const std::string val = eq == std::string::npos ? "" : kv.substr(eq + 1);
+        const auto k = keys.find(key);
+        if (k == keys.end())
+            throw DeviceSyntaxError("device " + quoted(spec) + ": unknown option " + quoted(kv) + " (options: " + known + ")");
+        if (out.count(key)) throw DeviceSyntaxError("device " + quoted(spec) + ": " + key + "= is given twice");
+        unsigned long long v = 0;
+        if (!parse_uint(val, k->second.hi, v) || v < k->second.lo)
+            throw DeviceSyntaxError("device " + quoted(spec) + ": " + key + "=" + val + " is not " + k->second.what);
+        out[key] = v;
+    }
+    return out;
+}
+
 }  // namespace
 
 DeviceSpec parse_device(const std::string& spec) {
@@ -70,43 +104,17 @@ DeviceSpec parse_device(const std::string& spec) {
         d.path = rest.substr(0, q);
         if (d.path.empty() || d.path[0] != '/')
             throw DeviceSyntaxError("device " + quoted(spec) + ": ppdev: needs an absolute device path, e.g. ppdev:/dev/parport0?pe=0");
-        bool have_pe = false, have_n = false;
-        if (q != std::string::npos) {
-            std::string query = rest.substr(q + 1);
-            size_t pos = 0;
-            while (pos <= query.size()) {
-                const auto amp = query.find('&', pos);
-                const std::string kv = query.substr(pos, amp == std::string::npos ? std::string::npos : amp - pos);
-                pos = amp == std::string::npos ? query.size() + 1 : amp + 1;
-                const auto eq = kv.find('=');
-                const std::string key = kv.substr(0, eq);
-                const std::string val = eq == std::string::npos ? "" : kv.substr(eq + 1);
-                unsigned long long v = 0;
-                if ((key == "pe" && have_pe) || (key == "n" && have_n))
-                    throw DeviceSyntaxError("device " + quoted(spec) + ": " + key + "= is given twice");
-                if (key == "pe") {
-                    if (!parse_uint(val, 63, v))
-                        throw DeviceSyntaxError("device " + quoted(spec) + ": pe=" + val + " is not a PE number");
-                    d.pe = unsigned(v);
-                    have_pe = true;
-                } else if (key == "n") {
-                    if (!parse_uint(val, 64, v) || v < 2)
-                        throw DeviceSyntaxError("device " + quoted(spec) + ": n=" + val + " is not a hub size (2..4)");
-                    d.pes = unsigned(v);
-                    have_n = true;
-                } else {
-                    throw DeviceSyntaxError("device " + quoted(spec) + ": unknown option " + quoted(kv) +
-                                      " (ppdev options: pe=K, n=N)");
-                }
-            }
-        }
+        const auto opts = parse_query(spec, q == std::string::npos ? "" : rest.substr(q + 1),
+                                      {{"pe", {0, 63, "a PE number"}}, {"n", {2, 64, "a hub size (2..4)"}}});
+        if (opts.count("n")) d.pes = unsigned(opts.at("n"));
         if (d.pes > 4)
             throw DeviceSyntaxError("device " + quoted(spec) + ": n=" + std::to_string(d.pes) +
                               ": a parallel port has 8-bit registers, enough for hubs of at most 4 PEs"
                               " (larger hubs: the virtual hub, or the serial link)");
-        if (!have_pe)
+        if (!opts.count("pe"))
             throw DeviceSyntaxError("device " + quoted(spec) + ": say which PE this port is cabled to, e.g. " + kind + ":" +
                               d.path + "?pe=0 (the pins do not tell)");
+        d.pe = unsigned(opts.at("pe"));
         if (d.pe >= d.pes)
             throw DeviceSyntaxError("device " + quoted(spec) + ": pe=" + std::to_string(d.pe) + " but the hub has n=" +
                               std::to_string(d.pes) + " PEs (PE0..PE" + std::to_string(d.pes - 1) + ")");
@@ -114,15 +122,20 @@ DeviceSpec parse_device(const std::string& spec) {
     }
     if (kind == "serial") {
         d.kind = DeviceSpec::Serial;
-        const auto at = rest.rfind('@');
-        d.path = rest.substr(0, at);
+        const auto q = rest.find('?');
+        const std::string main = rest.substr(0, q);
+        const auto at = main.rfind('@');
+        d.path = main.substr(0, at);
         if (d.path.empty() || d.path[0] != '/')
             throw DeviceSyntaxError("device " + quoted(spec) + ": serial: needs an absolute device path, e.g. serial:/dev/ttyUSB0@3000000");
         unsigned long long baud = 0;
-        if (at == std::string::npos || !parse_uint(rest.substr(at + 1), 100000000, baud) || baud == 0)
+        if (at == std::string::npos || !parse_uint(main.substr(at + 1), 100000000, baud) || baud == 0)
             throw DeviceSyntaxError("device " + quoted(spec) + ": serial: needs a baud rate after '@', e.g. serial:" + d.path +
                               "@3000000");
         d.baud = unsigned(baud);
+        const auto opts = parse_query(spec, q == std::string::npos ? "" : rest.substr(q + 1), {{"pe", {0, 63, "a PE number"}}});
+        d.pe_given = opts.count("pe") != 0;
+        if (d.pe_given) d.pe = unsigned(opts.at("pe"));
         return d;
     }
     throw DeviceSyntaxError("device string " + quoted(spec) + ": unknown kind " + quoted(kind) + "; " + kForms);

@@ -4,7 +4,9 @@
 //   ppdev:/dev/parportN?pe=K[&n=N] a PC parallel port through Linux ppdev;
 //                                  the hub's size N (2..4, default 4) and our
 //                                  PE K are not visible on the pins, so say them
-//   serial:/dev/ttyUSBn@BAUD       reserved for the serial link (not yet)
+//   serial:/dev/ttyUSBn@BAUD[?pe=K] the link over a serial line (docs/link.md):
+//                                  a board's USB UART; K is the PE we act as
+//                                  (optional when the link port serves one PE)
 //
 //   auto t = aggnet::open_device("sim:/tmp/aggnet-abc123/pe0");
 //   aggnet::Papers p(*t);
@@ -30,6 +32,7 @@ struct DeviceSpec {
     unsigned pe = 0;    ///< sim: from the path's peK; ppdev: ?pe=K
     unsigned pes = 4;   ///< ppdev: ?n=N
     unsigned baud = 0;  ///< serial
+    bool pe_given = false;  ///< serial: ?pe=K was given (else HELLO must tell)
 };
 
 /// Parse a device string; throws DeviceError for a malformed one.
