@@ -149,6 +149,18 @@ struct Responder {
     }
 };
 
+/// A thread joined when it goes out of scope, so that a failed REQUIRE (an
+/// exception) does not leave a joinable std::thread behind (std::terminate).
+struct Joined {
+    std::thread th;
+    template <class F>
+    explicit Joined(F f) : th(std::move(f)) {}
+    ~Joined() { join(); }
+    void join() {
+        if (th.joinable()) th.join();
+    }
+};
+
 std::string error_of(const std::string& path, unsigned baud) {
     try {
         SerialPipe p(path, baud);
@@ -242,7 +254,7 @@ TEST_CASE("serial pty: recv returns 0 at its deadline, within a few ms, and earl
     CHECK(pipe.recv(buf, sizeof buf, t0 - milliseconds(5)) == 0u);
     CHECK(pipe.now() - t0 < milliseconds(5));
     // bytes that come after 20 ms end a 5 s wait then
-    std::thread writer([&] {
+    Joined writer([&] {
         std::this_thread::sleep_for(milliseconds(20));
         const uint8_t b[3] = {1, 2, 3};
         pty.write_all(b, 3);
@@ -300,7 +312,7 @@ TEST_CASE("serial pty: closing the master (the cable pulled) gives 'the device w
     SECTION("while waiting in recv") {
         Pty pty;
         SerialPipe pipe(pty.path, 3000000);
-        std::thread puller([&] {
+        Joined puller([&] {
             std::this_thread::sleep_for(milliseconds(20));
             pty.close_master();
         });
@@ -488,7 +500,7 @@ TEST_CASE("serial pty: the hub going away mid-command is a DeviceError, not a Li
     LinkClient c(pipe, pipe.device(), cfg);
     c.write(1, 0x1000, 0x55, 1);
     resp.silent = true;  // the hub stops answering ...
-    std::thread puller([&] {
+    Joined puller([&] {
         std::this_thread::sleep_for(milliseconds(30));
         resp.halt();
         pty.close_master();  // ... and the cable is pulled
