@@ -21,6 +21,7 @@
 
 #include <aggnet/link_client.hpp>
 #include <aggnet/serial_pipe.hpp>
+#include "pty.hpp"
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -54,53 +55,7 @@ nanoseconds steady() {
     return std::chrono::duration_cast<nanoseconds>(std::chrono::steady_clock::now().time_since_epoch());
 }
 
-/// A pty pair: the SerialPipe opens `path` (the slave); the test talks on `master`.
-struct Pty {
-    int master = -1, slave = -1;
-    std::string path;
-    Pty() {
-        char name[128];
-        REQUIRE(::openpty(&master, &slave, name, nullptr, nullptr) == 0);
-        path = name;
-        ::fcntl(master, F_SETFD, FD_CLOEXEC);
-        ::fcntl(slave, F_SETFD, FD_CLOEXEC);
-        ::fcntl(master, F_SETFL, ::fcntl(master, F_GETFL) | O_NONBLOCK);
-    }
-    ~Pty() {
-        close_master();
-        if (slave >= 0) ::close(slave);
-    }
-    void close_master() {
-        if (master >= 0) ::close(master);
-        master = -1;
-    }
-    /// Write every byte to the master; false if it fails (no Catch macros:
-    /// the responder thread calls this).
-    bool write_all(const uint8_t* p, size_t n) const {
-        for (size_t done = 0; done < n;) {
-            const ssize_t w = ::write(master, p + done, n - done);
-            if (w > 0) done += size_t(w);
-            else if (w < 0 && (errno == EAGAIN || errno == EINTR)) {
-                pollfd q{master, POLLOUT, 0};
-                ::poll(&q, 1, 100);
-            } else return false;
-        }
-        return true;
-    }
-    /// Read exactly n bytes from the master within `ms`.
-    std::vector<uint8_t> read_n(size_t n, int ms = 2000) const {
-        std::vector<uint8_t> out;
-        const nanoseconds end = steady() + milliseconds(ms);
-        while (out.size() < n && steady() < end) {
-            pollfd q{master, POLLIN, 0};
-            ::poll(&q, 1, 10);
-            uint8_t b[4096];
-            const ssize_t r = ::read(master, b, std::min(sizeof b, n - out.size()));
-            if (r > 0) out.insert(out.end(), b, b + r);
-        }
-        return out;
-    }
-};
+using aggnet::test::Pty;
 
 /// The hub at the far end of the cable: a thread on the pty master that
 /// decodes frames, hands them to a FakeHub and writes its replies back.  It

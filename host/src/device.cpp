@@ -154,7 +154,8 @@ std::unique_ptr<Transport> open_device(const std::string& spec, std::chrono::nan
     case DeviceSpec::Ppdev:
         return std::make_unique<PpdevTransport>(d.path, d.pe, d.pes);
     case DeviceSpec::Serial:
-        throw DeviceError("device " + quoted(spec) + ": serial link not implemented yet (arrives with the serial link issue)");
+        throw DeviceError("device " + quoted(spec) + ": a serial: device is the link, not the PC port's three "
+                          "registers; open it with open_papers_port() (aggnet/papers_device.hpp)");
     }
     throw DeviceError("device " + quoted(spec) + ": unhandled kind");
 }

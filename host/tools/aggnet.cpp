@@ -10,6 +10,7 @@
 #include <aggnet/cli.hpp>
 #include <aggnet/device.hpp>
 #include <aggnet/papers.hpp>
+#include <aggnet/papers_device.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -32,7 +33,7 @@ const char* kTop =
     "  barrier DEVICE     run barriers and report the round-trip distribution\n"
     "  waitvec DEVICE     one p_waitvec() exchange; prints the vector\n"
     "  sim-quit DEVICE    ask a virtual hub (aggnet-sim) to shut down\n"
-    "DEVICE: sim:DIR/peK | ppdev:/dev/parportN?pe=K[&n=N] | serial:/dev/ttyUSBn@BAUD (reserved)\n"
+    "DEVICE: sim:DIR/peK | ppdev:/dev/parportN?pe=K[&n=N] | serial:/dev/ttyUSBn@BAUD[?pe=K] (the link)\n"
     "'aggnet COMMAND --help' describes a command.  Exit: 0 ok, 1 error, 2 usage.\n";
 
 const char* kProbe =
@@ -124,7 +125,7 @@ std::string hex(uint64_t v) {
 }
 
 int probe(const Args& a) {
-    auto t = open_device(a.device);
+    auto t = open_papers_port(a.device);
     std::printf("device:   %s\n", t->describe().c_str());
     Papers p(*t);
     std::printf("hub:      %u PEs; we are PE%u\n", p.pes(), p.pe());
@@ -132,19 +133,19 @@ int probe(const Args& a) {
     std::printf("status:   GO=%d INT=%d I (others' D, PE k at bit k)=%s\n", st.go, st.intr, bits(st.vec, p.pes()).c_str());
     const uint64_t arr = p.arrived();
     std::printf("arrived:  %s (S high, mask naming PE%u)\n", arr ? pe_list(arr).c_str() : "none", p.pe());
-    if (auto* s = dynamic_cast<SimTransport*>(t.get()))
+    if (auto* s = dynamic_cast<SimTransport*>(transport_of(*t)))
         std::printf("hub clock: cycle %llu, %llu cycles per register access\n", (unsigned long long)s->hub_cycle(),
                     (unsigned long long)s->cycles_per_access());
     return 0;
 }
 
 int barrier(const Args& a) {
-    auto t = open_device(a.device);
+    auto t = open_papers_port(a.device);
     Papers p(*t);
     const uint64_t mask = a.has_mask ? a.mask : p.all_mask();
     const auto to = std::chrono::milliseconds(a.timeout_ms);
     p.enqueue(mask, to);
-    auto* sim = dynamic_cast<SimTransport*>(t.get());
+    auto* sim = dynamic_cast<SimTransport*>(transport_of(*t));
     std::vector<double> us;
     us.reserve(a.count);
     const uint64_t acc0 = p.port().accesses();
@@ -172,7 +173,7 @@ int barrier(const Args& a) {
 
 int waitvec(const Args& a) {
     if (a.bit < 0) throw Usage("waitvec needs --bit 0|1");
-    auto t = open_device(a.device);
+    auto t = open_papers_port(a.device);
     Papers p(*t);
     const uint64_t mask = a.has_mask ? a.mask : p.all_mask();
     const auto to = std::chrono::milliseconds(a.timeout_ms);

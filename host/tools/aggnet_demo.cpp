@@ -16,6 +16,7 @@
 #include <aggnet/cli.hpp>
 #include <aggnet/device.hpp>
 #include <aggnet/papers.hpp>
+#include <aggnet/papers_device.hpp>
 
 #include <algorithm>
 #include <cstdarg>
@@ -124,8 +125,8 @@ int main(int argc, char** argv) {
         return 2;
     }
     try {
-        auto t = open_device(device);
-        auto* sim = dynamic_cast<SimTransport*>(t.get());
+        auto t = open_papers_port(device);
+        auto* sim = dynamic_cast<SimTransport*>(transport_of(*t));
         Papers p(*t);
         g_pe = p.pe();
         if (p.pes() != 4) throw Error("the demo wants a 4-PE hub, this one has " + std::to_string(p.pes()));
