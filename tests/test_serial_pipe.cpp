@@ -318,8 +318,21 @@ TEST_CASE("serial pty: the port is exclusive: a second SerialPipe is refused, fr
         first.send(b, 2);
         CHECK(pty.read_n(2) == std::vector<uint8_t>{0x7e, 0x42});
     }
-    SerialPipe again(pty.path, 3000000);
-    CHECK(again.is_open());
+    // the exclusive mode went with the pipe, although the pty's own slave
+    // descriptor keeps the tty open (else only root could open it again)
+    int excl = -1;
+    REQUIRE(::ioctl(pty.slave, TIOCGEXCL, &excl) == 0);
+    CHECK(excl == 0);
+    {
+        SerialPipe again(pty.path, 3000000);
+        CHECK(again.is_open());
+    }
+    // another program (minicom, picocom) holding the tty exclusively refuses us, root or not
+    REQUIRE(::ioctl(pty.slave, TIOCEXCL) == 0);
+    CHECK_THAT(error_of(pty.path, 3000000), Contains("in use by another program"));
+    REQUIRE(::ioctl(pty.slave, TIOCGEXCL, &excl) == 0);
+    CHECK(excl == 1);  // and its claim stands
+    REQUIRE(::ioctl(pty.slave, TIOCNXCL) == 0);
 }
 
 TEST_CASE("serial: real open errors name the device and the reason", "[serial][pty]") {

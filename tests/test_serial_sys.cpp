@@ -70,6 +70,7 @@ public:
     int open_errno = 0;
     bool tty = true;                 // false: every tty ioctl answers ENOTTY
     int excl_errno = 0, flock_errno = 0, tcsets_errno = 0;
+    int excl_held = 0;               // another program set TIOCEXCL (TIOCGEXCL says 1)
     std::function<unsigned(unsigned)> make_baud = [](unsigned b) { return b; };
     bool code_only = false;          // the driver reports a speed code, c_ospeed 0
     bool drop_crtscts = false;
@@ -129,6 +130,8 @@ public:
         if (!tty) return errno = ENOTTY, -1;
         switch (req) {
         case TIOCEXCL: return excl_errno ? (errno = excl_errno, -1) : 0;
+        case TIOCNXCL: return 0;
+        case TIOCGEXCL: *static_cast<int*>(arg) = excl_held; return 0;
         case TCGETS2: *static_cast<termios2*>(arg) = cur; return 0;
         case TCSETS2: {
             if (tcsets_errno) return errno = tcsets_errno, -1;
@@ -263,12 +266,13 @@ TEST_CASE("serial (fake): raw 8N1 at the asked rate through termios2, exclusive,
     CHECK(p.baud() == 3000000u);
     CHECK(sys->open_flags == (O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK));
     CHECK(sys->flock_op == (LOCK_EX | LOCK_NB));
-    REQUIRE(sys->ioctls.size() >= 5);
-    CHECK(sys->ioctls[0] == TIOCEXCL);
-    CHECK(sys->ioctls[1] == TCGETS2);
-    CHECK(sys->ioctls[2] == TCSETS2);
-    CHECK(sys->ioctls[3] == TCGETS2);
-    CHECK(sys->ioctls[4] == TCFLSH);
+    REQUIRE(sys->ioctls.size() >= 6);
+    CHECK(sys->ioctls[0] == TIOCGEXCL);
+    CHECK(sys->ioctls[1] == TIOCEXCL);
+    CHECK(sys->ioctls[2] == TCGETS2);
+    CHECK(sys->ioctls[3] == TCSETS2);
+    CHECK(sys->ioctls[4] == TCGETS2);
+    CHECK(sys->ioctls[5] == TCFLSH);
     CHECK(sys->flushed == TCIOFLUSH);
     const termios2& t = sys->set;
     CHECK((t.c_cflag & CBAUD) == B3000000);  // a standard rate: its code (and c_ospeed)
@@ -296,13 +300,22 @@ TEST_CASE("serial (fake): raw 8N1 at the asked rate through termios2, exclusive,
     }
     fc->drop_crtscts = true;
     CHECK_THAT(open_error(fc, "/dev/ttyUSB1", 115200, o), Contains("no RTS/CTS"));
-    // not exclusive: neither TIOCEXCL nor flock
+    // closing clears the exclusive mode (it outlives our descriptor while
+    // another one of the tty is open) and closes the descriptor
+    p.close();
+    CHECK(sys->ioctls.back() == TIOCNXCL);
+    CHECK(sys->fds_open == 0);
+    // not exclusive: neither TIOCEXCL, TIOCNXCL nor flock
     auto shared = std::make_shared<FakeSys>();
     SerialOptions ne;
     ne.exclusive = false;
-    SerialPipe s("/dev/ttyUSB1", 115200, ne, shared);
-    CHECK(shared->flock_op == -1);
+    {
+        SerialPipe s("/dev/ttyUSB1", 115200, ne, shared);
+        CHECK(shared->flock_op == -1);
+    }
     CHECK(std::find(shared->ioctls.begin(), shared->ioctls.end(), (unsigned long)TIOCEXCL) == shared->ioctls.end());
+    CHECK(std::find(shared->ioctls.begin(), shared->ioctls.end(), (unsigned long)TIOCNXCL) == shared->ioctls.end());
+    CHECK(shared->fds_open == 0);
 }
 
 TEST_CASE("serial (fake): an FTDI bridge gets its latency timer set to 1 ms, and the note says so", "[serial][fake]") {
@@ -475,6 +488,16 @@ TEST_CASE("serial (fake): open errors name the device and the reason, with a hin
     CHECK_THAT(m, Contains(dev + "cannot open: Device or resource busy: in use by another program"));
     m = open_error(with([](FakeSys& s) { s.flock_errno = EWOULDBLOCK; }), "/dev/ttyUSB1", 3000000);
     CHECK_THAT(m, Contains(dev + "in use by another program"));
+    auto foreign = with([](FakeSys& s) { s.excl_held = 1; });
+    m = open_error(foreign, "/dev/ttyUSB1", 3000000);
+    CHECK_THAT(m, Contains(dev + "in use by another program (it holds the port exclusively"));
+    // a refused open leaves the holder's exclusive mode alone
+    CHECK(std::find(foreign->ioctls.begin(), foreign->ioctls.end(), (unsigned long)TIOCNXCL) == foreign->ioctls.end());
+    CHECK(std::find(foreign->ioctls.begin(), foreign->ioctls.end(), (unsigned long)TIOCEXCL) == foreign->ioctls.end());
+    // refused after TIOCEXCL (the baud): our own exclusive mode is cleared again
+    auto refused = with([](FakeSys& s) { s.tcsets_errno = EINVAL; });
+    open_error(refused, "/dev/ttyUSB1", 3000000);
+    CHECK(refused->ioctls.back() == TIOCNXCL);
     m = open_error(with([](FakeSys& s) { s.excl_errno = EBUSY; }), "/dev/ttyUSB1", 3000000);
     CHECK_THAT(m, Contains(dev + "cannot get exclusive access (TIOCEXCL"));
     CHECK_THAT(m, Contains("in use by another program"));

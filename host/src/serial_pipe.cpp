@@ -156,19 +156,25 @@ SerialPipe::SerialPipe(std::string path, unsigned baud, SerialOptions opt, std::
     }
 
     if (opt_.exclusive) {
-        // TIOCEXCL: further open()s of this tty fail with EBUSY (root is
-        // exempt); flock: another aggnet program, even root's, finds it taken.
-        if (sys_->ioctl(fd, TIOCEXCL, nullptr) != 0) {
-            const int e = errno;
-            if (e == ENOTTY || e == EINVAL) fail_open(fd, "not a serial device (" + path_ + " is not a tty: TIOCEXCL: " + errname(e) + ")");
-            fail_open(fd, "cannot get exclusive access (TIOCEXCL: " + errname(e) + "); in use by another program?");
-        }
+        // flock: another aggnet program (even root's) finds the port taken.
+        // TIOCEXCL: any further open() of the tty fails with EBUSY, except
+        // root's; TIOCGEXCL first, so that root too sees another program's
+        // exclusive hold (minicom, picocom) instead of quietly sharing it.
         if (sys_->flock(fd, LOCK_EX | LOCK_NB) != 0) {
             const int e = errno;
             if (e == EWOULDBLOCK)
                 fail_open(fd, "in use by another program (another process holds its lock; fuser -v " + path_ + ")");
             // A file system without locks is no reason to refuse; TIOCEXCL still holds.
         }
+        int held = 0;
+        if (sys_->ioctl(fd, TIOCGEXCL, &held) == 0 && held)
+            fail_open(fd, "in use by another program (it holds the port exclusively; fuser -v " + path_ + ")");
+        if (sys_->ioctl(fd, TIOCEXCL, nullptr) != 0) {
+            const int e = errno;
+            if (e == ENOTTY || e == EINVAL) fail_open(fd, "not a serial device (" + path_ + " is not a tty: TIOCEXCL: " + errname(e) + ")");
+            fail_open(fd, "cannot get exclusive access (TIOCEXCL: " + errname(e) + "); in use by another program?");
+        }
+        excl_owned_ = true;  // ours to clear when we let go
     }
     configure(fd);
     std::string notes = std::to_string(status_.achieved_baud) + " baud";
@@ -182,8 +188,20 @@ SerialPipe::SerialPipe(std::string path, unsigned baud, SerialOptions opt, std::
 }
 
 void SerialPipe::fail_open(int fd, const std::string& what) {
-    sys_->close(fd);
+    release(fd);
     throw DeviceError(device_ + ": " + what);
+}
+
+void SerialPipe::release(int fd) {
+    // TIOCEXCL stays on the tty while any descriptor of it is open (another
+    // program's, a pty's other slave descriptor): clear it if we set it, or
+    // the port would stay refused to everyone but root after we are gone
+    // (and never if someone else set it: a refused second open must not undo
+    // the first holder's claim).  The lock goes with the descriptor.  Errors
+    // do not matter here (a hung-up tty says EIO).
+    if (excl_owned_) sys_->ioctl(fd, TIOCNXCL, nullptr);
+    excl_owned_ = false;
+    sys_->close(fd);
 }
 
 void SerialPipe::configure(int fd) {
@@ -319,7 +337,7 @@ void SerialPipe::tune_latency(int fd, std::string& notes) {
 SerialPipe::~SerialPipe() { close(); }
 
 void SerialPipe::close() {
-    if (fd_ >= 0) sys_->close(fd_);
+    if (fd_ >= 0) release(fd_);
     fd_ = -1;
     if (gone_.empty()) gone_ = device_ + ": closed by the program";
 }
@@ -332,7 +350,7 @@ void SerialPipe::went_away(const std::string& why) {
     // Close at once: a USB serial device that comes back gets a new node
     // (often the same name) that must be opened afresh.
     const std::string msg = device_ + ": the device went away (" + why + ")";
-    if (fd_ >= 0) sys_->close(fd_);
+    if (fd_ >= 0) release(fd_);
     fd_ = -1;
     gone_ = msg;
     throw DeviceError(msg);
@@ -363,7 +381,7 @@ void SerialPipe::send(const uint8_t* data, size_t n) {
         if (e != EAGAIN && e != EWOULDBLOCK) {
             if (is_gone_errno(e)) went_away("write: " + errname(e));
             const std::string msg = device_ + ": write failed: " + errname(e);
-            if (fd_ >= 0) sys_->close(fd_);
+            if (fd_ >= 0) release(fd_);
             fd_ = -1;
             gone_ = msg;
             throw DeviceError(msg);
@@ -380,7 +398,7 @@ void SerialPipe::send(const uint8_t* data, size_t n) {
             const std::string msg = device_ + ": the port took " + std::to_string(done) + " of " + std::to_string(n) +
                                     " bytes in " + std::to_string(ms_of(now() - start)) + " ms" +
                                     (opt_.rtscts ? " (RTS/CTS: the other end holds CTS off?)" : "") + "; port closed";
-            if (fd_ >= 0) sys_->close(fd_);
+            if (fd_ >= 0) release(fd_);
             fd_ = -1;
             gone_ = msg;
             throw DeviceError(msg);

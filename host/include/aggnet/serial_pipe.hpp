@@ -125,6 +125,7 @@ public:
 
 private:
     [[noreturn]] void fail_open(int fd, const std::string& what);
+    void release(int fd);
     [[noreturn]] void went_away(const std::string& why);
     void check_usable() const;
     void configure(int fd);
@@ -135,6 +136,7 @@ private:
     SerialOptions opt_;
     std::shared_ptr<SerialSys> sys_;
     int fd_ = -1;
+    bool excl_owned_ = false;  ///< we set TIOCEXCL (and clear it on close)
     std::string gone_;  ///< why the port is unusable ("" while it is usable)
     SerialStatus status_{};
     SerialStats stats_{};
