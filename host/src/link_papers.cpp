@@ -35,6 +35,7 @@ LinkPapersPort::LinkPapersPort(link::LinkClient& client, link::LinkPipe& pipe, u
                           "); rebuild the bitstream or the library from the same revision");
     n_ = h.hub_pes;
     clk_hz_ = h.clk_hz;
+    hello_ = h;
     accesses_ += 2;
 }
 

@@ -21,6 +21,7 @@ public:
     uint64_t accesses() const override { return inner().accesses(); }
     std::string describe() const override { return inner().describe(); }
     virtual Transport* transport() { return nullptr; }
+    virtual LinkPapersPort* link() { return nullptr; }
 
 protected:
     virtual PapersPort& inner() const = 0;
@@ -43,6 +44,7 @@ public:
         : pipe_(std::make_unique<link::SerialPipe>(d.path, d.baud)),
           client_(std::make_unique<link::LinkClient>(*pipe_, pipe_->device())),
           port_(std::make_unique<LinkPapersPort>(*client_, *pipe_, d.pe)) {}
+    LinkPapersPort* link() override { return port_.get(); }
 
 private:
     PapersPort& inner() const override { return *port_; }
@@ -63,6 +65,11 @@ Transport* transport_of(PapersPort& port) {
     if (auto* o = dynamic_cast<Owning*>(&port)) return o->transport();
     if (auto* l = dynamic_cast<LptPort*>(&port)) return &l->transport();
     return nullptr;
+}
+
+LinkPapersPort* link_of(PapersPort& port) {
+    if (auto* o = dynamic_cast<Owning*>(&port)) return o->link();
+    return dynamic_cast<LinkPapersPort*>(&port);
 }
 
 }  // namespace aggnet

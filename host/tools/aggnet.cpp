@@ -10,6 +10,8 @@
 #include <aggnet/cli.hpp>
 #include <aggnet/device.hpp>
 #include <aggnet/papers.hpp>
+#include <aggnet/link_defs.hpp>
+#include <aggnet/link_papers.hpp>
 #include <aggnet/papers_device.hpp>
 
 #include <algorithm>
@@ -29,7 +31,8 @@ using Usage = cli::UsageError;
 const char* kTop =
     "usage: aggnet COMMAND DEVICE [options]\n"
     "commands:\n"
-    "  probe DEVICE       describe the hub and our port: PEs, our PE, GO/INT/I bits, arrived PEs\n"
+    "  probe DEVICE       describe the hub and our port: PEs, our PE, GO/INT/I bits, arrived PEs;\n"
+    "                     over the link also its engines, clock, map hashes and link statistics\n"
     "  barrier DEVICE     run barriers and report the round-trip distribution\n"
     "  waitvec DEVICE     one p_waitvec() exchange; prints the vector\n"
     "  sim-quit DEVICE    ask a virtual hub (aggnet-sim) to shut down\n"
@@ -133,6 +136,23 @@ int probe(const Args& a) {
     std::printf("status:   GO=%d INT=%d I (others' D, PE k at bit k)=%s\n", st.go, st.intr, bits(st.vec, p.pes()).c_str());
     const uint64_t arr = p.arrived();
     std::printf("arrived:  %s (S high, mask naming PE%u)\n", arr ? pe_list(arr).c_str() : "none", p.pe());
+    if (LinkPapersPort* l = link_of(*t)) {
+        // The link's HELLO and the hub's INFO window (docs/link.md).
+        const auto& h = l->hello();
+        auto& c = l->client();
+        const unsigned pe = p.pe();
+        auto info = [&](uint16_t reg) { return c.read(pe, uint16_t(link_defs::WIN_INFO << 12 | reg), 4); };
+        std::printf("link:     protocol %u; this port serves PE%u..PE%u; hub clock %.2f MHz\n", h.version, h.first_pe,
+                    h.first_pe + h.port_pes - 1, double(h.clk_hz) / 1e6);
+        std::printf("engines: ");
+        for (unsigned w = 0; w < 16; ++w)
+            if (h.engines >> w & 1) std::printf(" window %u (map hash 0x%08x)", w, info(uint16_t(link_defs::INFO_MAP_HASH + w)));
+        std::printf("\n");
+        std::printf("link statistics:");
+        for (unsigned i = 0; i < link_defs::STAT_COUNT; ++i)
+            std::printf(" %s %u", link_defs::stat_name(i), info(uint16_t(link_defs::INFO_STAT + i)));
+        std::printf("\n");
+    }
     if (auto* s = dynamic_cast<SimTransport*>(transport_of(*t)))
         std::printf("hub clock: cycle %llu, %llu cycles per register access\n", (unsigned long long)s->hub_cycle(),
                     (unsigned long long)s->cycles_per_access());

@@ -41,6 +41,10 @@ public:
     uint64_t accesses() const override { return accesses_; }
     std::string describe() const override;
 
+    /// What the hub said on attach, and the client (for INFO reads).
+    const link::HelloInfo& hello() const { return hello_; }
+    link::LinkClient& client() { return c_; }
+
 private:
     uint16_t addr(uint16_t reg) const;
     link::LinkClient& c_;
@@ -51,6 +55,7 @@ private:
     uint64_t mask_ = 0;
     uint64_t accesses_ = 0;
     uint64_t clk_hz_ = 0;
+    link::HelloInfo hello_{};
 };
 
 }  // namespace aggnet

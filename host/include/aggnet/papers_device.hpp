@@ -30,4 +30,8 @@ std::unique_ptr<PapersPort> open_papers_port(const std::string& spec,
 /// virtual hub's extras, such as its cycle counter), or nullptr for the link.
 Transport* transport_of(PapersPort& port);
 
+class LinkPapersPort;
+/// The link port under a port from open_papers_port, or nullptr for sim:/ppdev:.
+LinkPapersPort* link_of(PapersPort& port);
+
 }  // namespace aggnet
