@@ -127,6 +127,8 @@ private:
     [[noreturn]] void fail_open(int fd, const std::string& what);
     void release(int fd);
     [[noreturn]] void went_away(const std::string& why);
+    /// Close the port for good and throw DeviceError(msg), now and on every later call.
+    [[noreturn]] void fail(const std::string& msg);
     void check_usable() const;
     void configure(int fd);
     void tune_latency(int fd, std::string& notes);
