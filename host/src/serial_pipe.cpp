@@ -361,6 +361,12 @@ void SerialPipe::fail(const std::string& msg) {
 
 nanoseconds SerialPipe::now() { return sys_->now(); }
 
+nanoseconds SerialPipe::resend_timeout_hint() const {
+    const nanoseconds base = std::chrono::milliseconds(20);
+    const int timer = status_.latency_timer_ms;
+    return timer > 1 ? base + 2 * std::chrono::milliseconds(timer) : base;
+}
+
 // ---- sending and receiving -------------------------------------------------------
 
 void SerialPipe::send(const uint8_t* data, size_t n) {

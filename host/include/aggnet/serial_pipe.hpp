@@ -119,6 +119,10 @@ public:
     /// One line: the achieved baud, low latency, the FTDI latency timer.
     const std::string& notes() const { return status_.notes; }
     const SerialStats& stats() const { return stats_; }
+    /// A LinkConfig::resend_timeout that suits this port: 20 ms, plus twice
+    /// the FTDI latency timer when it is above 1 ms (a reply can sit that
+    /// long in the bridge, and resending before it comes only costs frames).
+    std::chrono::nanoseconds resend_timeout_hint() const;
     /// Closes the port (the next call throws); the destructor does it too.
     void close();
     bool is_open() const { return fd_ >= 0; }
