@@ -34,7 +34,10 @@
 #include <poll.h>
 #include <pty.h>
 #include <random>
+#include <grp.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <termios.h>
 #include <thread>
 #include <unistd.h>
@@ -347,6 +350,46 @@ TEST_CASE("serial: real open errors name the device and the reason", "[serial][p
     CHECK_THAT(error_of(tmpl, 115200), Contains("not a serial device"));
     ::unlink(tmpl);
     CHECK_THAT(error_of("/tmp", 115200), Contains("serial:/tmp@115200: cannot open"));
+}
+
+TEST_CASE("serial: a port we may not open says 'add yourself to group dialout'", "[serial][pty]") {
+    // A pty slave with mode 0600 owned by root, opened by another user: as
+    // root, a forked child that drops to nobody; otherwise the slave (ours)
+    // with mode 0000, which the owner may not open either.
+    Pty pty;
+    std::string m;
+    if (::geteuid() == 0) {
+        REQUIRE(::fchown(pty.slave, 0, 0) == 0);
+        REQUIRE(::fchmod(pty.slave, 0600) == 0);
+        int fds[2];
+        REQUIRE(::pipe(fds) == 0);
+        const pid_t child = ::fork();
+        REQUIRE(child >= 0);
+        if (child == 0) {
+            ::close(fds[0]);
+            std::string out;
+            if (::setgroups(0, nullptr) != 0 || ::setresgid(65534, 65534, 65534) != 0 ||
+                ::setresuid(65534, 65534, 65534) != 0)
+                out = "(cannot drop privileges)";
+            else
+                out = error_of(pty.path, 3000000);
+            if (::write(fds[1], out.data(), out.size()) < 0) _exit(2);
+            _exit(0);
+        }
+        ::close(fds[1]);
+        char buf[1024];
+        ssize_t k;
+        while ((k = ::read(fds[0], buf, sizeof buf)) > 0) m.append(buf, size_t(k));
+        ::close(fds[0]);
+        int st = 0;
+        ::waitpid(child, &st, 0);
+        CHECK(WIFEXITED(st));
+    } else {
+        REQUIRE(::fchmod(pty.slave, 0) == 0);
+        m = error_of(pty.path, 3000000);
+    }
+    CHECK_THAT(m, Contains("serial:" + pty.path + "@3000000: cannot open: Permission denied: no permission: add yourself"
+                           " to group dialout"));
 }
 
 TEST_CASE("serial pty: a LinkClient over SerialPipe against a hub on the master side", "[serial][pty][client]") {

@@ -326,6 +326,7 @@ TEST_CASE("serial (fake): an FTDI bridge gets its latency timer set to 1 ms, and
         CHECK(sys->file_writes == std::vector<std::string>{std::string(kLatency) + "=1"});
         CHECK(p.status().latency_timer_ms == 1);
         CHECK(p.status().tty == "ttyUSB3");
+        CHECK(p.resend_timeout_hint() == milliseconds(20));
         CHECK(p.status().low_latency);
         CHECK(p.baud() == 12000000u);
         CHECK_THAT(p.notes(), Contains("FTDI latency timer 16 -> 1 ms"));
@@ -344,6 +345,7 @@ TEST_CASE("serial (fake): an FTDI bridge gets its latency timer set to 1 ms, and
         CHECK(p.status().latency_timer_ms == 16);
         CHECK_THAT(p.notes(), Contains("FTDI latency timer 16 ms, not writable (Permission denied)"));
         CHECK_THAT(p.notes(), Contains(std::string("echo 1 > ") + kLatency));
+        CHECK(p.resend_timeout_hint() == milliseconds(52));  // 20 ms + twice the 16 ms timer
     }
     SECTION("already 1 ms: left alone") {
         auto sys = ftdi("1\n");

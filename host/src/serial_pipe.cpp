@@ -347,9 +347,12 @@ void SerialPipe::check_usable() const {
 }
 
 void SerialPipe::went_away(const std::string& why) {
-    // Close at once: a USB serial device that comes back gets a new node
+    // Closed at once: a USB serial device that comes back gets a new node
     // (often the same name) that must be opened afresh.
-    const std::string msg = device_ + ": the device went away (" + why + ")";
+    fail(device_ + ": the device went away (" + why + ")");
+}
+
+void SerialPipe::fail(const std::string& msg) {
     if (fd_ >= 0) release(fd_);
     fd_ = -1;
     gone_ = msg;
@@ -357,6 +360,12 @@ void SerialPipe::went_away(const std::string& why) {
 }
 
 nanoseconds SerialPipe::now() { return sys_->now(); }
+
+nanoseconds SerialPipe::resend_timeout_hint() const {
+    const nanoseconds base = std::chrono::milliseconds(20);
+    const int timer = status_.latency_timer_ms;
+    return timer > 1 ? base + 2 * std::chrono::milliseconds(timer) : base;
+}
 
 // ---- sending and receiving -------------------------------------------------------
 
@@ -380,11 +389,7 @@ void SerialPipe::send(const uint8_t* data, size_t n) {
         if (e == EINTR) continue;
         if (e != EAGAIN && e != EWOULDBLOCK) {
             if (is_gone_errno(e)) went_away("write: " + errname(e));
-            const std::string msg = device_ + ": write failed: " + errname(e);
-            if (fd_ >= 0) release(fd_);
-            fd_ = -1;
-            gone_ = msg;
-            throw DeviceError(msg);
+            fail(device_ + ": write failed: " + errname(e));
         }
         // The output buffer is full: wait until it takes more, up to the limit.
         const nanoseconds left = start + limit - now();
@@ -395,13 +400,9 @@ void SerialPipe::send(const uint8_t* data, size_t n) {
         if (r == 0) {
             // A frame cut short: the hub drops it and resynchronises, but the
             // port is no use to a caller that cannot send.
-            const std::string msg = device_ + ": the port took " + std::to_string(done) + " of " + std::to_string(n) +
-                                    " bytes in " + std::to_string(ms_of(now() - start)) + " ms" +
-                                    (opt_.rtscts ? " (RTS/CTS: the other end holds CTS off?)" : "") + "; port closed";
-            if (fd_ >= 0) release(fd_);
-            fd_ = -1;
-            gone_ = msg;
-            throw DeviceError(msg);
+            fail(device_ + ": the port took " + std::to_string(done) + " of " + std::to_string(n) + " bytes in " +
+                 std::to_string(ms_of(now() - start)) + " ms" +
+                 (opt_.rtscts ? " (RTS/CTS: the other end holds CTS off?)" : "") + "; port closed");
         }
         ++stats_.send_waits;
         if (p.revents & POLLNVAL) went_away("poll: file descriptor no longer valid");

@@ -119,6 +119,10 @@ public:
     /// One line: the achieved baud, low latency, the FTDI latency timer.
     const std::string& notes() const { return status_.notes; }
     const SerialStats& stats() const { return stats_; }
+    /// A LinkConfig::resend_timeout that suits this port: 20 ms, plus twice
+    /// the FTDI latency timer when it is above 1 ms (a reply can sit that
+    /// long in the bridge, and resending before it comes only costs frames).
+    std::chrono::nanoseconds resend_timeout_hint() const;
     /// Closes the port (the next call throws); the destructor does it too.
     void close();
     bool is_open() const { return fd_ >= 0; }
@@ -127,6 +131,8 @@ private:
     [[noreturn]] void fail_open(int fd, const std::string& what);
     void release(int fd);
     [[noreturn]] void went_away(const std::string& why);
+    /// Close the port for good and throw DeviceError(msg), now and on every later call.
+    [[noreturn]] void fail(const std::string& msg);
     void check_usable() const;
     void configure(int fd);
     void tune_latency(int fd, std::string& notes);
