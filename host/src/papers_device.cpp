@@ -40,9 +40,15 @@ private:
 
 class OwnedLink final : public Owning {
 public:
+    static link::LinkConfig config(link::SerialPipe& pipe) {
+        link::LinkConfig c;
+        c.resend_timeout = pipe.resend_timeout_hint();  // an FTDI latency timer stuck high delays replies
+        return c;
+    }
+    const link::SerialPipe& pipe() const { return *pipe_; }
     OwnedLink(const DeviceSpec& d)
         : pipe_(std::make_unique<link::SerialPipe>(d.path, d.baud)),
-          client_(std::make_unique<link::LinkClient>(*pipe_, pipe_->device())),
+          client_(std::make_unique<link::LinkClient>(*pipe_, pipe_->device(), config(*pipe_))),
           port_(std::make_unique<LinkPapersPort>(*client_, *pipe_, d.pe)) {}
     LinkPapersPort* link() override { return port_.get(); }
 
