@@ -24,6 +24,7 @@
 #include <thread>
 #include <memory>
 #include <mutex>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -34,8 +35,16 @@ class LinkHub {
 public:
     static constexpr uint64_t kByteCycles = 4;
 
-    LinkHub(unsigned pes, const std::string& name, uint64_t ns_per_cycle = 20, uint64_t max_cycles = 200'000'000)
-        : h_(name, max_cycles), ns_(ns_per_cycle), out_(pes) {
+    /// Damage to frames on the wire, both ways (seeded): each frame is
+    /// dropped, or has one bit flipped, with probability percent/100.
+    struct Faults {
+        unsigned percent = 0;
+        uint64_t seed = 1;
+    };
+
+    LinkHub(unsigned pes, const std::string& name, uint64_t ns_per_cycle = 20, uint64_t max_cycles = 200'000'000,
+            Faults faults = {})
+        : h_(name, max_cycles), ns_(ns_per_cycle), out_(pes), faults_(faults), rng_(faults.seed) {
         h_->link_rx_valid = 0;
         h_->link_rx_ferr = 0;
         h_->link_tx_ready = 1;
@@ -48,7 +57,8 @@ public:
         Endpoint(LinkHub& hub, unsigned pe) : hub_(hub), pe_(pe) {}
         void send(const uint8_t* data, size_t n) override {
             std::lock_guard<std::mutex> lk(hub_.mu_);
-            hub_.rxq_.insert(hub_.rxq_.end(), data, data + n);
+            std::vector<uint8_t> f(data, data + n);
+            if (hub_.damage(f)) hub_.rxq_.insert(hub_.rxq_.end(), f.begin(), f.end());
         }
         size_t recv(uint8_t* buf, size_t cap, std::chrono::nanoseconds until) override {
             std::unique_lock<std::mutex> lk(hub_.mu_);
@@ -110,6 +120,14 @@ public:
 
 private:
     std::chrono::nanoseconds now_locked() const { return std::chrono::nanoseconds(h_.cycle() * ns_); }
+    /// Applies the fault model to one frame's bytes; false: the frame is lost.
+    bool damage(std::vector<uint8_t>& f) {
+        if (!faults_.percent || rng_() % 100 >= faults_.percent) return true;
+        ++damaged_;
+        if (rng_() % 2 == 0 || f.size() < 2) return false;  // dropped
+        f[1 + rng_() % (f.size() - 1)] ^= uint8_t(1u << (rng_() % 8));  // one bit flipped (not the FLAG)
+        return true;
+    }
     void tick_locked() {
         h_->link_rx_valid = 0;
         if (!rxq_.empty() && h_.cycle() % kByteCycles == 0) {
@@ -124,8 +142,8 @@ private:
         if (txv && dec_.push(txb)) {
             const link::Frame& f = dec_.frame();
             if (f.pe < out_.size()) {
-                const auto bytes = link::encode(f);
-                out_[f.pe].insert(out_[f.pe].end(), bytes.begin(), bytes.end());
+                auto bytes = link::encode(f);
+                if (damage(bytes)) out_[f.pe].insert(out_[f.pe].end(), bytes.begin(), bytes.end());
             }
         }
     }
@@ -140,6 +158,16 @@ private:
     link::Decoder dec_;
     std::vector<std::deque<uint8_t>> out_;
     std::vector<std::unique_ptr<Endpoint>> eps_;
+    Faults faults_;
+    std::mt19937_64 rng_;
+    uint64_t damaged_ = 0;
+
+public:
+    /// Frames dropped or corrupted so far.
+    uint64_t damaged() {
+        std::lock_guard<std::mutex> lk(mu_);
+        return damaged_;
+    }
 };
 
 }  // namespace aggnet::sim
