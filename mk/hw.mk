@@ -1,13 +1,16 @@
 # mk/hw.mk: hardware targets (synthesis gate, formal proofs, board bitstreams,
-# Fmax bench).  Included by the top Makefile, which defines BUILD and `deps`.
+# Fmax bench).  Included by the top Makefile, which defines BUILD, `deps`
+# and the ENGINE_* variables of the manifests (tools/engines.py).
 #
-#   make synth                    yosys synth_ice40 + synth_ecp5 of every core and board top;
-#                                 fails on latches, multiple drivers, errors
-#   make formal                   k-induction proofs in formal/
+#   make synth                    yosys synth_ice40 + synth_ecp5 of every manifest's synth
+#                                 jobs and every board top; fails on latches, multiple
+#                                 drivers, errors
+#   make formal                   every manifest's formal jobs (k-induction)
 #   make bitstream BOARD=<board>  one of $(HW_BOARDS) (tools/boards/*.py); fails unless
 #                                 nextpnr (and icetime on iCE40) meet the hub clock
 #   make flash BOARD=<board>      program the board with openFPGALoader
-#   make bench-hw                 nextpnr Fmax / LUT / FF of papers_hub vs N (UP5K, HX8K, ECP5)
+#   make bench-hw                 nextpnr Fmax / LUT / FF of every manifest's bench_hw points
+#                                 (UP5K, HX8K, ECP5)
 #
 # Board facts come from tools/boards/<board>.py and the hub clock from the
 # top's `localparam integer HUB_KHZ` (the PLL output): tools/board_info.py
@@ -24,9 +27,10 @@ ICEPACK ?= icepack
 ICETIME ?= icetime
 OPENFPGALOADER ?= openFPGALoader
 
-HW_RTL := rtl/common/sync2.v rtl/common/por.v rtl/common/pll.v rtl/papers/papers_core.v \
-          rtl/papers/papers_hub.v rtl/papers/papers4_db25.v
-HW_INC := rtl/papers/papers_regs.vh
+# every component's RTL and include files, from the manifests (the top
+# Makefile includes $(BUILD)/engines.mk, written by tools/engines.py)
+HW_RTL := $(ENGINE_RTL)
+HW_INC := $(wildcard $(addsuffix /*.vh,$(ENGINE_INC)))
 
 HW_BOARDS_MK := $(BUILD)/hw/boards.mk
 $(HW_BOARDS_MK): tools/board_info.py $(wildcard tools/boards/*.py) $(wildcard fw/*/top.v)
@@ -70,7 +74,7 @@ bitstream: deps hw-check-board
 $(HW_OUT)/$(BOARD).json: fw/$(BOARD)/top.v $(HW_RTL) $(HW_INC)
 	@mkdir -p $(dir $@)
 	$(YOSYS) -q -l $(basename $@).yosys.log -p "read_verilog -lib $(HW_LIB_$(HW_FAM)); \
-	  read_verilog -Irtl/papers $(HW_RTL) $<; \
+	  read_verilog $(ENGINE_INC_FLAGS) $(HW_RTL) $<; \
 	  hierarchy -check -top top; proc; flatten; check -assert; \
 	  select -assert-none t:\$$dlatch t:\$$adlatch t:\$$dlatchsr t:\$$sr; \
 	  synth_$(HW_FAM) -top top -json $@"

@@ -13,7 +13,7 @@
 // ns_per_cycle) and are met however the machine schedules the threads.  Cabled PEs can be driven through pins() under lock().
 #pragma once
 
-#include "harness.hpp"
+#include "hub_rtl.hpp"
 
 #include <aggnet/link_client.hpp>
 #include <aggnet/link_frame.hpp>
@@ -30,25 +30,23 @@
 
 namespace aggnet::sim {
 
-template <class M>
+/// Damage to frames on the wire, both ways (seeded): each frame is dropped,
+/// or has one bit flipped, with probability percent/100.
+struct LinkFaults {
+    unsigned percent = 0;
+    uint64_t seed = 1;
+};
+
 class LinkHub {
 public:
     static constexpr uint64_t kByteCycles = 4;
 
-    /// Damage to frames on the wire, both ways (seeded): each frame is
-    /// dropped, or has one bit flipped, with probability percent/100.
-    struct Faults {
-        unsigned percent = 0;
-        uint64_t seed = 1;
-    };
+    using Faults = LinkFaults;
 
     LinkHub(unsigned pes, const std::string& name, uint64_t ns_per_cycle = 20, uint64_t max_cycles = 200'000'000,
             Faults faults = {})
-        : h_(name, max_cycles), ns_(ns_per_cycle), out_(pes), faults_(faults), rng_(faults.seed) {
-        h_->link_rx_valid = 0;
-        h_->link_rx_ferr = 0;
-        h_->link_tx_ready = 1;
-        h_.reset();
+        : h_(make_hub_rtl(pes, name, max_cycles)), ns_(ns_per_cycle), out_(pes), faults_(faults), rng_(faults.seed) {
+        h_->reset();
         for (unsigned pe = 0; pe < pes; ++pe) eps_.push_back(std::make_unique<Endpoint>(*this, pe));
     }
 
@@ -103,11 +101,11 @@ public:
     Endpoint& endpoint(unsigned pe) { return *eps_.at(pe); }
     uint64_t cycle() {
         std::lock_guard<std::mutex> lk(mu_);
-        return h_.cycle();
+        return h_->cycle();
     }
     /// For driving cabled PEs' pins: hold the lock while touching pins().
     std::mutex& lock() { return mu_; }
-    Harness<M>& pins() { return h_; }
+    HubModel& pins() { return *h_; }
     void tick() {
         std::lock_guard<std::mutex> lk(mu_);
         tick_locked();
@@ -119,7 +117,7 @@ public:
     }
 
 private:
-    std::chrono::nanoseconds now_locked() const { return std::chrono::nanoseconds(h_.cycle() * ns_); }
+    std::chrono::nanoseconds now_locked() const { return std::chrono::nanoseconds(h_->cycle() * ns_); }
     /// Applies the fault model to one frame's bytes; false: the frame is lost.
     bool damage(std::vector<uint8_t>& f) {
         if (!faults_.percent || rng_() % 100 >= faults_.percent) return true;
@@ -129,16 +127,15 @@ private:
         return true;
     }
     void tick_locked() {
-        h_->link_rx_valid = 0;
-        if (!rxq_.empty() && h_.cycle() % kByteCycles == 0) {
-            h_->link_rx_valid = 1;
-            h_->link_rx_data = rxq_.front();
+        h_->rx(false, 0);
+        if (!rxq_.empty() && h_->cycle() % kByteCycles == 0) {
+            h_->rx(true, rxq_.front());
             rxq_.pop_front();
-            if (rxq_.empty()) rx_drained_at_ = h_.cycle();
+            if (rxq_.empty()) rx_drained_at_ = h_->cycle();
         }
-        const bool txv = h_->link_tx_valid;
-        const uint8_t txb = h_->link_tx_data;
-        h_.tick();
+        const bool txv = h_->tx_valid();
+        const uint8_t txb = h_->tx_data();
+        h_->tick();
         if (txv && dec_.push(txb)) {
             const link::Frame& f = dec_.frame();
             if (f.pe < out_.size()) {
@@ -151,7 +148,7 @@ private:
     std::mutex mu_;
     std::condition_variable cv_;
     std::multiset<std::chrono::nanoseconds> waiters_;  ///< deadlines of the threads in recv()
-    Harness<M> h_;
+    std::unique_ptr<HubModel> h_;
     uint64_t ns_;
     std::deque<uint8_t> rxq_;
     uint64_t rx_drained_at_ = 0;

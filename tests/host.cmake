@@ -36,4 +36,5 @@ aggnet_test(test_vhub_faults SOURCES ${CMAKE_SOURCE_DIR}/tests/test_vhub_faults.
 target_compile_definitions(test_vhub_faults PRIVATE AGGNET_SIM_EXE="$<TARGET_FILE:aggnet-sim>"
                            AGGNET_CLI_EXE="$<TARGET_FILE:aggnet-cli>")
 add_dependencies(test_vhub_faults aggnet-sim aggnet-cli)
-set_tests_properties(test_vhub_faults PROPERTIES TIMEOUT 180)
+# seeded: `make test-fresh` (ctest -L seeded) runs it again with a fresh seed.
+set_tests_properties(test_vhub_faults PROPERTIES TIMEOUT 180 LABELS seeded)

@@ -12,13 +12,9 @@
 //     the registers of N > 32 hubs, refusals;
 //   * the barrier property on the hub's clock: no PE is told GO before every
 //     PE of the mask had its S write taken by the hub.
-#include "harness.hpp"
+#include "hub_rtl.hpp"
 #include "seed.hpp"
-#include "vbits.hpp"
 
-#include <Vaggnet_hub_n3.h>
-#include <Vaggnet_hub_n4.h>
-#include <Vaggnet_hub_n40.h>
 #include <aggnet/error.hpp>
 #include <aggnet/link_client.hpp>
 #include <aggnet/link_defs.hpp>
@@ -32,9 +28,7 @@
 
 using namespace aggnet;
 using namespace aggnet::link;
-using aggnet::sim::get_bits;
-using aggnet::sim::Harness;
-using aggnet::sim::put_bits;
+using aggnet::sim::HubModel;
 using std::chrono::nanoseconds;
 namespace D = aggnet::link_defs;
 namespace R = aggnet::papers_regs;
@@ -49,29 +43,25 @@ uint16_t info(uint16_t reg) { return uint16_t(D::WIN_INFO << 12 | reg); }
 uint16_t pap(uint16_t reg) { return uint16_t(D::WIN_PAPERS << 12 | reg); }
 
 /// The Verilated hub behind a LinkPipe; cabled PEs' pins set directly.
-template <class M>
 struct HubBench : LinkPipe {
-    Harness<M> h;
+    std::unique_ptr<HubModel> hm;
+    HubModel& h;
     unsigned n;
     std::deque<uint8_t> rxq;
     std::vector<uint8_t> hostq;
 
-    HubBench(const std::string& name, unsigned n_) : h(name, 50'000'000), n(n_) {
-        h->link_rx_valid = 0;
-        h->link_rx_ferr = 0;
-        h->link_tx_ready = 1;
+    HubBench(const std::string& name, unsigned n_)
+        : hm(aggnet::sim::make_hub_rtl(n_, name, 50'000'000)), h(*hm), n(n_) {
         h.reset();
     }
-    unsigned w() const { return R::reg_width(n); }
     void tick() {
-        h->link_rx_valid = 0;
+        h.rx(false, 0);
         if (!rxq.empty() && h.cycle() % BYTE_CYCLES == 0) {
-            h->link_rx_valid = 1;
-            h->link_rx_data = rxq.front();
+            h.rx(true, rxq.front());
             rxq.pop_front();
         }
-        const bool txv = h->link_tx_valid;
-        const uint8_t txb = h->link_tx_data;
+        const bool txv = h.tx_valid();
+        const uint8_t txb = h.tx_data();
         h.tick();
         if (txv) hostq.push_back(txb);
     }
@@ -95,10 +85,10 @@ struct HubBench : LinkPipe {
         }
     }
     // A cabled PE: its parallel-port pins, in register layout (papers_hub).
-    void pin_data(unsigned pe, reg_t v) { put_bits(h->pe_data, pe * w(), w(), v); }
-    void pin_ctrl(unsigned pe, uint8_t v) { put_bits(h->pe_ctrl, pe * 5, 5, v); }
-    reg_t pin_stat(unsigned pe) { return get_bits(h->pe_stat, pe * w(), w()); }
-    bool pin_go(unsigned pe) { return !((pin_stat(pe) >> R::STATUS_GO(n)) & 1); }  // Busy = /GO
+    void pin_data(unsigned pe, reg_t v) { h.set_data(pe, v); }
+    void pin_ctrl(unsigned pe, uint8_t v) { h.set_ctrl(pe, v); }
+    reg_t pin_stat(unsigned pe) { return h.stat(pe); }
+    bool pin_go(unsigned pe) { return h.go(pe); }
     /// PE pe's I bits in PE order, as the host's IToMask does.
     uint64_t pin_ivec(unsigned pe) {
         const reg_t st = pin_stat(pe);
@@ -108,10 +98,7 @@ struct HubBench : LinkPipe {
         return m;
     }
     /// What the hub's display sees for PE pe: {CE, IR, U1, U0, D, S, mask}.
-    reg_t led(unsigned pe) {
-        const unsigned lw = R::mask_width(n) + 6;
-        return get_bits(h->pe_led, pe * lw, lw);
-    }
+    reg_t led(unsigned pe) { return h.led(pe); }
     bool led_s(unsigned pe) { return (led(pe) >> R::mask_width(n)) & 1; }
 };
 
@@ -135,7 +122,7 @@ uint8_t err_of(const std::function<void()>& f) {
 }  // namespace
 
 TEST_CASE("aggnet_hub: the INFO window tells what the hub is", "[hub][link]") {
-    HubBench<Vaggnet_hub_n4> b("hub_info_n4", 4);
+    HubBench b("hub_info_n4", 4);
     LinkClient c(b, "hub:n4", cfg());
     const HelloInfo hi = c.hello(2);
     CHECK(hi.version == D::VERSION);
@@ -173,7 +160,7 @@ TEST_CASE("aggnet_hub: the INFO window tells what the hub is", "[hub][link]") {
 }
 
 TEST_CASE("aggnet_hub: PAPERS window registers, refusals, OWNER and the pins", "[hub][link]") {
-    HubBench<Vaggnet_hub_n4> b("hub_regs_n4", 4);
+    HubBench b("hub_regs_n4", 4);
     LinkClient c(b, "hub:n4", cfg());
     // After reset every PE is on its pins.
     for (unsigned pe = 0; pe < 4; ++pe) CHECK(c.read(pe, pap(R::W_OWNER), 1) == 0);
@@ -226,8 +213,7 @@ namespace {
 /// Rounds of waitvec-style barriers: link PEs through the client (non-blocking,
 /// all at once), cabled PEs by pins.  Returns after `rounds`; checks every
 /// vector and the barrier order on the hub clock.
-template <class M>
-void barrier_rounds(HubBench<M>& b, LinkClient& c, uint64_t cabled, unsigned rounds, uint64_t seed) {
+void barrier_rounds(HubBench& b, LinkClient& c, uint64_t cabled, unsigned rounds, uint64_t seed) {
     const unsigned n = b.n;
     const uint64_t all = (n >= 64) ? ~uint64_t(0) : (uint64_t(1) << n) - 1;
     std::mt19937_64 rng(seed);
@@ -354,29 +340,29 @@ void barrier_rounds(HubBench<M>& b, LinkClient& c, uint64_t cabled, unsigned rou
 TEST_CASE("aggnet_hub: PAPERS barriers and waitvec over the link, and mixed with cabled PEs", "[hub][link]") {
     const uint64_t seed = aggnet::sim::test_seed("hub_barriers");
     SECTION("N = 4, every PE on the link") {
-        HubBench<Vaggnet_hub_n4> b("hub_bar_n4", 4);
+        HubBench b("hub_bar_n4", 4);
         LinkClient c(b, "hub:n4", cfg());
         barrier_rounds(b, c, 0x0, 25, seed);
     }
     SECTION("N = 4, PEs 0 and 3 cabled, 1 and 2 on the link") {
-        HubBench<Vaggnet_hub_n4> b("hub_mixed_n4", 4);
+        HubBench b("hub_mixed_n4", 4);
         LinkClient c(b, "hub:n4", cfg());
         barrier_rounds(b, c, 0x9, 25, seed + 1);
     }
     SECTION("N = 3 (four mask bits, one absent PE)") {
-        HubBench<Vaggnet_hub_n3> b("hub_bar_n3", 3);
+        HubBench b("hub_bar_n3", 3);
         LinkClient c(b, "hub:n3", cfg());
         barrier_rounds(b, c, 0x4, 25, seed + 2);
     }
     SECTION("N = 40: MASK1 and IVEC1, cabled and link PEs above 32") {
-        HubBench<Vaggnet_hub_n40> b("hub_bar_n40", 40);
+        HubBench b("hub_bar_n40", 40);
         LinkClient c(b, "hub:n40", cfg());
         barrier_rounds(b, c, (uint64_t(1) << 35) | 0x3, 4, seed + 3);
     }
 }
 
 TEST_CASE("aggnet_hub: PROBE shows who has arrived; a barrier waits for every PE of the mask", "[hub][link]") {
-    HubBench<Vaggnet_hub_n4> b("hub_probe_n4", 4);
+    HubBench b("hub_probe_n4", 4);
     LinkClient c(b, "hub:n4", cfg());
     for (unsigned pe = 0; pe < 4; ++pe) c.write(pe, pap(R::W_MASK0), 0xf, 1);
     // PE1 and PE3 arrive; PE0 probes.

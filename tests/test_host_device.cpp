@@ -134,7 +134,16 @@ TEST_CASE("device strings: well-formed ones parse; serial is reserved", "[host][
     auto r = parse_device("serial:/dev/ttyUSB0@3000000");
     CHECK(r.kind == DeviceSpec::Serial);
     CHECK(r.baud == 3000000);
-    CHECK_THAT(device_error("serial:/dev/ttyUSB0@3000000"), Contains("serial link not implemented yet"));
+    CHECK_FALSE(r.pe_given);
+    auto rp = parse_device("serial:/dev/ttyUSB1@12000000?pe=5");
+    CHECK(rp.path == "/dev/ttyUSB1");
+    CHECK(rp.baud == 12000000);
+    CHECK(rp.pe == 5);
+    CHECK(rp.pe_given);
+    CHECK_THAT(device_error("serial:/dev/ttyUSB0@3000000?pe=64"), Contains("pe=64 is not a PE number"));
+    CHECK_THAT(device_error("serial:/dev/ttyUSB0@3000000?n=4"), Contains("unknown option 'n=4'"));
+    // A serial: device is the link, not three port registers: open_papers_port() opens it.
+    CHECK_THAT(device_error("serial:/dev/ttyUSB0@3000000"), Contains("open_papers_port"));
 }
 
 TEST_CASE("device strings: unopenable ones carry the errno text", "[host][device]") {

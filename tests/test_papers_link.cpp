@@ -9,7 +9,6 @@
 #include "link_hub.hpp"
 #include "seed.hpp"
 
-#include <Vaggnet_hub_n4.h>
 #include <aggnet/link_papers.hpp>
 #include <catch2/catch.hpp>
 
@@ -24,7 +23,7 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-using Hub4 = LinkHub<Vaggnet_hub_n4>;
+using Hub4 = LinkHub;
 
 link::LinkConfig cfg() {
     link::LinkConfig c;

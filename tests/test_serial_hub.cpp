@@ -5,12 +5,10 @@
 // drives as a PC port would (seed 000 section 4.3.2).  So the whole path is
 // checked: device string, SerialPipe (termios2 on a pty), LinkClient,
 // LinkPapersPort, the link RTL, the PAPERS window and papers_hub.
-#include "harness.hpp"
+#include "hub_rtl.hpp"
 #include "pty.hpp"
-#include "vbits.hpp"
 #include "vhub_process.hpp"
 
-#include <Vaggnet_hub_n4.h>
 #include <aggnet/papers_regs.hpp>
 #include <catch2/catch.hpp>
 
@@ -34,14 +32,12 @@ namespace {
 /// The hub on the far end of the cable, and PE1 on its pins.
 struct Bridge {
     Pty& pty;
-    sim::Harness<Vaggnet_hub_n4> h{"serial_hub_n4", UINT64_MAX};
+    std::unique_ptr<sim::HubModel> hm = sim::make_hub_rtl(4, "serial_hub_n4");
+    sim::HubModel& h = *hm;
     std::atomic<bool> stop{false};
     std::atomic<unsigned> pe1_barriers{0};
     std::thread th;
     explicit Bridge(Pty& p) : pty(p) {
-        h->link_rx_valid = 0;
-        h->link_rx_ferr = 0;
-        h->link_tx_ready = 1;
         h.reset();
         th = std::thread([this] { run(); });
     }
@@ -49,8 +45,8 @@ struct Bridge {
         stop = true;
         th.join();
     }
-    void pins(unsigned pe, reg_t v) { sim::put_bits(h->pe_data, pe * 8, 8, v); }
-    bool go(unsigned pe) { return !((sim::get_bits(h->pe_stat, pe * 8, 8) >> R::STATUS_GO(4)) & 1); }
+    void pins(unsigned pe, reg_t v) { h.set_data(pe, v); }
+    bool go(unsigned pe) { return h.go(pe); }
     void run() {
         std::deque<uint8_t> rx;
         std::vector<uint8_t> tx;
@@ -65,13 +61,12 @@ struct Bridge {
             const ssize_t r = ::read(pty.master, b, sizeof b);
             if (r > 0) rx.insert(rx.end(), b, b + r);
             for (int i = 0; i < 256; ++i) {
-                h->link_rx_valid = 0;
+                h.rx(false, 0);
                 if (!rx.empty() && h.cycle() % 4 == 0) {
-                    h->link_rx_valid = 1;
-                    h->link_rx_data = rx.front();
+                    h.rx(true, rx.front());
                     rx.pop_front();
                 }
-                if (h->link_tx_valid) tx.push_back(h->link_tx_data);
+                if (h.tx_valid()) tx.push_back(h.tx_data());
                 h.tick();
                 // _p_wait() on PE1's pins.
                 switch (st) {

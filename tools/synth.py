@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """tools/synth.py: the `make synth` gate.
 
-Synthesizes every core (sync2, por, papers_core N=4/16, papers_hub N=4/16, the
-link: crc16, uart_rx/tx, frame_rx/tx, link_port and link_uart N=1/16) for
-iCE40 (synth_ice40) and ECP5 (synth_ecp5), and every board top in fw/ (the
-boards of tools/boards/) for its own family with its real PLL (the vendor
-primitive behind rtl/common/pll.v, read as a blackbox), with the Debian yosys
-(or $YOSYS).  Each run FAILS on:
+Synthesizes every `synth` job of the manifests (rtl/<name>/manifest.json,
+read through tools/engines.py; docs/engines.md) for the job's families,
+iCE40 (synth_ice40) and ECP5 (synth_ecp5) unless it says otherwise, from its
+component's RTL and that of its dependencies only; and every board top in
+fw/ (the boards of tools/boards/) for its own family, from every component's
+RTL, with its real PLL (the vendor primitive behind rtl/common/pll.v, read as
+a blackbox), with the Debian yosys (or $YOSYS).  Each run FAILS on:
   * an elaboration or synthesis error,
   * `check -assert` problems after proc (multiple drivers, undriven signals
     that are used, combinational loops),
@@ -27,42 +28,16 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import boards  # noqa: E402
+import engines  # noqa: E402
 
-RTL = ["rtl/common/sync2.v", "rtl/common/por.v", "rtl/common/pll.v",
-       "rtl/papers/papers_core.v", "rtl/papers/papers_hub.v",
-       "rtl/papers/papers4_db25.v",
-       "rtl/link/crc16.v", "rtl/link/uart_rx.v", "rtl/link/uart_tx.v",
-       "rtl/link/frame_rx.v", "rtl/link/frame_tx.v", "rtl/link/link_port.v",
-       "rtl/link/link_uart.v"]
-INC = ["rtl/papers"]
-
-# (name, top module, parameters, families, extra sources)
-CORES = [
-    ("sync2_w8", "sync2", {"W": 8}),
-    ("por", "por", {}),
-    ("papers_core_n4", "papers_core", {"N": 4}),
-    ("papers_core_n16", "papers_core", {"N": 16}),
-    ("papers_hub_n4", "papers_hub", {"N": 4}),
-    ("papers_hub_n16", "papers_hub", {"N": 16}),
-    # the link (docs/link.md); 48 MHz and 12 Mbaud unless stated
-    ("link_crc16", "crc16", {}),
-    ("link_uart_rx", "uart_rx", {"CLK_HZ": 48000000, "BAUD": 12000000}),
-    ("link_uart_tx", "uart_tx", {"CLK_HZ": 48000000, "BAUD": 12000000}),
-    ("link_frame_rx", "frame_rx", {"IDLE_CYCLES": 48000}),
-    ("link_frame_tx", "frame_tx", {}),
-    ("link_port_n1", "link_port", {"N": 1}),
-    ("link_port_n16", "link_port", {"N": 16}),
-    ("link_uart_n1", "link_uart", {"N": 1, "CLK_HZ": 48000000, "BAUD": 12000000}),
-    ("link_uart_n16", "link_uart", {"N": 16, "CLK_HZ": 48000000, "BAUD": 12000000}),
-]
 # the vendor primitives behind rtl/common/pll.v, read as blackboxes first
 VENDOR_LIB = {"ice40": "+/ice40/cells_sim.v", "ecp5": "+/ecp5/cells_bb.v"}
 
 LATCHES = "t:$dlatch t:$adlatch t:$dlatchsr t:$sr t:$_DLATCH_* t:$_DLATCHSR_* t:$_SR_*"
 
 
-def yosys_script(top, params, family, json_out):
-    rd = "read_verilog -defer " + " ".join("-I" + i for i in INC) + " " + " ".join(RTL)
+def yosys_script(top, params, family, json_out, sources, includes):
+    rd = "read_verilog -defer " + " ".join("-I" + i for i in includes) + " " + " ".join(sources)
     lines = ["read_verilog -lib " + VENDOR_LIB[family], rd]
     chp = " ".join("-set %s %d" % kv for kv in params.items())
     if chp:
@@ -98,13 +73,10 @@ def count(stat, family):
 
 
 def run(job, outdir, yosys):
-    name, top, params, family, extra = job
+    name, top, params, family, sources, includes = job
     base = os.path.join(outdir, "%s_%s" % (name, family))
     js = base + ".stat.json"
-    script = yosys_script(top, params, family, js)
-    if extra:
-        lib, first, rest = script.split("; ", 2)
-        script = lib + "; " + first + " " + " ".join(extra) + "; " + rest
+    script = yosys_script(top, params, family, js, sources, includes)
     t0 = time.time()
     with open(base + ".log", "w") as log:
         rc = subprocess.call([yosys, "-q", "-l", base + ".log.full", "-p", script],
@@ -126,13 +98,19 @@ def main():
     outdir = os.path.join(ROOT if not os.path.isabs(args.build) else "", args.build, "synth")
     os.makedirs(outdir, exist_ok=True)
 
+    try:
+        reg = engines.load()
+    except engines.ManifestError as e:
+        print(e, file=sys.stderr)
+        return 1
     jobs = []
-    for name, top, params in CORES:
-        for fam in ("ice40", "ecp5"):
-            jobs.append((name, top, params, fam, []))
+    for j in reg.synth_jobs():
+        for fam in j["families"]:
+            jobs.append((j["name"], j["top"], j["params"], fam, j["sources"], j["includes"]))
     for board in boards.names():
         fam = boards.load(board).FAMILY
-        jobs.append(("top_" + board, "top", {}, fam, [boards.top_path(board)]))
+        jobs.append(("top_" + board, "top", {}, fam, reg.all_sources() + [boards.top_path(board)],
+                     reg.all_includes()))
     jobs = [j for j in jobs if args.only in j[0]]
     # biggest first so the 2 cores stay busy
     jobs.sort(key=lambda j: -(j[2].get("N", 4) * (2 if "hub" in j[0] else 1)))
