@@ -18,11 +18,16 @@ VERILATOR ?= verilator
 # dependencies), ENGINE_LINT_ALL, ENGINE_GEN_CMDS / ENGINE_CHECK_CMDS (the
 # register-map generators).  Nothing below lists an engine.  The folders are
 # prerequisites so that a file added to or removed from rtl/ regenerates it.
+# (help, clean and deps do without it, so they work before python3 is
+# installed and with a broken manifest.)
 ENGINES_MK := $(BUILD)/engines.mk
 $(ENGINES_MK): tools/engines.py rtl $(wildcard rtl/*/) $(wildcard rtl/*/manifest.json)
+	@command -v python3 >/dev/null 2>&1 || bash tools/deps.sh
 	@mkdir -p $(dir $@)
 	@python3 tools/engines.py make > $@.tmp && mv $@.tmp $@
+ifneq ($(filter-out help clean deps,$(or $(MAKECMDGOALS),help)),)
 include $(ENGINES_MK)
+endif
 FW_TOPS := $(sort $(wildcard fw/*/top.v))
 LINT := $(VERILATOR) --lint-only -Wall rtl/lint.vlt
 

@@ -95,9 +95,11 @@ def main():
         done = {r[0]["name"]: r for r in ex.map(lambda j: run(j, outdir, yosys), order)}
     results = [done[j["name"]] for j in jobs]
     bad = 0
-    print("%-22s %-7s %-10s %-36s %6s" % ("job", "engine", "params", "result", "s"))
+    pw = max([6] + [len(params_text(r[0]["params"])) for r in results])
+    print("%-22s %-7s %-*s  %-34s %6s" % ("job", "engine", pw, "params", "result", "s"))
     for job, ok, status, dt, log in results:
-        print("%-22s %-7s %-10s %-36s %6.1f" % (job["name"], job["engine"], params_text(job["params"]), status, dt))
+        print("%-22s %-7s %-*s  %-34s %6.1f" % (job["name"], job["engine"], pw, params_text(job["params"]),
+                                               status, dt))
         if not ok:
             bad += 1
             print("    log: %s" % os.path.relpath(log, ROOT))

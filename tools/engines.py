@@ -490,10 +490,14 @@ def load(root=ROOT):
                 for tok in g[k].split():
                     if "/" in tok and not os.path.exists(os.path.join(root, tok)):
                         errs.append("%s: generators[%d].%s: no such file '%s'" % (w, i, k, tok))
-        for k in ("verilator_args",):
-            for a in c.m[k]:
-                if ";" in a:
-                    errs.append("%s: %s: '%s' may not contain ';'" % (w, k, a))
+        # CMake lists are ';'-separated: no argument may contain one
+        args = [("verilator_args", a) for a in c.verilator_args]
+        args += [("models[%d].args" % i, a) for i, m in enumerate(c.models) for a in m["args"]]
+        args += [("tests[%d].verilate[%d].args" % (i, j), a) for i, t in enumerate(c.tests)
+                 for j, v in enumerate(t["verilate"]) for a in v["args"]]
+        for where, a in args:
+            if ";" in a:
+                errs.append("%s: %s: '%s' may not contain ';'" % (w, where, a))
     if errs:
         raise ManifestError("\n".join(errs))
     return reg
