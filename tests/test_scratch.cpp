@@ -30,7 +30,7 @@ struct Cfg {
     unsigned window, nregs, latency, gap;
     uint32_t id;
 };
-constexpr Cfg DEFAULT_CFG{2, 4, 1, 0, 0x53435201u};
+constexpr Cfg DEFAULT_CFG{15, 4, 1, 0, 0x53435201u};  // window 15: SCRATCH in tools/linkgen.py
 constexpr Cfg L3G2_CFG{7, 16, 3, 2, 0x12345678u};
 
 constexpr uint16_t REG_ID = 0x000, REG_PE = 0x001, REG_WCOUNT = 0x002, REG_SCRATCH = 0x010;

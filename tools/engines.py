@@ -319,6 +319,20 @@ class Registry:
                      args=c.verilator_args + m["args"]) for c in self.order for m in c.models]
 
 
+
+def _linkgen_windows(root):
+    """The window table of tools/linkgen.py (window -> NAME), the one list of
+    engine windows; {} when it is absent (the selftest's throw-away trees)."""
+    import importlib.util
+    import pathlib
+    path = pathlib.Path(root) / "tools" / "linkgen.py"
+    if not path.exists():
+        return {}
+    spec = importlib.util.spec_from_file_location("_aggnet_linkgen", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return {w: n for n, w, _ in mod.WINDOWS}
+
 def load(root=ROOT):
     """Read and check every rtl/*/manifest.json; raise ManifestError listing every problem."""
     errs = []
@@ -351,6 +365,7 @@ def load(root=ROOT):
 
     # per component
     windows = {}
+    linkgen_windows = _linkgen_windows(root)
     for c in comps:
         w = c.manifest
         for s in c.sources:
@@ -366,6 +381,13 @@ def load(root=ROOT):
         if c.window is not None:
             if not 0 <= c.window <= 15:
                 errs.append("%s: window: %d is not a bus window (0..15; addr bits 15..12)" % (w, c.window))
+            elif linkgen_windows and linkgen_windows.get(c.window) not in (c.name.upper(), None) \
+                    and not (c.window == 0 and c.name == "hub"):
+                errs.append("%s: window: %d is %s in tools/linkgen.py's WINDOWS table (the one list of windows)"
+                            % (w, c.window, linkgen_windows[c.window]))
+            elif c.window is not None and linkgen_windows and c.window not in linkgen_windows:
+                errs.append("%s: window: %d is not in tools/linkgen.py's WINDOWS table; add it there"
+                            % (w, c.window))
             elif c.window in windows:
                 errs.append("%s: window: %d is already %s's (%s)"
                             % (w, c.window, windows[c.window].name, windows[c.window].manifest))

@@ -106,6 +106,7 @@ WINDOWS = [
     ("BESU",   3, "BESU barrier/eureka units (seed 001)"),
     ("COP",    4, "Hall's coordination processor (seed 004)"),
     ("SCALAR", 5, "scalar messages (seed 003)"),
+    ("SCRATCH", 15, "scratch registers, a test-only engine (rtl/scratch)"),
 ]
 
 # ---- the INFO window (window 0), read-only 32-bit registers of the hub top ---

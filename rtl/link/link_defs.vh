@@ -43,6 +43,7 @@ localparam [3:0] LINK_WIN_NAND = 4'd2;  // NAND aggregate trees (seed 002)
 localparam [3:0] LINK_WIN_BESU = 4'd3;  // BESU barrier/eureka units (seed 001)
 localparam [3:0] LINK_WIN_COP = 4'd4;  // Hall's coordination processor (seed 004)
 localparam [3:0] LINK_WIN_SCALAR = 4'd5;  // scalar messages (seed 003)
+localparam [3:0] LINK_WIN_SCRATCH = 4'd15;  // scratch registers, a test-only engine (rtl/scratch)
 // INFO window registers (window LINK_WIN_INFO)
 localparam [11:0] LINK_INFO_MAGIC = 12'h000;  // 0x41474E54, ASCII "AGNT": this is an aggnet hub
 localparam [11:0] LINK_INFO_VERSION = 12'h001;  // link protocol version (VERSION)

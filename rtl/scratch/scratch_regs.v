@@ -42,7 +42,7 @@
 //   GAP      0..15 cycles of ready low after each taken request
 //   ID       32-bit value of the ID register (default "SCR" 0x01)
 module scratch_regs #(
-    parameter integer WINDOW  = 2,
+    parameter integer WINDOW  = 15,
     parameter integer NREGS   = 4,
     parameter integer LATENCY = 1,
     parameter integer GAP     = 0,

@@ -52,6 +52,7 @@ constexpr uint8_t WIN_NAND = 2;  // NAND aggregate trees (seed 002)
 constexpr uint8_t WIN_BESU = 3;  // BESU barrier/eureka units (seed 001)
 constexpr uint8_t WIN_COP = 4;  // Hall's coordination processor (seed 004)
 constexpr uint8_t WIN_SCALAR = 5;  // scalar messages (seed 003)
+constexpr uint8_t WIN_SCRATCH = 15;  // scratch registers, a test-only engine (rtl/scratch)
 
 // INFO window registers (window WIN_INFO)
 constexpr uint16_t INFO_MAGIC = 0x000;  // 0x41474E54, ASCII "AGNT": this is an aggnet hub
