@@ -14,9 +14,11 @@ them we generate:
 when a committed file differs from what the tables generate.  `make lint` runs
 the check, `make gen` the generator.
 """
-import argparse
 import pathlib
 import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import gentables  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -520,26 +522,7 @@ def self_check():
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--check", action="store_true", help="fail if a generated file is stale")
-    args = ap.parse_args()
-    self_check()
-    stale = []
-    for rel, fn in TARGETS.items():
-        path = ROOT / rel
-        text = fn()
-        if args.check:
-            if not path.exists() or path.read_text() != text:
-                stale.append(rel)
-        else:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if not path.exists() or path.read_text() != text:
-                path.write_text(text)
-                print(f"linkgen: wrote {rel}")
-    if stale:
-        print("linkgen: stale generated files (run `python3 tools/linkgen.py`): " + ", ".join(stale), file=sys.stderr)
-        return 1
-    return 0
+    return gentables.main("linkgen", __doc__, TARGETS, ROOT, before=self_check)
 
 
 if __name__ == "__main__":

@@ -18,9 +18,11 @@ for N = 4 every position below is exactly the seed's table.
   status  bit W-1 = GO, bit W-2 = INT, bit 3+k = Ik (PE (x+k+1)%N's D)
   control bits 4..0 as Table 5 (independent of N)
 """
-import argparse
 import pathlib
 import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import gentables  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -219,25 +221,7 @@ TARGETS = {
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--check", action="store_true", help="fail if a generated file is stale")
-    args = ap.parse_args()
-    stale = []
-    for rel, fn in TARGETS.items():
-        path = ROOT / rel
-        text = fn()
-        if args.check:
-            if not path.exists() or path.read_text() != text:
-                stale.append(rel)
-        else:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if not path.exists() or path.read_text() != text:
-                path.write_text(text)
-                print(f"regmap: wrote {rel}")
-    if stale:
-        print("regmap: stale generated files (run `python3 tools/regmap.py`): " + ", ".join(stale), file=sys.stderr)
-        return 1
-    return 0
+    return gentables.main("regmap", __doc__, TARGETS, ROOT)
 
 
 if __name__ == "__main__":
