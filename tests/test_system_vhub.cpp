@@ -253,7 +253,7 @@ TEST_CASE("vhub: SIGTERM removes the sockets and the directory it made; --dir ke
         REQUIRE(exists(dir + "/pe0"));
         auto t = open_device(hub.dev(1));  // a connected client does not hold it up
         REQUIRE(::kill(hub.pid(), SIGTERM) == 0);
-        const int st = hub.reap(5000);
+        const int st = hub.reap(kExitMs);
         REQUIRE(st != -1);
         CHECK(WIFEXITED(st));
         CHECK(WEXITSTATUS(st) == 0);
@@ -267,7 +267,7 @@ TEST_CASE("vhub: SIGTERM removes the sockets and the directory it made; --dir ke
         CHECK(hub.dir() == tmpl);
         REQUIRE(exists(std::string(tmpl) + "/pe1"));
         ::kill(hub.pid(), SIGINT);
-        REQUIRE(hub.reap(5000) != -1);
+        REQUIRE(hub.reap(kExitMs) != -1);
     }
     CHECK_FALSE(exists(std::string(tmpl) + "/pe0"));
     CHECK_FALSE(exists(std::string(tmpl) + "/pe1"));
@@ -291,7 +291,7 @@ TEST_CASE("vhub: an idle hub sleeps; QUIT stops it; --trace writes a waveform", 
     CHECK(sim_of(*ts[0]).hub_cycle() == c0 + sim_of(*ts[0]).cycles_per_access());
     CHECK(sim_of(*ts[2]).hub_ops() == 0);
     sim_of(*ts[2]).quit();
-    const int st = hub.reap(5000);
+    const int st = hub.reap(kExitMs);
     REQUIRE(st != -1);
     CHECK(WEXITSTATUS(st) == 0);
     struct stat fs;

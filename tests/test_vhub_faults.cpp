@@ -243,7 +243,7 @@ TEST_CASE("faults: --dir never touches what the hub did not make", "[faults][vhu
         o.expect_start = false;
         SimProcess hub(2, o);
         CHECK_FALSE(hub.started());
-        const int st = hub.reap(5000);
+        const int st = hub.reap(kExitMs);
         CHECK(WEXITSTATUS(st) == 2);
         CHECK_THAT(hub.log(), Contains("holds 'pe0' (a regular file)") && Contains("did not make"));
         CHECK(slurp(dir + "/pe0") == "the user's precious file\n");
@@ -263,7 +263,7 @@ TEST_CASE("faults: --dir never touches what the hub did not make", "[faults][vhu
         // A file the user puts in the directory while the hub runs stays.
         std::ofstream(dir + "/notes") << "mine\n";
         ::kill(hub.pid(), SIGTERM);
-        REQUIRE(hub.reap(5000) != -1);
+        REQUIRE(hub.reap(kExitMs) != -1);
         CHECK_FALSE(exists(dir + "/pe0"));
         CHECK_FALSE(exists(dir + "/pe1"));
         CHECK(slurp(dir + "/notes") == "mine\n");
@@ -274,7 +274,7 @@ TEST_CASE("faults: --dir never touches what the hub did not make", "[faults][vhu
         o.args = {"--dir", dir};
         o.expect_start = false;
         SimProcess hub(2, o);
-        CHECK(WEXITSTATUS(hub.reap(5000)) == 2);
+        CHECK(WEXITSTATUS(hub.reap(kExitMs)) == 2);
         CHECK_THAT(hub.log(), Contains("holds 'notes'"));
     }
     ::unlink((dir + "/notes").c_str());
@@ -368,7 +368,7 @@ TEST_CASE("faults: a hub that dies mid-call is reported as such, not as a bare e
     SimProcess hub(2);
     auto t = open_device(hub.dev(0));
     ::kill(hub.pid(), SIGKILL);
-    REQUIRE(hub.reap(5000) != -1);
+    REQUIRE(hub.reap(kExitMs) != -1);
     CHECK_THROWS_WITH(t->read_status(), Contains("sim:" + hub.dir() + "/pe0 (PE0)") &&
                                             (Contains("hub closed the connection") ||
                                              Contains("hub reset the connection")));

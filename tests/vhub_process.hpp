@@ -6,6 +6,7 @@
 #include <aggnet/device.hpp>
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <csignal>
 #include <fcntl.h>
 #include <fstream>
@@ -24,6 +25,11 @@
 #endif
 
 namespace aggnet::test {
+
+/// How long a test lets aggnet-sim take to exit after SIGTERM, QUIT or a bad
+/// option: generous, because a loaded 2-core CI machine can starve it for
+/// seconds; a hub that never exits still fails.
+constexpr int kExitMs = 20000;
 
 inline bool exists(const std::string& p) {
     struct stat st;
@@ -97,7 +103,7 @@ public:
         if (pid_ > 0) {
             ::kill(pid_, SIGCONT);
             ::kill(pid_, SIGTERM);
-            reap(5000);
+            reap(kExitMs);
             if (pid_ > 0) ::kill(pid_, SIGKILL), ::waitpid(pid_, nullptr, 0);
         }
         ::unlink(log_.c_str());
@@ -107,17 +113,19 @@ public:
     std::string log() const { return slurp(log_); }
     bool started() const { return started_; }
     pid_t pid() const { return pid_; }
-    /// Waits up to ms for the child to exit; returns its wait status or -1.
+    /// Waits up to ms of wall time for the child to exit; returns its wait
+    /// status or -1.
     int reap(int ms) {
-        for (int i = 0; i < ms; ++i) {
+        const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+        for (;;) {
             int st = 0;
             if (::waitpid(pid_, &st, WNOHANG) == pid_) {
                 pid_ = -1;
                 return st;
             }
+            if (std::chrono::steady_clock::now() >= end) return -1;
             ::usleep(1000);
         }
-        return -1;
     }
     /// CPU time the child has used, in clock ticks.
     long cpu_ticks() const {
