@@ -377,7 +377,11 @@ reg_t SimTransport::do_wait_status(reg_t watch, reg_t last, Deadline d) {
     const nanoseconds left = d.at - now();
     const nanoseconds slack = std::min<nanoseconds>(left / 4, std::chrono::milliseconds(20));
     const long long wait_ms = left <= nanoseconds(0) ? 0 : ms_of(left - slack);
-    const Answer a = call(vhub::WAIT, last, d, watch, uint32_t(std::min<long long>(wait_ms, vhub::kMaxWaitMs)));
+    // The reply may come a little after the hub's wait ran out (a loaded
+    // machine): that only says nothing changed, so allow it kWaitGrace before
+    // calling the hub stopped.
+    const Deadline reply_by{d.at + kWaitGrace};
+    const Answer a = call(vhub::WAIT, last, reply_by, watch, uint32_t(std::min<long long>(wait_ms, vhub::kMaxWaitMs)));
     // The hub's wait ran out (aux = 1) a little before our deadline, by the
     // slack: sit out the rest here rather than asking again and again.
     if (a.aux == 1 && now() < d.at) std::this_thread::sleep_for(d.at - now());

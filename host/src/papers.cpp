@@ -75,6 +75,7 @@ void Papers::attach() {
     last_mask_ = our_mask();
     last_pout_ = pout(last_mask_);
     put(last_pout_, io());
+    port_.flush(io());
 }
 
 void Papers::put(reg_t data, Deadline d) {
@@ -137,7 +138,7 @@ Papers::Waited Papers::wait_go(bool level, uint64_t mask, Deadline end, std::chr
         }
     }
     // Timed out.  The cleanup accesses get at least a little time of their own.
-    const Deadline cleanup{std::max(end.at, port_.now() + std::chrono::milliseconds(20))};
+    const Deadline cleanup{std::max(end.at, port_.now() + std::chrono::milliseconds(200))};
     if (!probing) {  // a timeout shorter than one sample
         put(out_now | bit(R::DATA_PROBE), cleanup);
         st = port_.in(cleanup);
@@ -220,7 +221,9 @@ void Papers::enqueue(uint64_t mask, Timeout timeout) {
     }
     last_mask_ = mask;
     last_pout_ = pout(mask);
-    put(last_pout_ | ir_bit(), Deadline{std::max(end.at, port_.now() + std::chrono::milliseconds(20))});
+    const Deadline last{std::max(end.at, port_.now() + std::chrono::milliseconds(200))};
+    put(last_pout_ | ir_bit(), last);
+    port_.flush(last);  // the new mask is in place when enqueue() returns
     abandoned_ = false;
 }
 
@@ -252,6 +255,7 @@ uint64_t Papers::waitvec(bool flag, Timeout timeout) {
 void Papers::set_interrupt_request(bool on) {
     ir_ = on;
     put((cur_ & ~bit(R::DATA_IR)) | ir_bit(), io());
+    port_.flush(io());  // IR is up (or down) at the hub when this returns
 }
 
 void Papers::set_mode(bool gi, bool ie, uint8_t user) {
@@ -259,6 +263,7 @@ void Papers::set_mode(bool gi, bool ie, uint8_t user) {
                                     (ie ? 1u << R::CONTROL_IE : 0u) |
                                     ((user & 1u) << R::CONTROL_U0) | (((user >> 1) & 1u) << R::CONTROL_U1));
     port_.mode(control_, io());
+    port_.flush(io());
 }
 
 Papers::Status Papers::status() {

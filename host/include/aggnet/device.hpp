@@ -97,6 +97,7 @@ protected:
     void do_write_control(uint8_t value, Deadline d) override;
     reg_t do_read_status(Deadline d) override;
     reg_t do_wait_status(reg_t watch, reg_t last, Deadline d) override;
+    void do_flush(Deadline d) override { collect_posted(d, 0); }
 
 private:
     Answer call(uint16_t op, reg_t value, Deadline d, reg_t watch = 0, uint32_t wait_ms = 0);
@@ -114,6 +115,8 @@ private:
         uint16_t op;
     };
     static constexpr size_t kMaxPosted = 16;
+    /// How late a WAIT's reply may be before the hub counts as stopped.
+    static constexpr std::chrono::milliseconds kWaitGrace{100};
     std::deque<Posted> posted_;
     [[noreturn]] void fail(const std::string& what);
     std::string where() const;

@@ -61,6 +61,8 @@ public:
     /// The status once a bit of `watch` differs from `last`, or at the deadline.
     /// Only the watched bits are sure to be current in the value returned.
     virtual reg_t wait(reg_t watch, reg_t last, Deadline d) = 0;
+    /// Every P_OUT / P_MODE so far has taken effect at the hub.
+    virtual void flush(Deadline) {}
     /// Register requests made so far.
     virtual uint64_t accesses() const = 0;
     virtual std::string describe() const = 0;
@@ -78,6 +80,7 @@ public:
     reg_t in(Deadline d) override;
     void mode(uint8_t control, Deadline d) override;  ///< PC inversion undone here
     reg_t wait(reg_t watch, reg_t last, Deadline d) override;
+    void flush(Deadline d) override { t_.flush(d); }
     uint64_t accesses() const override { return t_.requests(); }
     std::string describe() const override { return t_.describe(); }
     Transport& transport() { return t_; }

@@ -41,6 +41,9 @@ public:
     /// virtual hub does this without polling (its WAIT request); a parallel
     /// port polls read_status(), as the seed's routines do.
     reg_t wait_status(reg_t watch, reg_t last, Deadline d) { ++requests_; return do_wait_status(watch, last, d); }
+    /// Returns once every write made so far has taken effect at the hub (a
+    /// transport that posts writes waits for their acknowledgements here).
+    void flush(Deadline d) { do_flush(d); }
     /// Register requests made so far (a WAIT counts once; each extra poll of
     /// the default wait_status counts too).
     uint64_t requests() const { return requests_; }
@@ -67,6 +70,7 @@ protected:
     virtual void do_write_data(reg_t value, Deadline d) = 0;
     virtual void do_write_control(uint8_t value, Deadline d) = 0;
     virtual reg_t do_read_status(Deadline d) = 0;
+    virtual void do_flush(Deadline) {}
     /// Default: poll read_status() until a watched bit changes or the deadline.
     virtual reg_t do_wait_status(reg_t watch, reg_t last, Deadline d) {
         for (bool first = true;; first = false) {
