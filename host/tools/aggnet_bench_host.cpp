@@ -10,6 +10,8 @@
 #include <aggnet/device.hpp>
 #include <aggnet/papers.hpp>
 
+#include "sim_child.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <csignal>
@@ -85,30 +87,15 @@ int main(int argc, char** argv) {
         return 2;
     }
 
-    int out[2];
-    if (::pipe(out) != 0) return 1;
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-        ::dup2(out[1], 1);
-        ::close(out[0]);
-        ::close(out[1]);
-        const std::string ns = std::to_string(n);
-        ::execl(sim.c_str(), sim.c_str(), "--pes", ns.c_str(), "--cycles-per-access", k.c_str(), (char*)nullptr);
-        std::fprintf(stderr, "aggnet_bench_host: cannot run %s\n", sim.c_str());
-        ::_exit(127);
-    }
-    ::close(out[1]);
-    std::string line;
-    char c;
-    while (::read(out[0], &c, 1) == 1 && c != '\n') line += c;
-    ::close(out[0]);
-    const auto at = line.find(" PEs at ");
-    if (at == std::string::npos) {
-        std::fprintf(stderr, "aggnet_bench_host: %s did not start\n", sim.c_str());
-        ::waitpid(pid, nullptr, 0);
+    std::unique_ptr<tools::SimChild> hub;
+    try {
+        hub = std::make_unique<tools::SimChild>(sim, std::vector<std::string>{"--pes", std::to_string(n),
+                                                                             "--cycles-per-access", k});
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "aggnet_bench_host: %s\n", e.what());
         return 1;
     }
-    const std::string dir = line.substr(at + 8);
+    const std::string dir = hub->dir();
 
     std::vector<Result> results;
     int rc = 0;
@@ -165,11 +152,9 @@ int main(int argc, char** argv) {
         dynamic_cast<SimTransport&>(*ts[0]).quit();
     } catch (const std::exception& e) {
         std::fprintf(stderr, "aggnet_bench_host: %s\n", e.what());
-        ::kill(pid, SIGTERM);
         rc = 1;
     }
-    int st = 0;
-    ::waitpid(pid, &st, 0);
+    hub->stop();
     if (rc) return rc;
 
     std::printf("\nPAPERS over the virtual hub: %u PEs, one client thread per PE over Unix sockets,\n"

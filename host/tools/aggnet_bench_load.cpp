@@ -15,6 +15,8 @@
 #include <aggnet/device.hpp>
 #include <aggnet/papers.hpp>
 
+#include "sim_child.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <csignal>
@@ -51,35 +53,9 @@ unsigned number(const std::string& opt, const std::string& s, unsigned lo, unsig
     }
 }
 
-struct Hub {
-    pid_t pid = -1;
-    std::string dir;
-    Hub(const std::string& sim, unsigned n) {
-        int out[2];
-        if (::pipe(out) != 0) throw std::runtime_error("pipe");
-        pid = ::fork();
-        if (pid == 0) {
-            ::dup2(out[1], 1);
-            ::close(out[0]);
-            ::close(out[1]);
-            const std::string ns = std::to_string(n);
-            ::execl(sim.c_str(), sim.c_str(), "--pes", ns.c_str(), (char*)nullptr);
-            ::_exit(127);
-        }
-        ::close(out[1]);
-        std::string line;
-        char c;
-        while (::read(out[0], &c, 1) == 1 && c != '\n') line += c;
-        ::close(out[0]);
-        const auto at = line.find(" PEs at ");
-        if (at == std::string::npos) throw std::runtime_error(sim + " did not start");
-        dir = line.substr(at + 8);
-    }
-    ~Hub() {
-        ::kill(pid, SIGTERM);
-        ::waitpid(pid, nullptr, 0);
-    }
-    std::string dev(unsigned pe) const { return "sim:" + dir + "/pe" + std::to_string(pe); }
+/// aggnet-sim with n PEs (sim_child.hpp).
+struct Hub : tools::SimChild {
+    Hub(const std::string& sim, unsigned n) : SimChild(sim, {"--pes", std::to_string(n)}) {}
 };
 
 double pct(std::vector<double>& v, double q) {
