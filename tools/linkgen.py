@@ -256,6 +256,12 @@ def gen_hpp():
     for n, i, _ in STATS:
         out.append(f"    case {i}: return \"{n}\";")
     out += ["    default: return nullptr;", "    }", "}",
+            "/// Lower-case name of an engine window (\"papers\"), or nullptr.",
+            "inline const char* win_name(unsigned w) {",
+            "    switch (w) {"]
+    for n, w, _ in WINDOWS:
+        out.append(f"    case {w}: return \"{n.lower()}\";")
+    out += ["    default: return nullptr;", "    }", "}",
             "/// Unstuffed bytes of a frame with `len` payload bytes, FLAG included.",
             "constexpr unsigned frame_bytes(unsigned len) { return 1 + HDR_BYTES + len + CRC_BYTES; }",
             "",

@@ -128,6 +128,19 @@ inline const char* stat_name(unsigned i) {
     default: return nullptr;
     }
 }
+/// Lower-case name of an engine window ("papers"), or nullptr.
+inline const char* win_name(unsigned w) {
+    switch (w) {
+    case 0: return "info";
+    case 1: return "papers";
+    case 2: return "nand";
+    case 3: return "besu";
+    case 4: return "cop";
+    case 5: return "scalar";
+    case 15: return "scratch";
+    default: return nullptr;
+    }
+}
 /// Unstuffed bytes of a frame with `len` payload bytes, FLAG included.
 constexpr unsigned frame_bytes(unsigned len) { return 1 + HDR_BYTES + len + CRC_BYTES; }
 
