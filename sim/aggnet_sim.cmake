@@ -1,4 +1,5 @@
 # aggnet-sim: the virtual hub (sim/aggnet_sim.cpp), serving the Verilated
-# papers_hub over Unix sockets.  Included by CMakeLists.txt.
+# aggnet_hub (the `hub` model family) over Unix sockets and ptys.  Included by
+# CMakeLists.txt.
 add_executable(aggnet-sim ${CMAKE_SOURCE_DIR}/sim/aggnet_sim.cpp)
-target_link_libraries(aggnet-sim PRIVATE papers_models aggnet)
+target_link_libraries(aggnet-sim PRIVATE hub_models aggnet)
