@@ -96,7 +96,7 @@ constexpr uint64_t kByteCycles = 4;          ///< hub cycles per byte into the l
 constexpr uint64_t kBurstCycles = 4096;      ///< cycles run between looks at the sockets
 constexpr size_t kMaxQueued = 64 * 1024;     ///< reply bytes queued for one channel before it is dropped
 constexpr size_t kMaxPartial = 4096;         ///< bytes of one undecodable chunk before it is passed on
-constexpr size_t kMaxHubQueue = 1 << 20;     ///< bytes waiting to enter the hub before reading pauses
+constexpr size_t kMaxPending = 64 * 1024;    ///< bytes of one channel waiting for the hub before its reading pauses
 constexpr int kStallMs = 2000;               ///< a client that takes no reply bytes this long is dropped
 constexpr int kAcceptBackoffMs = 100;        ///< pause accepting after EMFILE / ENFILE
 constexpr int kReorderMs = 5;                ///< a frame held back for reordering waits at most this long
@@ -244,6 +244,8 @@ struct Channel {
     int fd = -1;                 ///< the connected client, or the pty master
     int slave = -1;              ///< pty: our own slave descriptor, so the pty never hangs up
     Bytes chunk;                 ///< bytes of the frame being cut out of the stream
+    std::deque<Bytes> pending;   ///< frames waiting for their turn on the hub's stream
+    size_t pending_bytes = 0;
     link::Decoder dec;           ///< cuts the stream into frames
     std::deque<uint8_t> out;     ///< reply bytes not yet sent
     steady::time_point stalled_since;
@@ -274,8 +276,8 @@ public:
         link::Frame f;
         f.pe = 0;
         f.op = L::OP_HELLO;
-        const Bytes b = link::encode(f);
-        rxq_.insert(rxq_.end(), b.begin(), b.end());
+        cur_ = link::encode(f);
+        cur_pos_ = 0;
         idle_left_ = quiet_cycles_;
         hello_probe_ = true;
         for (uint64_t i = 0; i < 100000 && hello_probe_; ++i) tick();
@@ -309,8 +311,7 @@ public:
             const auto now = steady::now();
             expire_lanes(now);
             drop_stalled(now);
-            const bool busy = !held_ && (!rxq_.empty() || idle_left_ > 0);
-            if (busy) run(kBurstCycles);
+            if (!held_ && (input_left() || idle_left_ > 0)) run(kBurstCycles);
             const bool accepting = now >= accept_paused_until_;
             fds.clear();
             who.clear();
@@ -321,7 +322,8 @@ public:
                     who.push_back({0, int(i)});
                 }
                 if (c.fd >= 0) {
-                    short ev = rxq_.size() < kMaxHubQueue ? POLLIN : 0;
+                    // A channel with much waiting is not read until the hub takes it.
+                    short ev = c.pending_bytes < kMaxPending ? POLLIN : 0;
                     if (!c.out.empty()) ev |= POLLOUT;
                     fds.push_back({c.fd, ev, 0});
                     who.push_back({1, int(i)});
@@ -336,7 +338,7 @@ public:
                 who.push_back({3, int(i)});
             }
             timespec ts{}, *tp = nullptr;
-            if (!held_ && (!rxq_.empty() || idle_left_ > 0)) {
+            if (!held_ && (input_left() || idle_left_ > 0)) {
                 tp = &ts;  // more cycles to run: just look
             } else {
                 const auto wake = next_wake(now);
@@ -491,14 +493,35 @@ private:
 
     // ---- the hub clock ----------------------------------------------------------
 
+    /// Bytes waiting to enter the hub.
+    size_t input_left() const {
+        size_t k = cur_.size() - cur_pos_;
+        for (const Channel& c : channels_) k += c.pending_bytes;
+        return k;
+    }
+
+    /// The next frame for the hub's stream: the channels take turns.
+    bool next_chunk() {
+        for (size_t i = 0; i < channels_.size(); ++i) {
+            turn_ = (turn_ + 1) % channels_.size();
+            Channel& c = channels_[turn_];
+            if (c.pending.empty()) continue;
+            cur_ = std::move(c.pending.front());
+            c.pending.pop_front();
+            c.pending_bytes -= cur_.size();
+            cur_pos_ = 0;
+            return true;
+        }
+        return false;
+    }
+
     /// One hub cycle: a queued byte in every kByteCycles cycles, a byte out
     /// whenever the hub offers one.
     void tick() {
         bool fed = false;
         h_->rx(false, 0);
-        if (!rxq_.empty() && h_->cycle() % kByteCycles == 0) {
-            h_->rx(true, rxq_.front());
-            rxq_.pop_front();
+        if (h_->cycle() % kByteCycles == 0 && (cur_pos_ < cur_.size() || next_chunk())) {
+            h_->rx(true, cur_[cur_pos_++]);
             fed = true;
         }
         const bool txv = h_->tx_valid();
@@ -512,10 +535,10 @@ private:
     }
 
     void run(uint64_t max) {
-        for (uint64_t i = 0; i < max && (!rxq_.empty() || idle_left_ > 0); ++i) tick();
+        for (uint64_t i = 0; i < max && (idle_left_ > 0 || input_left()); ++i) tick();
     }
     void run_until_quiet() {
-        while (!rxq_.empty() || idle_left_ > 0) tick();
+        while (idle_left_ > 0 || input_left()) tick();
     }
 
     /// A byte the hub sent: frames are cut out and go to their PE's channel.
@@ -544,14 +567,18 @@ private:
     void to_hub(Channel& c, Bytes chunk) {
         std::vector<Bytes> out;
         inj_.pass(c.in_lane, std::move(chunk), out);
-        for (const Bytes& o : out) rxq_.insert(rxq_.end(), o.begin(), o.end());
+        for (Bytes& o : out) enqueue(c, std::move(o));
+    }
+    static void enqueue(Channel& c, Bytes b) {
+        c.pending_bytes += b.size();
+        c.pending.push_back(std::move(b));
     }
 
     void expire_lanes(steady::time_point now) {
         for (Channel& c : channels_) {
             std::vector<Bytes> out;
             Injector::expire(c.in_lane, now, out);
-            for (const Bytes& o : out) rxq_.insert(rxq_.end(), o.begin(), o.end());
+            for (Bytes& o : out) enqueue(c, std::move(o));
             out.clear();
             Injector::expire(c.out_lane, now, out);
             if (c.fd >= 0)
@@ -794,7 +821,7 @@ private:
             std::snprintf(eng, sizeof eng, "0x%04x", engines_);
             return "ok cycle=" + std::to_string(cycle()) + " held=" + (held_ ? "1" : "0") +
                    " pes=" + std::to_string(n_) + " engines=" + eng + " clk_hz=" + std::to_string(clk_hz_) +
-                   " queued=" + std::to_string(rxq_.size()) + " clients=" + std::to_string(clients) +
+                   " queued=" + std::to_string(input_left()) + " clients=" + std::to_string(clients) +
                    " damaged=" + std::to_string(inj_.damaged()) + " cut=" + (inj_.cut() ? "1" : "0");
         }
         if (cmd == "cycle") return ok_cycle();
@@ -855,7 +882,9 @@ private:
     bool hello_probe_ = false;
     uint16_t engines_ = 0;
     uint64_t clk_hz_ = 0;
-    std::deque<uint8_t> rxq_;       ///< bytes waiting to enter the link port
+    Bytes cur_;                     ///< the frame entering the link port
+    size_t cur_pos_ = 0;
+    size_t turn_ = 0;               ///< the channel whose frame went in last
     Bytes tx_chunk_;
     link::Decoder tx_dec_;
     std::vector<Channel> channels_;

@@ -1,22 +1,26 @@
 // test_system_vhub.cpp: the virtual hub as a separate process (aggnet-sim),
-// reached by N client threads through open_device("sim:DIR/peK") -- the same
-// library path a host program takes to a board.  Barrier order is checked on
-// the hub's own clock (its CYCLE counter): no PE leaves a barrier before every
-// PE of its mask has arrived.
+// reached by N client threads through open_papers_port("sim:DIR/peK") -- the
+// link frames a board's USB UART carries, into the Verilated aggnet_hub.
+// Barrier order is checked on the hub's own clock (its INFO cycle counter,
+// read over the link): no PE leaves a barrier before every PE of its mask
+// has arrived.  The control socket's hold/step makes ordering tests exact.
 #include "vhub_process.hpp"
 
-#include <aggnet/device.hpp>
+#include <aggnet/link_defs.hpp>
+#include <aggnet/link_frame.hpp>
+#include <aggnet/link_papers.hpp>
 #include <aggnet/papers.hpp>
-#include <aggnet/vhub_protocol.hpp>
+#include <aggnet/papers_device.hpp>
+#include <aggnet/papers_regs.hpp>
+#include <aggnet/sim_control.hpp>
+#include <aggnet/socket_pipe.hpp>
 #include <catch2/catch.hpp>
 
 #include <atomic>
-#include <cstring>
 #include <csignal>
 #include <cstdio>
-#include <fstream>
+#include <cstring>
 #include <functional>
-#include <sstream>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
@@ -27,6 +31,8 @@ using namespace aggnet;
 using Catch::Matchers::Contains;
 using std::chrono::milliseconds;
 using clk = std::chrono::steady_clock;
+namespace L = aggnet::link_defs;
+namespace R = aggnet::papers_regs;
 
 namespace {
 
@@ -34,16 +40,23 @@ using namespace aggnet::test;
 
 const auto kTo = std::chrono::seconds(10);
 
+/// The hub's cycle counter, read over this PE's own link.
+uint64_t hub_cycle(PapersPort& port) {
+    LinkPapersPort* l = link_of(port);
+    REQUIRE(l);
+    return l->client().read(port.pe_index(), uint16_t(L::WIN_INFO << 12 | L::INFO_CYCLE_LO), 4);
+}
+
 /// Barrier order on the hub clock: cycle before raising S, cycle after GO.
 void check_barriers(const SimProcess& hub, unsigned n, unsigned rounds, const std::vector<uint64_t>& masks) {
     std::vector<std::vector<uint64_t>> arrive(n, std::vector<uint64_t>(rounds)), leave = arrive;
-    run_pes(hub, n, [&](unsigned pe, Transport& t) {
-        Papers p(t);
+    run_pes(hub, n, [&](unsigned pe, PapersPort& port) {
+        Papers p(port);
         p.enqueue(masks[pe], kTo);
         for (unsigned i = 0; i < rounds; ++i) {
-            arrive[pe][i] = sim_of(t).hub_cycle();
+            arrive[pe][i] = hub_cycle(port);
             p.wait(kTo);
-            leave[pe][i] = sim_of(t).hub_cycle();
+            leave[pe][i] = hub_cycle(port);
         }
     });
     for (unsigned i = 0; i < rounds; ++i)
@@ -55,6 +68,66 @@ void check_barriers(const SimProcess& hub, unsigned n, unsigned rounds, const st
                     REQUIRE(arrive[q][i] < leave[pe][i]);
                 }
 }
+
+/// A raw client of one channel: frames out, frames in (tests of the hub's
+/// framing and arbitration below the library).
+class Raw {
+public:
+    explicit Raw(const std::string& path) {
+        fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_un a{};
+        a.sun_family = AF_UNIX;
+        std::strncpy(a.sun_path, path.c_str(), sizeof a.sun_path - 1);
+        REQUIRE(::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+    }
+    ~Raw() { ::close(fd_); }
+    void send(const std::vector<uint8_t>& b) { REQUIRE(::send(fd_, b.data(), b.size(), MSG_NOSIGNAL) == ssize_t(b.size())); }
+    void send(const link::Frame& f) { send(link::encode(f)); }
+    /// The next good frame, or false after `ms` of silence; closed() after EOF.
+    bool recv(link::Frame& out, int ms = 2000) {
+        const auto end = clk::now() + milliseconds(ms);
+        for (;;) {
+            while (pos_ < buf_.size())
+                if (dec_.push(buf_[pos_++])) {
+                    out = dec_.frame();
+                    return true;
+                }
+            const int left = int(std::chrono::duration_cast<milliseconds>(end - clk::now()).count());
+            if (left <= 0) return false;
+            pollfd p{fd_, POLLIN, 0};
+            if (::poll(&p, 1, left) <= 0) return false;
+            uint8_t tmp[512];
+            const ssize_t got = ::recv(fd_, tmp, sizeof tmp, 0);
+            if (got <= 0) {
+                closed_ = true;
+                return false;
+            }
+            buf_.assign(tmp, tmp + got);
+            pos_ = 0;
+        }
+    }
+    bool closed() const { return closed_; }
+
+private:
+    int fd_ = -1;
+    std::vector<uint8_t> buf_;
+    size_t pos_ = 0;
+    link::Decoder dec_;
+    bool closed_ = false;
+};
+
+link::Frame frame(unsigned pe, uint8_t op, uint8_t seq, uint16_t addr, std::vector<uint8_t> payload = {}) {
+    link::Frame f;
+    f.pe = uint8_t(pe);
+    f.op = op;
+    f.seq = seq;
+    f.addr = addr;
+    for (uint8_t b : payload) f.append(b, 1);
+    return f;
+}
+
+uint16_t papers(uint16_t reg) { return uint16_t(L::WIN_PAPERS << 12 | reg); }
+uint16_t info(uint16_t reg) { return uint16_t(L::WIN_INFO << 12 | reg); }
 
 }  // namespace
 
@@ -72,22 +145,22 @@ TEST_CASE("vhub: two disjoint partitions run independently", "[system][vhub]") {
     check_barriers(hub, 4, 100, {0x3, 0x3, 0xc, 0xc});
     // Uneven pace: the pair {2,3} does 5 times as many barriers as {0,1}.
     std::vector<unsigned> done(4);
-    run_pes(hub, 4, [&](unsigned pe, Transport& t) {
-        Papers p(t);
+    run_pes(hub, 4, [&](unsigned pe, PapersPort& port) {
+        Papers p(port);
         p.enqueue(pe < 2 ? 0x3 : 0xc, kTo);
         for (unsigned i = 0; i < (pe < 2 ? 20u : 100u); ++i) p.wait(kTo), ++done[pe];
     });
     CHECK(done == std::vector<unsigned>{20, 20, 100, 100});
 }
 
-TEST_CASE("vhub: waitvec vectors, masked, on a wide (N = 8, 12-bit) hub too", "[system][vhub]") {
+TEST_CASE("vhub: waitvec vectors, masked, on a wide (N = 8) hub too", "[system][vhub]") {
     for (unsigned n : {4u, 8u}) {
         INFO("N = " << n);
         SimProcess hub(n);
         const uint64_t all = (uint64_t(1) << n) - 1;
         std::vector<std::vector<uint64_t>> got(n);
-        run_pes(hub, n, [&](unsigned pe, Transport& t) {
-            Papers p(t);
+        run_pes(hub, n, [&](unsigned pe, PapersPort& port) {
+            Papers p(port);
             p.enqueue(all, kTo);
             // Each PE sends its number, one bit per waitvec.
             for (unsigned b = 0; b < 3; ++b) got[pe].push_back(p.waitvec((pe >> b) & 1, kTo));
@@ -113,8 +186,8 @@ TEST_CASE("vhub: IR interrupts exactly the PEs of the requester's mask", "[syste
     std::atomic<bool> raised{false}, done{false};
     std::atomic<int> seen_count{0};
     std::vector<int> seen(4, -1);
-    run_pes(hub, 4, [&](unsigned pe, Transport& t) {
-        Papers p(t);
+    run_pes(hub, 4, [&](unsigned pe, PapersPort& port) {
+        Papers p(port);
         p.enqueue(0xf, kTo);
         p.wait(kTo);
         if (pe == 1) {
@@ -147,8 +220,8 @@ TEST_CASE("vhub: a timeout names the PEs that never arrived, apart from those th
     SimProcess hub(4);
     std::vector<uint64_t> never(4, ~uint64_t(0)), left(4, ~uint64_t(0));
     std::vector<std::string> what(4);
-    run_pes(hub, 4, [&](unsigned pe, Transport& t) {
-        Papers p(t);
+    run_pes(hub, 4, [&](unsigned pe, PapersPort& port) {
+        Papers p(port);
         p.enqueue(0xf, kTo);
         if (pe == 3) return;  // attached, never waits
         try {
@@ -172,86 +245,129 @@ TEST_CASE("vhub: a timeout names the PEs that never arrived, apart from those th
     CHECK_THAT(what[2], Contains("never arrived: PE3") && Contains("timed out themselves") && Contains("PE0, PE1"));
 }
 
-TEST_CASE("vhub: a malformed request gets an error naming it and its connection is closed; others carry on",
+TEST_CASE("vhub: one program on the shared link socket acts as every PE", "[system][vhub]") {
+    SimProcess hub(4);
+    // Four PEs, four ports, one socket, one thread: the board's USB UART case.
+    link::SocketPipe pipe(hub.dir() + "/link");
+    link::LinkClient c(pipe, "sim:" + hub.dir() + "/link");
+    std::vector<std::unique_ptr<LinkPapersPort>> ports;
+    for (unsigned pe = 0; pe < 4; ++pe) ports.push_back(std::make_unique<LinkPapersPort>(c, pipe, pe));
+    std::vector<std::unique_ptr<Papers>> ps;
+    for (auto& p : ports) ps.push_back(std::make_unique<Papers>(*p));
+    for (auto& p : ps) p->enqueue(0xf, kTo);
+    // PEs 0..2 raise S; GO waits for PE3, then every PE sees it.
+    const reg_t arrive = (reg_t(0xf) << R::DATA_B0) | (reg_t(1) << R::DATA_S);
+    const reg_t go = reg_t(1) << R::STATUS_GO(4);
+    for (unsigned pe = 0; pe < 3; ++pe) ports[pe]->out(arrive, ports[pe]->in_time(kTo));
+    for (unsigned pe = 0; pe < 4; ++pe) CHECK((ports[pe]->in(ports[pe]->in_time(kTo)) & go) == 0);
+    ports[3]->out(arrive, ports[3]->in_time(kTo));
+    for (unsigned pe = 0; pe < 4; ++pe) CHECK((ports[pe]->wait(go, 0, ports[pe]->in_time(kTo)) & go) != 0);
+    CHECK(c.stats().frames_sent >= 4 * 4);
+}
+
+TEST_CASE("vhub: garbage, corrupted frames and another PE's frames are dropped; the channel carries on",
           "[system][vhub]") {
     SimProcess hub(4);
-    {
-        // A value wider than the register is a well-formed request: error, carry on.
-        auto t = open_device(hub.dev(0));
-        auto& s = sim_of(*t);
-        auto a = s.raw(vhub::kMagic, vhub::WDATA, reg_t(1) << 8);
-        CHECK_FALSE(a.ok);
-        CHECK_THAT(a.text, Contains("bits above the 8-bit data register"));
-        CHECK(s.raw(vhub::kMagic, vhub::RSTATUS, 0).ok);
+    Raw r(hub.dir() + "/pe1");
+    link::Frame f;
+    r.send(frame(1, L::OP_HELLO, 0, 0));
+    REQUIRE(r.recv(f));
+    CHECK(f.op == L::OP_HELLO_R);
+    // Garbage (with FLAGs in it), a frame with a flipped bit, and a frame for
+    // PE2 on PE1's socket: no reply to any of them.
+    r.send(std::vector<uint8_t>{0x00, 0x7e, 0x13, 0x7e, 0x7d, 0xff, 0x42});
+    auto bad = link::encode(frame(1, L::OP_WRITE, 1, papers(R::W_MASK0), {0x0f}));
+    bad[4] ^= 0x10;
+    r.send(bad);
+    r.send(frame(2, L::OP_READ, 1, info(L::INFO_MAGIC), {4}));
+    CHECK_FALSE(r.recv(f, 300));
+    CHECK_FALSE(r.closed());
+    // The next good frame is served, and the hub's receiver counted the bad one.
+    r.send(frame(1, L::OP_READ, 1, info(L::INFO_STAT + L::STAT_CRC_ERR), {2}));
+    REQUIRE(r.recv(f));
+    CHECK(f.op == L::OP_DATA);
+    CHECK(f.value(0, 2) >= 1);
+    // The corrupted WRITE was never applied.
+    r.send(frame(1, L::OP_READ, 2, papers(R::W_MASK0), {4}));
+    REQUIRE(r.recv(f));
+    CHECK(f.value(0, 4) == 0);
+    CHECK_THAT(hub.log(), Contains("dropped a frame for PE2") && Contains("PE1's only"));
+}
+
+TEST_CASE("vhub: with the clock held, queued requests are served in one known cycle, in arrival order",
+          "[system][vhub][control]") {
+    SimProcess hub(4);
+    SimControl ctl = hub.control();
+    Raw r(hub.dir() + "/link");
+    link::Frame f;
+    for (unsigned pe = 0; pe < 4; ++pe) {
+        r.send(frame(pe, L::OP_HELLO, 0, 0));
+        REQUIRE(r.recv(f));
     }
-    struct Bad {
-        const char* what;
-        std::function<std::vector<uint8_t>()> bytes;
-        const char* says;
-    };
-    auto req = [](uint16_t magic, uint16_t op, uint32_t reserved, uint32_t wait_ms) {
-        vhub::Request q;
-        q.magic = magic;
-        q.op = op;
-        q.seq = 1;
-        q.reserved = reserved;
-        q.wait_ms = wait_ms;
-        std::vector<uint8_t> b(sizeof q);
-        std::memcpy(b.data(), &q, sizeof q);
-        return b;
-    };
-    const std::vector<Bad> bad{
-        {"bad magic", [&] { return req(0x1234, vhub::RSTATUS, 0, 0); }, "bad magic 0x1234"},
-        {"unknown op", [&] { return req(vhub::kMagic, 99, 0, 0); }, "unknown op 99"},
-        {"reserved set", [&] { return req(vhub::kMagic, vhub::RSTATUS, 7, 0); }, "reserved field is 7"},
-        {"wait fields on a read", [&] { return req(vhub::kMagic, vhub::RSTATUS, 0, 5); }, "wait fields set"},
-        {"garbage, then a good request out of step",
-         [&] {
-             std::vector<uint8_t> b(11, 0xee);
-             auto g = req(vhub::kMagic, vhub::RSTATUS, 0, 0);
-             b.insert(b.end(), g.begin(), g.end());
-             return b;
-         },
-         "bad magic 0xeeee"},
-    };
-    for (const auto& c : bad) {
-        INFO(c.what);
-        auto t = open_device(hub.dev(1));
-        auto& s = sim_of(*t);
-        const auto bytes = c.bytes();
-        auto a = s.raw_bytes(bytes.data(), bytes.size(), t->in(std::chrono::seconds(5)));
-        CHECK_FALSE(a.ok);
-        CHECK_THAT(a.text, Contains(c.says) && Contains("closing the connection"));
-        // Then the hub closes: the next request finds the connection gone.
-        CHECK_THROWS_WITH(s.read_status(t->in(std::chrono::seconds(5))),
-                          Contains("hub closed the connection") || Contains("hub reset the connection"));
+    const uint64_t c0 = ctl.hold();
+    // Every PE arrives (mask = all, S) in the order 3, 1, 0, 2: two writes each.
+    const std::vector<unsigned> order{3, 1, 0, 2};
+    size_t bytes = 0;
+    uint8_t seq = 1;
+    std::vector<std::vector<uint8_t>> frames;
+    for (unsigned pe : order) {
+        frames.push_back(link::encode(frame(pe, L::OP_WRITE, seq, papers(R::W_MASK0), {0x0f})));
+        frames.push_back(link::encode(frame(pe, L::OP_WRITE, uint8_t(seq + 1), papers(R::W_SIG),
+                                            {uint8_t(1u << R::DATA_S)})));
     }
-    // The port can be taken again, and the whole hub still works.
-    check_barriers(hub, 4, 10, {0xf, 0xf, 0xf, 0xf});
-    CHECK_THAT(hub.log(), Contains("PE1: malformed request (bad magic 0x1234"));
+    // One frame per PE at a time (stop-and-wait): MASK writes first.
+    for (unsigned i = 0; i < 4; ++i) r.send(frames[2 * i]), bytes += frames[2 * i].size();
+    const auto until = clk::now() + kTo;
+    while (ctl.status().queued < bytes && clk::now() < until) std::this_thread::sleep_for(milliseconds(1));
+    REQUIRE(ctl.status().queued == bytes);
+    std::this_thread::sleep_for(milliseconds(50));
+    CHECK_FALSE(r.recv(f, 100));  // held: nothing moves
+    CHECK(ctl.cycle() == c0);
+    // The bytes enter one per 4 cycles: after exactly 4 * bytes cycles plus
+    // the port's pipeline every write is ACKed, in arrival order.
+    CHECK(ctl.step(4 * bytes + 200) == c0 + 4 * bytes + 200);
+    for (unsigned pe : order) {
+        REQUIRE(r.recv(f));
+        CHECK(f.pe == pe);
+        CHECK(f.op == L::OP_ACK);
+    }
+    // Now S, and a WAIT for GO from each: nobody has GO until the last S.
+    for (unsigned i = 0; i < 4; ++i) r.send(frames[2 * i + 1]);
+    ctl.step(4 * 60 + 200);
+    for (unsigned pe : order) {
+        REQUIRE(r.recv(f));
+        CHECK(f.pe == pe);
+        CHECK(f.op == L::OP_ACK);
+    }
+    for (unsigned pe : order) r.send(frame(pe, L::OP_READ, 3, papers(R::W_STAT), {1}));
+    ctl.step(4 * 60 + 200);
+    for (unsigned pe : order) {
+        REQUIRE(r.recv(f));
+        CHECK(f.pe == pe);
+        CHECK((f.value(0, 1) >> R::W_STAT_GO & 1) == 1);
+    }
+    CHECK(ctl.release() >= c0);
 }
 
 TEST_CASE("vhub: a second client on a taken port is refused", "[system][vhub]") {
     SimProcess hub(2);
-    auto first = open_device(hub.dev(0));
-    try {
-        open_device(hub.dev(0));
-        FAIL("second client accepted");
-    } catch (const DeviceError& e) {
-        CHECK_THAT(e.what(), Contains("already in use by another client"));
-    }
+    auto first = open_papers_port(hub.dev(0));
+    CHECK_THROWS_AS(open_papers_port(hub.dev(0), std::chrono::seconds(2)), DeviceError);
+    CHECK_THAT(hub.log(), Contains("refused a second client on " + hub.dir() + "/pe0"));
     // The first client is undisturbed; the other port is free.
-    CHECK_NOTHROW(first->read_status());
-    CHECK_NOTHROW(open_device(hub.dev(1))->read_status());
+    CHECK_NOTHROW(first->in(first->in_time(kTo)));
+    CHECK_NOTHROW(open_papers_port(hub.dev(1)));
 }
 
-TEST_CASE("vhub: SIGTERM removes the sockets and the directory it made; --dir kept", "[system][vhub]") {
+TEST_CASE("vhub: SIGTERM removes the sockets, ptys and the directory it made; --dir kept", "[system][vhub]") {
     std::string dir;
     {
-        SimProcess hub(2);
+        SimProcess hub(2, {"--pty"});
         dir = hub.dir();
         REQUIRE(exists(dir + "/pe0"));
-        auto t = open_device(hub.dev(1));  // a connected client does not hold it up
+        REQUIRE(exists(dir + "/pty-pe1"));
+        REQUIRE(exists(dir + "/control"));
+        auto t = open_papers_port(hub.dev(1));  // a connected client does not hold it up
         REQUIRE(::kill(hub.pid(), SIGTERM) == 0);
         const int st = hub.reap(kExitMs);
         REQUIRE(st != -1);
@@ -263,40 +379,50 @@ TEST_CASE("vhub: SIGTERM removes the sockets and the directory it made; --dir ke
     char tmpl[] = "/tmp/aggnet-test-XXXXXX";
     REQUIRE(::mkdtemp(tmpl));
     {
-        SimProcess hub(2, {"--dir", tmpl});
+        SimProcess hub(2, {"--dir", tmpl, "--pty"});
         CHECK(hub.dir() == tmpl);
         REQUIRE(exists(std::string(tmpl) + "/pe1"));
         ::kill(hub.pid(), SIGINT);
         REQUIRE(hub.reap(kExitMs) != -1);
     }
-    CHECK_FALSE(exists(std::string(tmpl) + "/pe0"));
-    CHECK_FALSE(exists(std::string(tmpl) + "/pe1"));
+    for (const char* f : {"/pe0", "/pe1", "/link", "/control", "/pty-pe0", "/pty-link"})
+        CHECK_FALSE(exists(std::string(tmpl) + f));
     CHECK(exists(tmpl));  // not ours to remove
     ::rmdir(tmpl);
 }
 
-TEST_CASE("vhub: an idle hub sleeps; QUIT stops it; --trace writes a waveform", "[system][vhub]") {
+TEST_CASE("vhub: an idle hub sleeps; quit stops it; --trace and the control socket write waveforms",
+          "[system][vhub][control]") {
     char tmpl[] = "/tmp/aggnet-test-XXXXXX";
     REQUIRE(::mkdtemp(tmpl));
-    const std::string fst = std::string(tmpl) + "/run.fst";
+    const std::string fst = std::string(tmpl) + "/run.fst", fst2 = std::string(tmpl) + "/part.fst";
     SimProcess hub(4, {"--trace", fst});
-    std::vector<std::unique_ptr<Transport>> ts;
-    for (unsigned pe = 0; pe < 4; ++pe) ts.push_back(open_device(hub.dev(pe)));
-    const uint64_t c0 = sim_of(*ts[0]).hub_cycle();
+    SimControl ctl = hub.control();
+    std::vector<std::unique_ptr<PapersPort>> ports;
+    for (unsigned pe = 0; pe < 4; ++pe) ports.push_back(open_papers_port(hub.dev(pe)));
+    const uint64_t c0 = ctl.cycle();
     const long cpu0 = hub.cpu_ticks();
-    ::usleep(300000);  // all clients connected and blocked: the hub must not spin
+    ::usleep(300000);  // all clients connected and idle: the hub must not spin
     CHECK(hub.cpu_ticks() - cpu0 <= 3);  // 3 ticks = 30 ms of 300
-    CHECK(sim_of(*ts[0]).hub_cycle() == c0);  // no simulated time passes while idle
-    ts[0]->read_status();
-    CHECK(sim_of(*ts[0]).hub_cycle() == c0 + sim_of(*ts[0]).cycles_per_access());
-    CHECK(sim_of(*ts[2]).hub_ops() == 0);
-    sim_of(*ts[2]).quit();
+    CHECK(ctl.cycle() == c0);  // no simulated time passes while idle
+    ports[0]->in(ports[0]->in_time(kTo));
+    const uint64_t c1 = ctl.cycle();
+    CHECK(c1 > c0);
+    CHECK(c1 < c0 + 2000);  // one READ and its reply, then quiet
+    ctl.trace(fst2);
+    ports[1]->in(ports[1]->in_time(kTo));
+    ctl.trace_off();
+    CHECK_THROWS_WITH(ctl.step(5), Contains("needs the clock held"));
+    CHECK_THROWS_WITH(ctl.trace("/nonexistent-aggnet-dir/x.fst"), Contains("cannot write it"));
+    ctl.quit();
     const int st = hub.reap(kExitMs);
     REQUIRE(st != -1);
     CHECK(WEXITSTATUS(st) == 0);
-    struct stat fs;
-    REQUIRE(::stat(fst.c_str(), &fs) == 0);
-    CHECK(fs.st_size > 100);
-    ::unlink(fst.c_str());
+    for (const auto& p : {fst, fst2}) {
+        struct stat fs;
+        REQUIRE(::stat(p.c_str(), &fs) == 0);
+        CHECK(fs.st_size > 100);
+        ::unlink(p.c_str());
+    }
     ::rmdir(tmpl);
 }
