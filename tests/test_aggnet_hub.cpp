@@ -4,6 +4,10 @@
 //   * the INFO window against tools/linkgen.py's INFO table (identity, size,
 //     engines, clock, the PAPERS register-map hash, a running cycle counter,
 //     link statistics) and its refusals;
+//   * the engine slots (tools/hubgen.py): the models here are built with
+//     EN_SCRATCH = 1 (rtl/hub/manifest.json), so window 15 is the scratch
+//     engine; a hub built with every engine left out (EN_PAPERS = 0) says so
+//     in HELLO, answers NO_REG in their windows and drives their pins low;
 //   * the PAPERS window against docs/papers_regmap.md "The PAPERS window on
 //     the link" and seed 000: barriers of PEs on the link, barriers mixing
 //     link PEs and cabled PEs (driven pin by pin as a PC port would), the
@@ -12,6 +16,7 @@
 //     the registers of N > 32 hubs, refusals;
 //   * the barrier property on the hub's clock: no PE is told GO before every
 //     PE of the mask had its S write taken by the hub.
+#include "Vaggnet_hub_bare.h"
 #include "hub_rtl.hpp"
 #include "seed.hpp"
 
@@ -50,10 +55,8 @@ struct HubBench : LinkPipe {
     std::deque<uint8_t> rxq;
     std::vector<uint8_t> hostq;
 
-    HubBench(const std::string& name, unsigned n_)
-        : hm(aggnet::sim::make_hub_rtl(n_, name, 50'000'000)), h(*hm), n(n_) {
-        h.reset();
-    }
+    HubBench(const std::string& name, unsigned n_) : HubBench(aggnet::sim::make_hub_rtl(n_, name, 50'000'000)) {}
+    explicit HubBench(std::unique_ptr<HubModel> m) : hm(std::move(m)), h(*hm), n(hm->pes()) { h.reset(); }
     void tick() {
         h.rx(false, 0);
         if (!rxq.empty() && h.cycle() % BYTE_CYCLES == 0) {
@@ -128,7 +131,7 @@ TEST_CASE("aggnet_hub: the INFO window tells what the hub is", "[hub][link]") {
     CHECK(hi.version == D::VERSION);
     CHECK(hi.hub_pes == 4);
     CHECK(hi.port_pes == 4);
-    CHECK(hi.engines == ((1u << D::WIN_INFO) | (1u << D::WIN_PAPERS)));
+    CHECK(hi.engines == ((1u << D::WIN_INFO) | (1u << D::WIN_PAPERS) | (1u << D::WIN_SCRATCH)));
     CHECK(hi.clk_hz == CLK_HZ);
     CHECK(c.read(2, info(D::INFO_MAGIC), 4) == D::INFO_MAGIC_VALUE);
     CHECK(c.read(2, info(D::INFO_VERSION), 4) == D::VERSION);
@@ -153,9 +156,47 @@ TEST_CASE("aggnet_hub: the INFO window tells what the hub is", "[hub][link]") {
     CHECK(err_of([&] { c.write(0, info(D::INFO_MAGIC), 1, 4); }) == D::ERR_REFUSED);
     CHECK(err_of([&] { c.read(0, info(0x0ff), 4); }) == D::ERR_NO_REG);
     CHECK(err_of([&] { c.read(0, info(D::INFO_STAT + D::STAT_COUNT), 4); }) == D::ERR_NO_REG);
-    for (unsigned win = 2; win < 16; ++win) {
+    for (unsigned win = 2; win < 15; ++win) {
         INFO("window " << win);
         CHECK(err_of([&] { c.read(0, uint16_t(win << 12), 4); }) == D::ERR_NO_REG);
+    }
+    // Window 15: the scratch engine (rtl/scratch/scratch_regs.v's map): its
+    // ID, the requesting PE, and a write counter that counts each write once.
+    const uint16_t scr = uint16_t(D::WIN_SCRATCH << 12);
+    CHECK(c.read(3, scr | 0x000, 4) == 0x53435201u);
+    CHECK(c.read(3, scr | 0x001, 4) == 3);
+    const uint32_t w0 = c.read(0, scr | 0x002, 4);
+    c.write(1, scr | 0x010, 0xdeadbeef, 4);
+    c.write(2, scr | 0x011, 0x5a, 1);
+    CHECK(c.read(0, scr | 0x010, 4) == 0xdeadbeef);
+    CHECK(c.read(0, scr | 0x002, 4) == w0 + 2);
+    CHECK(c.read(0, info(D::INFO_MAP_HASH + D::WIN_SCRATCH), 4) == 0);
+}
+
+TEST_CASE("aggnet_hub: a hub built without its engines says so, answers NO_REG and drives their pins low",
+          "[hub][link]") {
+    HubBench b(std::make_unique<aggnet::sim::HubRtl<Vaggnet_hub_bare>>(2, "hub_bare_n2", 50'000'000));
+    LinkClient c(b, "hub:bare", cfg());
+    const HelloInfo hi = c.hello(1);
+    CHECK(hi.engines == (1u << D::WIN_INFO));
+    CHECK(hi.hub_pes == 2);
+    CHECK(c.read(0, info(D::INFO_ENGINES), 4) == (1u << D::WIN_INFO));
+    CHECK(c.read(0, info(D::INFO_MAP_HASH + D::WIN_PAPERS), 4) == 0);
+    for (unsigned win = 1; win < 16; ++win) {
+        INFO("window " << win);
+        CHECK(err_of([&] { c.read(0, uint16_t(win << 12), 4); }) == D::ERR_NO_REG);
+        CHECK(err_of([&] { c.write(1, uint16_t(win << 12 | 1), 0xf, 1); }) == D::ERR_NO_REG);
+    }
+    // The PAPERS pins of a hub without PAPERS: whatever the PEs drive, the
+    // status and display pins stay low (no GO, no Busy, no interrupt).
+    for (unsigned pe = 0; pe < 2; ++pe) {
+        b.pin_data(pe, (reg_t(0xf) << R::DATA_B0) | (reg_t(1) << R::DATA_S) | 1);
+        b.pin_ctrl(pe, 0x1f);
+    }
+    b.ticks(50);
+    for (unsigned pe = 0; pe < 2; ++pe) {
+        CHECK(b.pin_stat(pe) == 0);
+        CHECK(b.led(pe) == 0);
     }
 }
 

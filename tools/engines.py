@@ -36,6 +36,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MANIFEST = "manifest.json"
+HUB = "hub"                    # the component whose top gathers every engine's slot
 FAMILIES = ("ice40", "ecp5")   # what synth jobs may name (tools/synth.py maps each)
 DEFAULT_TIMEOUT = 900
 
@@ -95,6 +96,24 @@ BENCH = {
     "top": F("str", True),
     "params": F("params"),
 }
+SLOT_PARAM = {
+    "name": F("str", True),        # a parameter the hub top gains (derived from N)
+    "value": F("str", True),       # its Verilog default expression
+}
+SLOT_PORT = {
+    "dir": F("str", True),         # input | output (as seen from the hub top)
+    "name": F("str", True),        # hub top port = slot module port of the same name
+    "width": F("str", True),       # Verilog width expression, e.g. N*W
+}
+SLOT = {
+    "module": F("str", True),      # the engine's slot module: the bus slave ports + `ports`
+    "params": F("exprs", default={}),        # slot parameter -> expression of hub parameters
+    "hub_params": F("objs", default=[], schema=SLOT_PARAM),
+    "ports": F("objs", default=[], schema=SLOT_PORT),
+    "includes": F("strs", default=[]),       # .vh files the map hash expression needs
+    "map_hash": F("str", default="32'd0"),   # Verilog expression: the register map's hash (INFO MAP_HASH+w)
+    "enable": F("int", default=1),           # default of the hub parameter EN_<NAME> (0: built only on request)
+}
 GENERATOR = {
     "run": F("str", True),         # shell command that rewrites the outputs
     "check": F("str", True),       # shell command that fails when an output is stale
@@ -113,6 +132,7 @@ COMPONENT = {
     "synth": F("objs", default=[], schema=SYNTH),
     "formal": F("objs", default=[], schema=FORMAL),
     "bench_hw": F("objs", default=[], schema=BENCH),
+    "slot": F("objs", default=[], schema=SLOT),   # at most one: the engine's place in the hub top
 }
 
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -139,6 +159,8 @@ def _kind_ok(kind, v):
                                         for k, x in s.items()) for s in sets)
     if kind == "objs":
         return isinstance(v, list) and all(isinstance(o, dict) for o in v)
+    if kind == "exprs":
+        return isinstance(v, dict) and all(IDENT.match(k) and isinstance(x, str) and x for k, x in v.items())
     raise AssertionError(kind)
 
 
@@ -146,6 +168,7 @@ KIND_TEXT = {
     "str": "a non-empty string", "file": "a file path", "int": "an integer", "bool": "true or false",
     "strs": "a list of strings", "ints": "a list of integers", "files": "a list of file paths",
     "dirs": "a list of directory paths", "objs": "a list of objects",
+    "exprs": "an object of parameter names to Verilog expressions",
     "params": "an object of integer parameters, or a non-empty list of them",
 }
 
@@ -298,6 +321,10 @@ class Registry:
     def generators(self):
         return [dict(g, engine=c.name) for c in self.order for g in c.generators]
 
+    def slots(self):
+        """[(component, slot)] of every engine with a place in the hub top, by window."""
+        return sorted(((c, c.slot[0]) for c in self.order if c.slot), key=lambda cs: cs[0].window)
+
     def windows(self):
         return {c.window: c.name for c in self.order if c.window is not None}
 
@@ -362,6 +389,11 @@ def load(root=ROOT):
     if errs:   # the checks below need well-formed manifests
         raise ManifestError("\n".join(errs))
     by = {c.name: c for c in comps}
+    # The hub top gathers every engine that has a slot (tools/hubgen.py).
+    if HUB in by:
+        for c in comps:
+            if c.slot and c.name != HUB and c.name not in by[HUB].depends:
+                by[HUB].m["depends"].append(c.name)
 
     # per component
     windows = {}
@@ -428,7 +460,11 @@ def load(root=ROOT):
     reg = Registry(root, order)
 
     # names, placeholders, modules
-    seen = {"test": {}, "synth": {}, "formal": {}, "bench_hw": {}, "family": {}}
+    seen = {"test": {}, "synth": {}, "formal": {}, "bench_hw": {}, "family": {},
+            # names the hub top reserves for itself; slots add theirs
+            "hub": {n: "rtl/hub/aggnet_hub.v" for n in (
+                "clk", "rst", "N", "LINK_PES", "CLK_HZ", "IDLE_CYCLES", "link_rx_valid", "link_rx_data",
+                "link_rx_ferr", "link_tx_valid", "link_tx_ready", "link_tx_data")}}
 
     def claim(kind, name, where):
         if name in seen[kind]:
@@ -507,6 +543,34 @@ def load(root=ROOT):
             for d in j["defines"]:
                 if not IDENT.match(d):
                     errs.append("%s.defines: '%s' is not a macro name" % (wi, d))
+        for i, sl in enumerate(c.slot):
+            wi = "%s: slot[%d]" % (w, i)
+            if i > 0:
+                errs.append("%s: an engine has one slot in the hub" % wi)
+            if c.window in (None, 0):
+                errs.append("%s: a slot needs the component's own bus window (1..15)" % wi)
+            if c.name == HUB:
+                errs.append("%s: the hub cannot be its own engine" % wi)
+            need_top(sl["module"], wi + ".module")
+            claim("hub", "EN_" + c.name.upper(), wi)
+            if sl["enable"] not in (0, 1):
+                errs.append("%s.enable: must be 0 or 1" % wi)
+            for k in sl["params"]:
+                if not IDENT.match(k):
+                    errs.append("%s.params: '%s' is not a parameter name" % (wi, k))
+            for j, p in enumerate(sl["hub_params"]):
+                claim("hub", p["name"], "%s.hub_params[%d]" % (wi, j))
+                if not IDENT.match(p["name"]):
+                    errs.append("%s.hub_params[%d].name: '%s' is not a parameter name" % (wi, j, p["name"]))
+            for j, p in enumerate(sl["ports"]):
+                claim("hub", p["name"], "%s.ports[%d]" % (wi, j))
+                if p["dir"] not in ("input", "output"):
+                    errs.append("%s.ports[%d].dir: '%s' is not input or output" % (wi, j, p["dir"]))
+                if not IDENT.match(p["name"]):
+                    errs.append("%s.ports[%d].name: '%s' is not a port name" % (wi, j, p["name"]))
+            for inc in sl["includes"]:
+                if not any(os.path.isfile(os.path.join(root, d, inc)) for d in reg.includes(c.name)):
+                    errs.append("%s.includes: '%s' is in no include directory of %s" % (wi, inc, visible))
         for i, g in enumerate(c.generators):
             for k in ("run", "check"):
                 for tok in g[k].split():

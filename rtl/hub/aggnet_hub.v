@@ -5,43 +5,48 @@
 // wire-level engines keep their per-PE pins as well.  Board tops wire this
 // to pins, a UART and a PLL clock; the virtual hub simulates it unchanged.
 //
-//   pins (per PE) ----------------------------.
-//                                             v
+//   pins (per PE) -------------------------------------.
+//                                                      v
 //   link bytes -> link_port -> bus -> [window 0: INFO (here)]
-//                                      [window 1: papers_bus -> papers_hub] -> status pins
+//                                      [window w: engine slot w] -> pins
 //
-// Engines today: PAPERS (seed 000), window 1.  The INFO window (0) is this
-// module's: the hub's identity, size, engines, clock, a cycle counter, each
-// engine's register-map hash and the link statistics (tools/linkgen.py INFO).
+// The engines are not named here: each engine's manifest declares a "slot"
+// (its slot module, the parameters and pins it adds to this top, its map
+// hash) and tools/hubgen.py writes the three includes below from them
+// (docs/engines.md).  Each engine is built in while its parameter
+// EN_<ENGINE> is 1 (the manifest gives the default); with 0 its pins are
+// tied low and its window answers NO_REG.  Today: PAPERS (seed 000, window
+// 1, EN_PAPERS = 1) and the test-only scratch registers (window 15,
+// EN_SCRATCH = 0).  The INFO window (0) is this module's: the hub's
+// identity, size, engines, clock, a cycle counter, each engine's
+// register-map hash and the link statistics (tools/linkgen.py INFO).
 //
-// Ports:
-//   pe_data, pe_ctrl, pe_stat, pe_led, pe_irq, pe_bad: exactly papers_hub's
-//     (per-PE parallel-port pins in register layout; see papers_hub.v).
-//   link_rx_valid/link_rx_data/link_rx_ferr, link_tx_valid/link_tx_ready/
-//     link_tx_data: link_port's byte streams (a UART's, or the virtual hub's
-//     socket bytes, at most one byte per LINK_BYTE_CYCLES cycles in).
+// Ports: clk, rst; every engine's pins (aggnet_hub_ports.vh; PAPERS:
+// pe_data, pe_ctrl, pe_stat, pe_led, pe_irq, pe_bad exactly as papers_hub's);
+// link_rx_valid/link_rx_data/link_rx_ferr, link_tx_valid/link_tx_ready/
+// link_tx_data: link_port's byte streams (a UART's, or the virtual hub's
+// socket bytes, at most one byte per 4 cycles in).
+//
+// Bus contract for slots (rtl/link/link_port.v is the master): a request is
+// taken when bus_req_valid && bus_req_ready, the slave's own window only;
+// exactly one response per request, in a later cycle; rdata and err are 0
+// while rsp_valid is low, so the responses are ORed.
 //
 // Parameters: N in 2..64 PEs.  LINK_PES in 1..N: PEs 0..LINK_PES-1 may be
 // reached over the link (default all).  CLK_HZ in 10 kHz..655.35 MHz (HELLO
 // and INFO report it).  IDLE_CYCLES: the link's inter-byte timeout
-// (default 1 ms).  MW, W, LW are derived from N as in papers_hub.
+// (default 1 ms).  EN_<ENGINE> and the engines' derived parameters (PAPERS:
+// MW, W, LW) come from aggnet_hub_params.vh.
 module aggnet_hub #(
     parameter integer N           = 4,
     parameter integer LINK_PES    = N,
     parameter integer CLK_HZ      = 48000000,
-    parameter integer IDLE_CYCLES = CLK_HZ / 1000,
-    parameter integer MW          = (N < 4) ? 4 : N,
-    parameter integer W           = MW + 4,
-    parameter integer LW          = MW + 6
+    parameter integer IDLE_CYCLES = CLK_HZ / 1000
+`include "aggnet_hub_params.vh"
 ) (
     input  wire            clk,
     input  wire            rst,
-    input  wire [N*W-1:0]  pe_data,
-    input  wire [N*5-1:0]  pe_ctrl,
-    output wire [N*W-1:0]  pe_stat,
-    output wire [N*LW-1:0] pe_led,
-    output wire [N-1:0]    pe_irq,
-    output wire [N-1:0]    pe_bad,
+`include "aggnet_hub_ports.vh"
     input  wire            link_rx_valid,
     input  wire [7:0]      link_rx_data,
     input  wire            link_rx_ferr,
@@ -50,9 +55,6 @@ module aggnet_hub #(
     output wire [7:0]      link_tx_data
 );
 `include "link_defs.vh"
-`include "papers_regs.vh"
-
-    localparam [15:0] ENGINES = 16'd1 << LINK_WIN_INFO | 16'd1 << LINK_WIN_PAPERS;
     localparam integer STAT_W = LINK_STAT_COUNT * LINK_STAT_BITS;
 
     generate
@@ -62,13 +64,10 @@ module aggnet_hub #(
         if (LINK_PES < 1 || LINK_PES > N) begin : g_bad_link
             $error("aggnet_hub: LINK_PES must be in 1..N");
         end
-        if (MW != ((N < 4) ? 4 : N) || W != MW + 4 || LW != MW + 6) begin : g_bad_widths
-            $error("aggnet_hub: MW, W and LW are derived from N; leave them at their defaults");
-        end
     endgenerate
 
     // ---- the link port: master of the register bus ----------------------------
-    wire        bus_req_valid, bus_req_we;
+    wire        bus_req_valid, bus_req_ready, bus_req_we;
     wire [5:0]  bus_req_pe;
     wire [15:0] bus_req_addr;
     wire [31:0] bus_req_wdata;
@@ -85,21 +84,25 @@ module aggnet_hub #(
         .clk(clk), .rst(rst),
         .rx_valid(link_rx_valid), .rx_data(link_rx_data), .rx_ferr(link_rx_ferr),
         .tx_valid(link_tx_valid), .tx_ready(link_tx_ready), .tx_data(link_tx_data),
-        .bus_req_valid(bus_req_valid), .bus_req_ready(1'b1), .bus_req_we(bus_req_we),
+        .bus_req_valid(bus_req_valid), .bus_req_ready(bus_req_ready), .bus_req_we(bus_req_we),
         .bus_req_pe(bus_req_pe), .bus_req_addr(bus_req_addr), .bus_req_wdata(bus_req_wdata),
         .bus_req_size(bus_req_size),
         .bus_rsp_valid(bus_rsp_valid), .bus_rsp_rdata(bus_rsp_rdata), .bus_rsp_err(bus_rsp_err),
         .stats(stats)
     );
 
-    // ---- window decode: every slave is always ready and answers one cycle
-    // later; link_port has at most one request outstanding, so the
-    // responses are simply ORed.
+    // ---- window decode: INFO here, the engines' windows in
+    // aggnet_hub_engines.vh; link_port has at most one request outstanding,
+    // so the responses are simply ORed.
     wire [3:0]  win = bus_req_addr[15:12];
     wire [11:0] reg_no = bus_req_addr[11:0];
     wire        to_info   = bus_req_valid && win == LINK_WIN_INFO;
-    wire        to_papers = bus_req_valid && win == LINK_WIN_PAPERS;
-    wire        to_none   = bus_req_valid && !to_info && !to_papers;
+
+`include "aggnet_hub_engines.vh"
+
+    localparam [15:0] ENGINES = 16'd1 << LINK_WIN_INFO | ENGINE_BITS;
+    wire        to_none   = bus_req_valid && !to_info && !eng_present;
+    assign bus_req_ready = eng_req_ready;
 
     // ---- window 0: INFO --------------------------------------------------------
     reg  [63:0] cycles;
@@ -114,7 +117,7 @@ module aggnet_hub #(
         info_rd  = 32'd0;
         info_err = LINK_BUS_OK;
         if (reg_no >= LINK_INFO_MAP_HASH && reg_no < LINK_INFO_MAP_HASH + 12'd16) begin
-            if (reg_no - LINK_INFO_MAP_HASH == {8'd0, LINK_WIN_PAPERS}) info_rd = PAPERS_MAP_HASH;
+            info_rd = eng_map_hash(reg_no[3:0]);
         end else if ({20'd0, reg_no} >= {20'd0, LINK_INFO_STAT} &&
                      {20'd0, reg_no} < {20'd0, LINK_INFO_STAT} + LINK_STAT_COUNT) begin
             info_rd = {16'd0, stat_at(reg_no - LINK_INFO_STAT)};
@@ -160,33 +163,12 @@ module aggnet_hub #(
         end
     end
 
-    // ---- window 1: PAPERS -------------------------------------------------------
-    wire [N*W-1:0] hub_data;
-    wire [N*5-1:0] hub_ctrl;
-    wire           pap_req_ready;  // always 1: link_port is told so directly
-    wire           pap_rsp_valid;
-    wire [31:0]    pap_rsp_rdata;
-    wire [1:0]     pap_rsp_err;
+    // (With every engine left out, nothing reads the write fields.)
+    wire unused_bus = &{1'b0, bus_req_pe, bus_req_wdata, bus_req_size};
 
-    papers_bus #(.N(N)) u_papers_bus (
-        .clk(clk), .rst(rst),
-        .req_valid(to_papers), .req_ready(pap_req_ready), .req_we(bus_req_we), .req_pe(bus_req_pe),
-        .req_reg(reg_no), .req_wdata(bus_req_wdata),
-        .rsp_valid(pap_rsp_valid), .rsp_rdata(pap_rsp_rdata), .rsp_err(pap_rsp_err),
-        .pin_data(pe_data), .pin_ctrl(pe_ctrl), .hub_data(hub_data), .hub_ctrl(hub_ctrl),
-        .hub_stat(pe_stat), .hub_irq(pe_irq), .hub_bad(pe_bad)
-    );
+    assign bus_rsp_valid = info_rsp_valid | eng_rsp_valid | none_rsp_valid;
+    assign bus_rsp_rdata = info_rsp_rdata | eng_rsp_rdata;
+    assign bus_rsp_err   = none_rsp_valid ? LINK_BUS_NO_REG : (info_rsp_err | eng_rsp_err);
 
-    papers_hub #(.N(N)) u_papers (
-        .clk(clk), .rst(rst),
-        .pe_data(hub_data), .pe_ctrl(hub_ctrl),
-        .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad)
-    );
-
-    assign bus_rsp_valid = info_rsp_valid | pap_rsp_valid | none_rsp_valid;
-    assign bus_rsp_rdata = info_rsp_rdata | (pap_rsp_valid ? pap_rsp_rdata : 32'd0);
-    assign bus_rsp_err   = none_rsp_valid ? LINK_BUS_NO_REG : (info_rsp_err | (pap_rsp_valid ? pap_rsp_err : 2'd0));
-
-    wire unused_ok = &{1'b0, bus_req_size, pap_req_ready};
 endmodule
 `default_nettype wire

@@ -1,0 +1,81 @@
+`default_nettype none
+// papers_slot: the PAPERS unit (seed 000) as an engine of the one hub top,
+// rtl/hub/aggnet_hub.v: its register window on the engine bus (papers_bus)
+// and its per-PE parallel-port pins (papers_hub), wired together.  The hub
+// top instantiates it from rtl/papers/manifest.json's "slot" entry
+// (tools/hubgen.py writes the instance); nothing else names it.
+//
+// Bus (slave side of rtl/link/link_port.v's engine bus, docs/link.md): the
+// hub raises bus_req_valid only for addresses in window 1; bus_req_addr[11:0]
+// is the register (docs/papers_regmap.md).  Always ready; one response one
+// cycle after each request; rdata and err are 0 when rsp_valid is low.
+//
+// Pins: exactly papers_hub's (pe_data, pe_ctrl, pe_stat, pe_led, pe_irq,
+// pe_bad; see rtl/papers/papers_hub.v).  For a PE the link owns (OWNER = 1)
+// papers_hub gets papers_bus's registers instead of the PE's pins.
+//
+// Departures from the seed: none here (papers_bus lists the window's).
+// Parameters: N in 2..64; MW, W, LW derived as in papers_hub.
+module papers_slot #(
+    parameter integer N  = 4,
+    parameter integer MW = (N < 4) ? 4 : N,
+    parameter integer W  = MW + 4,
+    parameter integer LW = MW + 6
+) (
+    input  wire            clk,
+    input  wire            rst,
+    input  wire            bus_req_valid,
+    output wire            bus_req_ready,
+    input  wire            bus_req_we,
+    input  wire [5:0]      bus_req_pe,
+    input  wire [15:0]     bus_req_addr,
+    input  wire [31:0]     bus_req_wdata,
+    input  wire [2:0]      bus_req_size,
+    output wire            bus_rsp_valid,
+    output wire [31:0]     bus_rsp_rdata,
+    output wire [1:0]      bus_rsp_err,
+    input  wire [N*W-1:0]  pe_data,
+    input  wire [N*5-1:0]  pe_ctrl,
+    output wire [N*W-1:0]  pe_stat,
+    output wire [N*LW-1:0] pe_led,
+    output wire [N-1:0]    pe_irq,
+    output wire [N-1:0]    pe_bad
+);
+    generate
+        if (N < 2 || N > 64) begin : g_bad_n
+            $error("papers_slot: N must be in 2..64");
+        end
+        if (MW != ((N < 4) ? 4 : N) || W != MW + 4 || LW != MW + 6) begin : g_bad_widths
+            $error("papers_slot: MW, W and LW are derived from N; leave them at their defaults");
+        end
+    endgenerate
+
+    wire [N*W-1:0] hub_data;
+    wire [N*5-1:0] hub_ctrl;
+    wire           rsp_valid;
+    wire [31:0]    rsp_rdata;
+    wire [1:0]     rsp_err;
+
+    papers_bus #(.N(N)) u_bus (
+        .clk(clk), .rst(rst),
+        .req_valid(bus_req_valid), .req_ready(bus_req_ready), .req_we(bus_req_we), .req_pe(bus_req_pe),
+        .req_reg(bus_req_addr[11:0]), .req_wdata(bus_req_wdata),
+        .rsp_valid(rsp_valid), .rsp_rdata(rsp_rdata), .rsp_err(rsp_err),
+        .pin_data(pe_data), .pin_ctrl(pe_ctrl), .hub_data(hub_data), .hub_ctrl(hub_ctrl),
+        .hub_stat(pe_stat), .hub_irq(pe_irq), .hub_bad(pe_bad)
+    );
+
+    papers_hub #(.N(N)) u_hub (
+        .clk(clk), .rst(rst),
+        .pe_data(hub_data), .pe_ctrl(hub_ctrl),
+        .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad)
+    );
+
+    assign bus_rsp_valid = rsp_valid;
+    assign bus_rsp_rdata = rsp_valid ? rsp_rdata : 32'd0;
+    assign bus_rsp_err   = rsp_valid ? rsp_err : 2'd0;
+
+    // The window is decoded by the hub; the size is the register's own.
+    wire unused_ok = &{1'b0, bus_req_addr[15:12], bus_req_size};
+endmodule
+`default_nettype wire
