@@ -61,10 +61,10 @@ for k in 0 1 2 3; do
 done
 
 echo "-- stopping the hub --"
-if ! "$CLI" sim-quit "sim:$DIR/pe0"; then FAIL=1; fi
+if ! "$CLI" sim "$DIR" quit; then FAIL=1; fi
 for _ in $(seq 1 100); do kill -0 "$SIMPID" 2>/dev/null || break; sleep 0.05; done
 if kill -0 "$SIMPID" 2>/dev/null; then
-    echo "demo: FAIL: aggnet-sim still running after QUIT" >&2
+    echo "demo: FAIL: aggnet-sim still running after quit" >&2
     FAIL=1
 else
     wait "$SIMPID"
