@@ -12,6 +12,14 @@ target_link_libraries(aggnet_demo PRIVATE aggnet)
 aggnet_test(test_host_device SOURCES ${CMAKE_SOURCE_DIR}/tests/test_host_device.cpp LIBS papers_models)
 set_tests_properties(test_host_device PROPERTIES TIMEOUT 60)
 
+# SocketPipe (the link over a Unix socket: sim:) on socketpairs and against a
+# Verilated aggnet_hub behind a listening socket; SimControl against a fake
+# control server.  Neither needs aggnet-sim.
+aggnet_test(test_socket_pipe SOURCES ${CMAKE_SOURCE_DIR}/tests/test_socket_pipe.cpp LIBS hub_models util)
+set_tests_properties(test_socket_pipe PROPERTIES TIMEOUT 120)
+aggnet_test(test_sim_control SOURCES ${CMAKE_SOURCE_DIR}/tests/test_sim_control.cpp)
+set_tests_properties(test_sim_control PROPERTIES TIMEOUT 60)
+
 # System tests: aggnet-sim as a child process, clients over its sockets.
 aggnet_test(test_system_vhub SOURCES ${CMAKE_SOURCE_DIR}/tests/test_system_vhub.cpp)
 target_compile_definitions(test_system_vhub PRIVATE AGGNET_SIM_EXE="$<TARGET_FILE:aggnet-sim>")

@@ -18,6 +18,20 @@
 
 namespace aggnet::test {
 
+/// Write every byte to a non-blocking descriptor; false if it fails (no
+/// Catch macros: responder threads call this).
+inline bool write_all_fd(int fd, const uint8_t* p, size_t n) {
+    for (size_t done = 0; done < n;) {
+        const ssize_t w = ::write(fd, p + done, n - done);
+        if (w > 0) done += size_t(w);
+        else if (w < 0 && (errno == EAGAIN || errno == EINTR)) {
+            pollfd q{fd, POLLOUT, 0};
+            ::poll(&q, 1, 100);
+        } else return false;
+    }
+    return true;
+}
+
 /// A pty pair: the SerialPipe opens `path` (the slave); the test talks on `master`.
 struct Pty {
     int master = -1, slave = -1;
@@ -40,17 +54,7 @@ struct Pty {
     }
     /// Write every byte to the master; false if it fails (no Catch macros:
     /// the responder thread calls this).
-    bool write_all(const uint8_t* p, size_t n) const {
-        for (size_t done = 0; done < n;) {
-            const ssize_t w = ::write(master, p + done, n - done);
-            if (w > 0) done += size_t(w);
-            else if (w < 0 && (errno == EAGAIN || errno == EINTR)) {
-                pollfd q{master, POLLOUT, 0};
-                ::poll(&q, 1, 100);
-            } else return false;
-        }
-        return true;
-    }
+    bool write_all(const uint8_t* p, size_t n) const { return write_all_fd(master, p, n); }
     /// Read exactly n bytes from the master within `ms`.
     std::vector<uint8_t> read_n(size_t n, int ms = 2000) const {
         std::vector<uint8_t> out;

@@ -8,6 +8,7 @@
 
 #include <aggnet/device.hpp>
 #include <aggnet/papers.hpp>
+#include <aggnet/papers_device.hpp>
 #include <catch2/catch.hpp>
 
 #include <cerrno>
@@ -25,6 +26,15 @@ namespace {
 std::string device_error(const std::string& spec) {
     try {
         open_device(spec);
+    } catch (const DeviceError& e) {
+        return e.what();
+    }
+    return "(no DeviceError)";
+}
+
+std::string port_error(const std::string& spec) {
+    try {
+        open_papers_port(spec, milliseconds(200));
     } catch (const DeviceError& e) {
         return e.what();
     }
@@ -108,8 +118,14 @@ TEST_CASE("device strings: malformed ones name the wrong part", "[host][device]"
     CHECK_THAT(device_error("parport0"), Contains("no kind prefix"));
     CHECK_THAT(device_error("usb:/dev/x"), Contains("unknown kind 'usb'"));
     CHECK_THAT(device_error("sim:"), Contains("needs a socket path"));
-    CHECK_THAT(device_error("sim:/tmp/x/port0"), Contains("'port0' is not peK"));
+    CHECK_THAT(device_error("sim:/tmp/x/port0"), Contains("'port0' is not peK (K = 0..63) or link"));
     CHECK_THAT(device_error("sim:/tmp/x/pe64"), Contains("is not peK"));
+    CHECK_THAT(device_error("sim:/tmp/x/link"), Contains("say which PE") && Contains("sim:/tmp/x/link?pe=0"));
+    CHECK_THAT(device_error("sim:/tmp/x/link?pe=64"), Contains("pe=64 is not a PE number (0..63)"));
+    CHECK_THAT(device_error("sim:/tmp/x/link?pe=-1"), Contains("pe=-1 is not a PE number"));
+    CHECK_THAT(device_error("sim:/tmp/x/link?pe=1&pe=2"), Contains("pe= is given twice"));
+    CHECK_THAT(device_error("sim:/tmp/x/link?n=4&pe=1"), Contains("unknown option 'n=4'"));
+    CHECK_THAT(device_error("sim:/tmp/x/pe3?pe=3"), Contains("DIR/pe3 takes no options"));
     CHECK_THAT(device_error("ppdev:/dev/parport0"), Contains("say which PE"));
     CHECK_THAT(device_error("ppdev:parport0?pe=0"), Contains("absolute device path"));
     CHECK_THAT(device_error("ppdev:/dev/parport0?pe=x"), Contains("pe=x is not a PE number"));
@@ -120,11 +136,17 @@ TEST_CASE("device strings: malformed ones name the wrong part", "[host][device]"
     CHECK_THAT(device_error("serial:/dev/ttyUSB0@fast"), Contains("needs a baud rate"));
 }
 
-TEST_CASE("device strings: well-formed ones parse; serial is reserved", "[host][device]") {
+TEST_CASE("device strings: well-formed ones parse; the link kinds are not open_device's", "[host][device]") {
     auto s = parse_device("sim:/tmp/aggnet-abc/pe3");
     CHECK(s.kind == DeviceSpec::Sim);
     CHECK(s.path == "/tmp/aggnet-abc/pe3");
     CHECK(s.pe == 3);
+    auto sl = parse_device("sim:/tmp/aggnet-abc/link?pe=3");
+    CHECK(sl.kind == DeviceSpec::Sim);
+    CHECK(sl.path == "/tmp/aggnet-abc/link");
+    CHECK(sl.pe == 3);
+    CHECK(parse_device("sim:/tmp/aggnet-abc/link?pe=63").pe == 63);
+    CHECK(parse_device("sim:/tmp/aggnet-abc/pe63").pe == 63);
     auto p = parse_device("ppdev:/dev/parport1?pe=2&n=3");
     CHECK(p.kind == DeviceSpec::Ppdev);
     CHECK(p.path == "/dev/parport1");
@@ -142,12 +164,19 @@ TEST_CASE("device strings: well-formed ones parse; serial is reserved", "[host][
     CHECK(rp.pe_given);
     CHECK_THAT(device_error("serial:/dev/ttyUSB0@3000000?pe=64"), Contains("pe=64 is not a PE number"));
     CHECK_THAT(device_error("serial:/dev/ttyUSB0@3000000?n=4"), Contains("unknown option 'n=4'"));
-    // A serial: device is the link, not three port registers: open_papers_port() opens it.
-    CHECK_THAT(device_error("serial:/dev/ttyUSB0@3000000"), Contains("open_papers_port"));
+    // serial: and sim: are the link, not three port registers: open_papers_port() opens them.
+    CHECK_THAT(device_error("serial:/dev/ttyUSB0@3000000"), Contains("a serial: device carries link frames") &&
+                                                                Contains("open_papers_port"));
+    CHECK_THAT(device_error("sim:/tmp/aggnet-abc/pe0"), Contains("a sim: device carries link frames") &&
+                                                            Contains("open_papers_port"));
 }
 
 TEST_CASE("device strings: unopenable ones carry the errno text", "[host][device]") {
-    CHECK_THAT(device_error("sim:/nonexistent-aggnet-dir/pe0"), Contains("cannot connect: No such file or directory"));
+    CHECK_THAT(port_error("sim:/nonexistent-aggnet-dir/pe0"),
+               Contains("sim:/nonexistent-aggnet-dir/pe0: cannot connect") && Contains("No such file or directory") &&
+                   Contains("no virtual hub there"));
+    CHECK_THAT(port_error("sim:/nonexistent-aggnet-dir/link?pe=2"),
+               Contains("sim:/nonexistent-aggnet-dir/link?pe=2: cannot connect") && Contains("no virtual hub there"));
     CHECK_THAT(device_error("ppdev:/nonexistent-aggnet-dir/parport9?pe=0"), Contains("cannot open: No such file or directory"));
     // /dev/null opens but is no ppdev device: PPCLAIM fails.
     CHECK_THAT(device_error("ppdev:/dev/null?pe=0"), Contains("PPCLAIM"));

@@ -1,9 +1,13 @@
 // vhub_process.hpp: aggnet-sim (the virtual hub) as a child process of a
 // test, and PE client threads over its sockets -- the same library path a
-// host program takes to a board.  Shared by the system and fault suites.
+// host program takes to a board (open_papers_port: link frames over
+// DIR/peK).  Shared by the system and fault suites.
 #pragma once
 
 #include <aggnet/device.hpp>
+#include <aggnet/papers.hpp>
+#include <aggnet/papers_device.hpp>
+#include <aggnet/sim_control.hpp>
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -109,7 +113,11 @@ public:
         ::unlink(log_.c_str());
     }
     const std::string& dir() const { return dir_; }
+    /// PE K's own socket, and the shared link socket acting as PE K.
     std::string dev(unsigned pe) const { return "sim:" + dir_ + "/pe" + std::to_string(pe); }
+    std::string link_dev(unsigned pe) const { return "sim:" + dir_ + "/link?pe=" + std::to_string(pe); }
+    /// A client of the hub's control socket (DIR/control).
+    SimControl control() const { return SimControl(dir_); }
     std::string log() const { return slurp(log_); }
     bool started() const { return started_; }
     pid_t pid() const { return pid_; }
@@ -147,18 +155,18 @@ private:
     bool started_ = true;
 };
 
-inline SimTransport& sim_of(Transport& t) { return dynamic_cast<SimTransport&>(t); }
-
-/// Runs fn(pe, transport) on one thread per PE; rethrows the first error.
-inline void run_pes(const SimProcess& hub, unsigned n, const std::function<void(unsigned, Transport&)>& fn) {
-    std::vector<std::unique_ptr<Transport>> ts;
-    for (unsigned pe = 0; pe < n; ++pe) ts.push_back(open_device(hub.dev(pe)));
+/// Opens hub.dev(pe) for PEs 0..n-1 (open_papers_port: a LinkPapersPort over
+/// the PE's socket), then runs fn(pe, port) on one thread per PE; rethrows
+/// the first error.
+inline void run_pes(const SimProcess& hub, unsigned n, const std::function<void(unsigned, PapersPort&)>& fn) {
+    std::vector<std::unique_ptr<PapersPort>> ports;
+    for (unsigned pe = 0; pe < n; ++pe) ports.push_back(open_papers_port(hub.dev(pe)));
     std::vector<std::exception_ptr> err(n);
     std::vector<std::thread> th;
     for (unsigned pe = 0; pe < n; ++pe)
         th.emplace_back([&, pe] {
             try {
-                fn(pe, *ts[pe]);
+                fn(pe, *ports[pe]);
             } catch (...) {
                 err[pe] = std::current_exception();
             }

@@ -3,6 +3,7 @@
 #include <aggnet/link_papers.hpp>
 #include <aggnet/papers_device.hpp>
 #include <aggnet/serial_pipe.hpp>
+#include <aggnet/socket_pipe.hpp>
 
 namespace aggnet {
 
@@ -39,32 +40,48 @@ private:
     std::unique_ptr<LptPort> lpt_;
 };
 
+/// The link over any byte pipe: a SerialPipe (serial:) or a SocketPipe (sim:).
 class OwnedLink final : public Owning {
 public:
-    static link::LinkConfig config(link::SerialPipe& pipe) {
-        link::LinkConfig c;
-        c.resend_timeout = pipe.resend_timeout_hint();  // an FTDI latency timer stuck high delays replies
-        return c;
-    }
-    const link::SerialPipe& pipe() const { return *pipe_; }
-    OwnedLink(const DeviceSpec& d)
-        : pipe_(std::make_unique<link::SerialPipe>(d.path, d.baud)),
-          client_(std::make_unique<link::LinkClient>(*pipe_, pipe_->device(), config(*pipe_))),
-          port_(std::make_unique<LinkPapersPort>(*client_, *pipe_, d.pe)) {}
+    OwnedLink(std::unique_ptr<link::LinkPipe> pipe, const std::string& device, const link::LinkConfig& cfg,
+              unsigned pe)
+        : pipe_(std::move(pipe)),
+          client_(std::make_unique<link::LinkClient>(*pipe_, device, cfg)),
+          port_(std::make_unique<LinkPapersPort>(*client_, *pipe_, pe)) {}
     LinkPapersPort* link() override { return port_.get(); }
 
 private:
     PapersPort& inner() const override { return *port_; }
-    std::unique_ptr<link::SerialPipe> pipe_;
+    std::unique_ptr<link::LinkPipe> pipe_;
     std::unique_ptr<link::LinkClient> client_;
     std::unique_ptr<LinkPapersPort> port_;
 };
+
+std::unique_ptr<PapersPort> open_serial(const DeviceSpec& d) {
+    auto pipe = std::make_unique<link::SerialPipe>(d.path, d.baud);
+    link::LinkConfig c;
+    c.resend_timeout = pipe->resend_timeout_hint();  // an FTDI latency timer stuck high delays replies
+    const std::string device = pipe->device();
+    return std::make_unique<OwnedLink>(std::move(pipe), device, c, d.pe);
+}
+
+std::unique_ptr<PapersPort> open_sim(const std::string& spec, const DeviceSpec& d, std::chrono::nanoseconds timeout) {
+    // The device string as given names the socket in every message (it says
+    // which PE, also for DIR/link?pe=K).
+    const std::string device = spec;
+    auto pipe = std::make_unique<link::SocketPipe>(d.path, device, timeout);
+    return std::make_unique<OwnedLink>(std::move(pipe), device, link::SocketPipe::sim_link_config(), d.pe);
+}
 
 }  // namespace
 
 std::unique_ptr<PapersPort> open_papers_port(const std::string& spec, std::chrono::nanoseconds timeout) {
     const DeviceSpec d = parse_device(spec);
-    if (d.kind == DeviceSpec::Serial) return std::make_unique<OwnedLink>(d);
+    switch (d.kind) {
+    case DeviceSpec::Serial: return open_serial(d);
+    case DeviceSpec::Sim: return open_sim(spec, d, timeout);
+    case DeviceSpec::Ppdev: break;
+    }
     return std::make_unique<OwnedLpt>(open_device(spec, timeout));
 }
 

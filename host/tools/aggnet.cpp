@@ -4,7 +4,8 @@
 //   aggnet probe DEVICE
 //   aggnet barrier DEVICE [--mask M] [--count C] [--timeout-ms T]
 //   aggnet waitvec DEVICE --bit 0|1 [--mask M] [--timeout-ms T]
-//   aggnet sim-quit DEVICE          (virtual hub only: stop aggnet-sim)
+//   aggnet sim DIR status|cycle|hold|release|step K|trace FILE|trace off|quit
+//                                   (virtual hub only: its control socket)
 //
 // Exit codes: 0 ok, 1 runtime error (the message says what), 2 usage error.
 #include <aggnet/cli.hpp>
@@ -13,12 +14,14 @@
 #include <aggnet/link_defs.hpp>
 #include <aggnet/link_papers.hpp>
 #include <aggnet/papers_device.hpp>
+#include <aggnet/sim_control.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,8 +38,10 @@ const char* kTop =
     "                     over the link also its engines, clock, map hashes and link statistics\n"
     "  barrier DEVICE     run barriers and report the round-trip distribution\n"
     "  waitvec DEVICE     one p_waitvec() exchange; prints the vector\n"
-    "  sim-quit DEVICE    ask a virtual hub (aggnet-sim) to shut down\n"
-    "DEVICE: sim:DIR/peK | ppdev:/dev/parportN?pe=K[&n=N] | serial:/dev/ttyUSBn@BAUD[?pe=K] (the link)\n"
+    "  sim DIR CMD        control a virtual hub (aggnet-sim) through DIR/control: status, cycle,\n"
+    "                     hold, release, step K, trace FILE, trace off, quit\n"
+    "DEVICE: sim:DIR/peK | sim:DIR/link?pe=K | serial:/dev/ttyUSBn@BAUD[?pe=K] (the link)\n"
+    "        | ppdev:/dev/parportN?pe=K[&n=N] (a PC parallel port)\n"
     "'aggnet COMMAND --help' describes a command.  Exit: 0 ok, 1 error, 2 usage.\n";
 
 const char* kProbe =
@@ -53,9 +58,18 @@ const char* kBarrier =
 const char* kWaitvec =
     "usage: aggnet waitvec DEVICE --bit 0|1 [--mask M] [--timeout-ms T]\n"
     "  One p_waitvec(): sends BIT, prints the vector (PE k at bit k; 0 outside M).\n";
-const char* kQuit =
-    "usage: aggnet sim-quit DEVICE\n"
-    "  Virtual hub only: connects to a free port of aggnet-sim and asks it to shut down.\n";
+const char* kSim =
+    "usage: aggnet sim DIR status|cycle|hold|release|step K|trace FILE|trace off|quit\n"
+    "  Sends one command to the control socket DIR/control of the virtual hub aggnet-sim (DIR is\n"
+    "  what it prints at start) and prints the answer:\n"
+    "    status      the hub's cycle, held, PEs, engines, clock, queued bytes, clients, damaged frames\n"
+    "    cycle       hub clock cycles since reset\n"
+    "    hold        stop the hub clock (frames that arrive queue up); prints the cycle\n"
+    "    release     let the clock run again whenever there is work; prints the cycle\n"
+    "    step K      while held, run K (1..1000000000) cycles; prints the cycle after them\n"
+    "    trace FILE  start an FST waveform in FILE; trace off stops it\n"
+    "    quit        the sim exits and removes its sockets\n"
+    "  Each command waits at most --timeout-ms T (default 10000) for the answer.\n";
 
 constexpr uint64_t kMaxCount = 10000000;       ///< --count: ten million barriers
 constexpr uint64_t kMaxTimeoutMs = 86400000;   ///< --timeout-ms: one day
@@ -153,9 +167,6 @@ int probe(const Args& a) {
             std::printf(" %s %u", link_defs::stat_name(i), info(uint16_t(link_defs::INFO_STAT + i)));
         std::printf("\n");
     }
-    if (auto* s = dynamic_cast<SimTransport*>(transport_of(*t)))
-        std::printf("hub clock: cycle %llu, %llu cycles per register access\n", (unsigned long long)s->hub_cycle(),
-                    (unsigned long long)s->cycles_per_access());
     return 0;
 }
 
@@ -165,11 +176,13 @@ int barrier(const Args& a) {
     const uint64_t mask = a.has_mask ? a.mask : p.all_mask();
     const auto to = std::chrono::milliseconds(a.timeout_ms);
     p.enqueue(mask, to);
-    auto* sim = dynamic_cast<SimTransport*>(transport_of(*t));
+    // The virtual hub tells its clock through its control socket.
+    const std::string dir = sim_dir_of(a.device);
+    std::unique_ptr<SimControl> sim = dir.empty() ? nullptr : std::make_unique<SimControl>(dir);
     std::vector<double> us;
     us.reserve(a.count);
     const uint64_t acc0 = p.port().accesses();
-    const uint64_t cyc0 = sim ? sim->hub_cycle() : 0;
+    const uint64_t cyc0 = sim ? sim->cycle() : 0;
     for (uint64_t i = 0; i < a.count; ++i) {
         const auto t0 = std::chrono::steady_clock::now();
         p.wait(to);
@@ -177,7 +190,7 @@ int barrier(const Args& a) {
         us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
     }
     const uint64_t acc = p.port().accesses() - acc0;
-    const uint64_t cyc = sim ? sim->hub_cycle() - cyc0 : 0;
+    const uint64_t cyc = sim ? sim->cycle() - cyc0 : 0;
     std::sort(us.begin(), us.end());
     auto pct = [&](double q) { return us[std::min(us.size() - 1, size_t(q * double(us.size() - 1) + 0.5))]; };
     std::printf("PE%u: %llu barriers over mask %s (%s)\n", p.pe(), (unsigned long long)a.count, hex(mask).c_str(),
@@ -186,8 +199,8 @@ int barrier(const Args& a) {
                 pct(0.99), us.back());
     std::printf("port accesses per barrier: %.2f (this PE)\n", double(acc) / double(a.count));
     if (sim)
-        std::printf("hub cycles per barrier: %.1f (%llu cycles per access)\n", double(cyc) / double(a.count),
-                    (unsigned long long)sim->cycles_per_access());
+        std::printf("hub cycles per barrier: %.1f (the hub's clock, all PEs' traffic included)\n",
+                    double(cyc) / double(a.count));
     return 0;
 }
 
@@ -204,13 +217,61 @@ int waitvec(const Args& a) {
     return 0;
 }
 
-int sim_quit(const Args& a) {
-    auto t = open_device(a.device);
-    auto* s = dynamic_cast<SimTransport*>(t.get());
-    if (!s) throw Error("sim-quit: " + a.device + " is not a virtual hub port");
-    const uint64_t c = s->hub_cycle();
-    s->quit();
-    std::printf("aggnet-sim asked to quit at hub cycle %llu\n", (unsigned long long)c);
+int sim(int argc, char** argv) {
+    std::vector<std::string> words;
+    uint64_t timeout_ms = 10000;
+    bool seen_timeout = false;
+    for (int i = 2; i < argc; ++i) {
+        const std::string s = argv[i];
+        if (s == "--timeout-ms") {
+            if (seen_timeout) throw Usage("--timeout-ms is given twice");
+            if (i + 1 >= argc) throw Usage(s + " needs a value");
+            seen_timeout = true;
+            timeout_ms = cli::number(s, argv[++i], 1, kMaxTimeoutMs);
+        } else if (!s.empty() && s[0] == '-') {
+            throw Usage("unknown option '" + s + "'");
+        } else {
+            words.push_back(s);
+        }
+    }
+    if (words.empty()) throw Usage("missing DIR (aggnet-sim prints it: 'aggnet-sim: N PEs at DIR')");
+    if (words.size() < 2) throw Usage("missing the command after " + words[0]);
+    const std::string& cmd = words[1];
+    const size_t nargs = words.size() - 2;
+    auto want = [&](size_t n) {
+        if (nargs != n)
+            throw Usage("'" + cmd + "' takes " + (n ? std::to_string(n) + " argument" : std::string("no arguments")) +
+                        ", not " + std::to_string(nargs));
+    };
+    // Arguments are checked before the hub is touched.
+    uint64_t k = 0;
+    if (cmd == "status" || cmd == "cycle" || cmd == "hold" || cmd == "release" || cmd == "quit") want(0);
+    else if (cmd == "step") want(1), k = cli::number("step", words[2], 1, SimControl::kMaxStep);
+    else if (cmd == "trace") want(1), cli::nonempty("trace", words[2]);
+    else throw Usage("unknown sim command '" + cmd + "'");
+
+    SimControl c(cli::nonempty("DIR", words[0]), std::chrono::milliseconds(timeout_ms));
+    if (cmd == "status") {
+        const SimStatus st = c.status();
+        for (const auto& f : st.fields) std::printf("%s=%s\n", f.first.c_str(), f.second.c_str());
+    } else if (cmd == "cycle") {
+        std::printf("cycle %llu\n", (unsigned long long)c.cycle());
+    } else if (cmd == "hold") {
+        std::printf("held at cycle %llu\n", (unsigned long long)c.hold());
+    } else if (cmd == "release") {
+        std::printf("released at cycle %llu\n", (unsigned long long)c.release());
+    } else if (cmd == "step") {
+        std::printf("cycle %llu after %llu steps\n", (unsigned long long)c.step(k), (unsigned long long)k);
+    } else if (cmd == "trace" && words[2] == "off") {
+        c.trace_off();
+        std::printf("trace off\n");
+    } else if (cmd == "trace") {
+        c.trace(words[2]);
+        std::printf("tracing to %s\n", words[2].c_str());
+    } else {
+        c.quit();
+        std::printf("aggnet-sim at %s asked to quit\n", words[0].c_str());
+    }
     return 0;
 }
 
@@ -223,12 +284,19 @@ int main(int argc, char** argv) {
     }
     const std::string cmd = argv[1];
     const char* help = cmd == "probe" ? kProbe : cmd == "barrier" ? kBarrier : cmd == "waitvec" ? kWaitvec
-                     : cmd == "sim-quit" ? kQuit : nullptr;
+                     : cmd == "sim" ? kSim : nullptr;
     if (!help) {
         std::fprintf(stderr, "aggnet: unknown command '%s'\n%s", cmd.c_str(), kTop);
         return 2;
     }
     try {
+        if (cmd == "sim") {
+            if (argc > 2 && (!std::strcmp(argv[2], "--help") || !std::strcmp(argv[2], "-h"))) {
+                std::fputs(help, stdout);
+                return 0;
+            }
+            return sim(argc, argv);
+        }
         const Args a = parse(argc, argv, cmd == "barrier" || cmd == "waitvec", cmd == "barrier", cmd == "waitvec");
         if (a.help) {
             std::fputs(help, stdout);
@@ -236,8 +304,7 @@ int main(int argc, char** argv) {
         }
         if (cmd == "probe") return probe(a);
         if (cmd == "barrier") return barrier(a);
-        if (cmd == "waitvec") return waitvec(a);
-        return sim_quit(a);
+        return waitvec(a);
     } catch (const Usage& u) {
         std::fprintf(stderr, "aggnet %s: %s\n%s", cmd.c_str(), u.what(), help);
         return cli::kUsageExit;

@@ -2,13 +2,14 @@
 // `make bench`.  Starts aggnet-sim with N PEs (default 4), runs one client
 // thread per PE over the sockets (the same libaggnet path as a board), and
 // measures per PAPERS wait / waitvec: host round trip (median, p99), port
-// accesses (per PE), and hub clock cycles (from the hub's CYCLE counter).
+// accesses (per PE: register operations over the link), and hub clock cycles
+// (from the hub's control socket, SimControl::cycle()).
 //
 //   aggnet_bench_host OUT.csv [--sim PATH] [--pes N] [--barriers B] [--waitvecs W]
-//                             [--cycles-per-access K]
 #include <aggnet/cli.hpp>
-#include <aggnet/device.hpp>
 #include <aggnet/papers.hpp>
+#include <aggnet/papers_device.hpp>
+#include <aggnet/sim_control.hpp>
 
 #include "sim_child.hpp"
 
@@ -48,7 +49,7 @@ double pct(std::vector<double>& v, double q) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string csv, sim = AGGNET_SIM_EXE, k = "8";
+    std::string csv, sim = AGGNET_SIM_EXE;
     unsigned n = 4, barriers = 10000, waitvecs = 10000;
     auto num = [](const std::string& opt, const std::string& v, uint64_t lo, uint64_t hi) {
         try {
@@ -68,14 +69,12 @@ int main(int argc, char** argv) {
             return argv[++i];
         };
         if (a == "--help" || a == "-h") {
-            std::printf("usage: aggnet_bench_host OUT.csv [--sim PATH] [--pes N] [--barriers B] [--waitvecs W] "
-                        "[--cycles-per-access K]\n");
+            std::printf("usage: aggnet_bench_host OUT.csv [--sim PATH] [--pes N] [--barriers B] [--waitvecs W]\n");
             return 0;
         } else if (a == "--sim") sim = val();
         else if (a == "--pes") n = unsigned(num(a, val(), 2, 64));
         else if (a == "--barriers") barriers = unsigned(num(a, val(), 1, 10000000));
         else if (a == "--waitvecs") waitvecs = unsigned(num(a, val(), 1, 10000000));
-        else if (a == "--cycles-per-access") k = std::to_string(num(a, val(), 1, 1000000));
         else if (csv.empty() && a[0] != '-') csv = a;
         else {
             std::fprintf(stderr, "aggnet_bench_host: unexpected argument '%s'\n", a.c_str());
@@ -89,8 +88,7 @@ int main(int argc, char** argv) {
 
     std::unique_ptr<tools::SimChild> hub;
     try {
-        hub = std::make_unique<tools::SimChild>(sim, std::vector<std::string>{"--pes", std::to_string(n),
-                                                                             "--cycles-per-access", k});
+        hub = std::make_unique<tools::SimChild>(sim, std::vector<std::string>{"--pes", std::to_string(n)});
     } catch (const std::exception& e) {
         std::fprintf(stderr, "aggnet_bench_host: %s\n", e.what());
         return 1;
@@ -100,8 +98,9 @@ int main(int argc, char** argv) {
     std::vector<Result> results;
     int rc = 0;
     try {
-        std::vector<std::unique_ptr<Transport>> ts;
-        for (unsigned pe = 0; pe < n; ++pe) ts.push_back(open_device("sim:" + dir + "/pe" + std::to_string(pe)));
+        SimControl control(dir);
+        std::vector<std::unique_ptr<PapersPort>> ts;
+        for (unsigned pe = 0; pe < n; ++pe) ts.push_back(open_papers_port(hub->dev(pe)));
         const uint64_t all = n >= 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1;
         auto phase = [&](const std::string& what, unsigned count, bool vec) {
             std::vector<std::vector<double>> us(n);
@@ -115,7 +114,7 @@ int main(int argc, char** argv) {
                         Papers p(*ts[pe]);
                         p.enqueue(all);
                         p.wait();  // everybody attached
-                        if (pe == 0) c0 = dynamic_cast<SimTransport&>(*ts[pe]).hub_cycle();
+                        if (pe == 0) c0 = control.cycle();
                         p.wait();
                         const uint64_t a0 = p.port().accesses();
                         us[pe].reserve(count);
@@ -126,7 +125,7 @@ int main(int argc, char** argv) {
                         }
                         acc[pe] = p.port().accesses() - a0;
                         p.wait();
-                        if (pe == 0) c1 = dynamic_cast<SimTransport&>(*ts[pe]).hub_cycle();
+                        if (pe == 0) c1 = control.cycle();
                     } catch (...) {
                         err[pe] = std::current_exception();
                     }
@@ -149,7 +148,7 @@ int main(int argc, char** argv) {
         };
         phase("wait", barriers, false);
         phase("waitvec", waitvecs, true);
-        dynamic_cast<SimTransport&>(*ts[0]).quit();
+        control.quit();
     } catch (const std::exception& e) {
         std::fprintf(stderr, "aggnet_bench_host: %s\n", e.what());
         rc = 1;
@@ -157,8 +156,8 @@ int main(int argc, char** argv) {
     hub->stop();
     if (rc) return rc;
 
-    std::printf("\nPAPERS over the virtual hub: %u PEs, one client thread per PE over Unix sockets,\n"
-                "%s hub cycles per register access (aggnet-sim --cycles-per-access)\n\n", n, k.c_str());
+    std::printf("\nPAPERS over the virtual hub: %u PEs, one client thread per PE, link frames over Unix sockets\n"
+                "(sim:DIR/peK); hub cycles from its control socket\n\n", n);
     std::printf("%-8s %8s %12s %12s %12s %16s %18s\n", "op", "count", "median_us", "p99_us", "max_us",
                 "accesses_per_op", "hub_cycles_per_op");
     for (auto& r : results)
@@ -167,10 +166,10 @@ int main(int argc, char** argv) {
     std::printf("\naccesses_per_op: port accesses per PE per op (seed 000: 4 per barrier without timing guarantees;\n"
                 "more when a PE polls GO while others are still arriving).  Round trips are host wall time, all PEs pooled.\n");
     std::ofstream f(csv);
-    f << "op,pes,count,median_us,p99_us,max_us,accesses_per_op,hub_cycles_per_op,cycles_per_access\n";
+    f << "op,pes,count,median_us,p99_us,max_us,accesses_per_op,hub_cycles_per_op\n";
     for (auto& r : results)
         f << r.what << ',' << n << ',' << r.ops << ',' << r.median_us << ',' << r.p99_us << ',' << r.max_us << ','
-          << r.accesses << ',' << r.cycles << ',' << k << '\n';
+          << r.accesses << ',' << r.cycles << '\n';
     if (!f) {
         std::fprintf(stderr, "aggnet_bench_host: cannot write %s\n", csv.c_str());
         return 1;

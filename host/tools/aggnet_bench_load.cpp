@@ -9,11 +9,13 @@
 // median / p99 round trip of one barrier, all PEs pooled.
 //
 // Idle: PE0 waits (p_wait, timeout T) for PE1, which is attached but never
-// arrives; reports the register requests PE0 sent per second while waiting
-// (the hub's own per-port op counter) and PE0's CPU time over the wait.
+// arrives; reports the link frames PE0 sent per second while waiting (its
+// LinkClient's count: the WAIT and its keep-alive resends) and PE0's CPU time
+// over the wait.
 #include <aggnet/cli.hpp>
-#include <aggnet/device.hpp>
+#include <aggnet/link_papers.hpp>
 #include <aggnet/papers.hpp>
+#include <aggnet/papers_device.hpp>
 
 #include "sim_child.hpp"
 
@@ -72,7 +74,7 @@ struct Load {
 /// and the elapsed seconds to fd.
 int pe_main(const std::string& dev, unsigned barriers, int fd) {
     try {
-        auto t = open_device(dev);
+        auto t = open_papers_port(dev);
         Papers p(*t);
         p.enqueue(p.all_mask());
         p.wait();  // everybody attached
@@ -145,13 +147,13 @@ struct Idle {
 
 Idle idle(const std::string& sim, unsigned ms) {
     Hub hub(sim, 2);
-    auto t0 = open_device(hub.dev(0));
-    auto t1 = open_device(hub.dev(1));
+    auto t0 = open_papers_port(hub.dev(0));
+    auto t1 = open_papers_port(hub.dev(1));
     Papers p1(*t1);  // attached, never arrives
     Papers p0(*t0);
     p0.enqueue(0x3);
-    auto& s0 = dynamic_cast<SimTransport&>(*t0);
-    const uint64_t ops0 = s0.hub_ops();
+    const link::LinkClient& c0 = link_of(*t0)->client();
+    const uint64_t ops0 = c0.stats().frames_sent;
     rusage r0{}, r1{};
     ::getrusage(RUSAGE_THREAD, &r0);
     const auto start = clk::now();
@@ -161,7 +163,7 @@ Idle idle(const std::string& sim, unsigned ms) {
     }
     const double secs = std::chrono::duration<double>(clk::now() - start).count();
     ::getrusage(RUSAGE_THREAD, &r1);
-    const uint64_t ops = s0.hub_ops() - ops0;
+    const uint64_t ops = c0.stats().frames_sent - ops0;
     auto us = [](const rusage& r) {
         return double(r.ru_utime.tv_sec + r.ru_stime.tv_sec) * 1e6 + double(r.ru_utime.tv_usec + r.ru_stime.tv_usec);
     };
@@ -210,7 +212,7 @@ int main(int argc, char** argv) {
     std::printf("%-6s %10s %14s %12s %12s\n", "pes", "barriers", "barriers_per_s", "median_us", "p99_us");
     for (auto& l : loads)
         std::printf("%-6u %10u %14.0f %12.1f %12.1f\n", l.n, l.barriers, l.per_sec, l.median_us, l.p99_us);
-    std::printf("\nIdle wait: PE0 waits %.0f ms for PE1 that never arrives: %.1f requests/s to the hub, %.1f ms CPU\n",
+    std::printf("\nIdle wait: PE0 waits %.0f ms for PE1 that never arrives: %.1f link frames/s to the hub, %.1f ms CPU\n",
                 id.ms, id.requests_per_sec, id.cpu_ms);
     std::ofstream f(csv);
     f << "what,pes,barriers,barriers_per_s,median_us,p99_us,idle_requests_per_s,idle_cpu_ms\n";

@@ -1,7 +1,8 @@
 // aggnet_demo: the program each of the 4 host processes of `make demo` runs
 // (tools/demo.sh starts aggnet-sim and one of these per PE).  Plain libaggnet
-// code: it would run unchanged against a board (ppdev:...?pe=K), except for
-// the hub-cycle figures, which only the virtual hub can tell.
+// code: it would run unchanged against a board (serial:...?pe=K, ppdev:...?pe=K),
+// except for the hub-cycle figures, which only the virtual hub can tell (its
+// control socket, aggnet/sim_control.hpp).
 //
 //   aggnet_demo DEVICE [--rounds R]
 //
@@ -17,6 +18,7 @@
 #include <aggnet/device.hpp>
 #include <aggnet/papers.hpp>
 #include <aggnet/papers_device.hpp>
+#include <aggnet/sim_control.hpp>
 
 #include <algorithm>
 #include <cstdarg>
@@ -25,6 +27,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -71,16 +74,16 @@ struct Timing {
 };
 
 /// Runs `op` `count` times, measuring host round trip, hub cycles and port accesses.
-Timing timed(Papers& p, SimTransport* sim, unsigned count, const std::function<void()>& op) {
+Timing timed(Papers& p, SimControl* sim, unsigned count, const std::function<void()>& op) {
     Timing t;
-    const uint64_t c0 = sim ? sim->hub_cycle() : 0;
+    const uint64_t c0 = sim ? sim->cycle() : 0;
     const uint64_t a0 = p.port().accesses();
     for (unsigned i = 0; i < count; ++i) {
         const auto t0 = clk::now();
         op();
         t.us.push_back(std::chrono::duration<double, std::micro>(clk::now() - t0).count());
     }
-    t.cycles = sim ? sim->hub_cycle() - c0 : 0;
+    t.cycles = sim ? sim->cycle() - c0 : 0;
     t.accesses = p.port().accesses() - a0;
     t.ops = count;
     return t;
@@ -126,7 +129,9 @@ int main(int argc, char** argv) {
     }
     try {
         auto t = open_papers_port(device);
-        auto* sim = dynamic_cast<SimTransport*>(transport_of(*t));
+        const std::string dir = sim_dir_of(device);
+        std::unique_ptr<SimControl> simc = dir.empty() ? nullptr : std::make_unique<SimControl>(dir);
+        SimControl* sim = simc.get();
         Papers p(*t);
         g_pe = p.pe();
         if (p.pes() != 4) throw Error("the demo wants a 4-PE hub, this one has " + std::to_string(p.pes()));
@@ -204,7 +209,7 @@ int main(int argc, char** argv) {
             expect ? "INT" : "no INT");
         check(saw_int == expect, "interrupt seen = " + std::to_string(saw_int));
 
-        say("latencies (%s):", sim ? "virtual hub; hub cycles from its CYCLE counter" : "hardware");
+        say("latencies (%s):", sim ? "virtual hub; hub cycles from its control socket, all PEs' traffic included" : "hardware");
         report("barrier, all 4 PEs", bar);
         report("waitvec, all 4 PEs", wvmore);
         report("barrier, pair", part);

@@ -1,8 +1,8 @@
 // sim_child.hpp: aggnet-sim as a child process of a benchmark tool: started
 // with the given arguments, its socket directory read from its first line
 // ("aggnet-sim: N PEs at DIR"), stopped with SIGTERM (or waited for after a
-// QUIT) when the object goes.  Shared by aggnet_bench_host and
-// aggnet_bench_load.
+// quit on its control socket, SimControl::quit()) when the object goes.
+// Shared by aggnet_bench_host and aggnet_bench_load.
 #pragma once
 
 #include <csignal>
@@ -51,7 +51,7 @@ public:
 
     const std::string& dir() const { return dir_; }
     std::string dev(unsigned pe) const { return "sim:" + dir_ + "/pe" + std::to_string(pe); }
-    /// SIGTERM (unless it already stopped after a QUIT) and reap; its exit status.
+    /// SIGTERM (unless it already stopped after a quit) and reap; its exit status.
     int stop() {
         if (pid_ <= 0) return 0;
         int st = 0;

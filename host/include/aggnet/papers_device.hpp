@@ -1,9 +1,11 @@
 // papers_device.hpp: a device string opened as a PAPERS port, whatever the
 // path to the hub:
 //
-//   sim:DIR/peK, ppdev:/dev/parportN?pe=K   the PC port's three registers (LptPort)
+//   ppdev:/dev/parportN?pe=K                the PC port's three registers (LptPort)
 //   serial:/dev/ttyUSBn@BAUD[?pe=K]         the link (LinkPapersPort on a SerialPipe;
 //                                           K defaults to 0)
+//   sim:DIR/peK, sim:DIR/link?pe=K          the link to the virtual hub (LinkPapersPort
+//                                           on a SocketPipe, SocketPipe::sim_link_config())
 //
 //   auto port = aggnet::open_papers_port("serial:/dev/ttyUSB1@3000000?pe=2");
 //   aggnet::Papers p(*port);
@@ -22,16 +24,18 @@ namespace aggnet {
 
 /// Throws DeviceSyntaxError for a malformed string, DeviceError (or
 /// LinkError) when it does not open or the hub is not one we can use.
-/// `timeout` bounds opening and the greeting.
+/// `timeout` bounds connecting to a virtual hub's socket; the greeting over
+/// the link is bounded by the link's resends (LinkConfig).
 std::unique_ptr<PapersPort> open_papers_port(const std::string& spec,
                                              std::chrono::nanoseconds timeout = Transport::kDefaultIo);
 
-/// The register transport under a port from open_papers_port (for the
-/// virtual hub's extras, such as its cycle counter), or nullptr for the link.
+/// The register transport under a port from open_papers_port (ppdev:), or
+/// nullptr for the link (sim:, serial:).
 Transport* transport_of(PapersPort& port);
 
 class LinkPapersPort;
-/// The link port under a port from open_papers_port, or nullptr for sim:/ppdev:.
+/// The link port under a port from open_papers_port (sim:, serial:), or
+/// nullptr for ppdev:.
 LinkPapersPort* link_of(PapersPort& port);
 
 }  // namespace aggnet
