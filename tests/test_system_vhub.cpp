@@ -21,7 +21,10 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <poll.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>

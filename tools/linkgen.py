@@ -146,7 +146,7 @@ STATS = [
     ("TIMEOUT",    4, "partial frames dropped by the inter-byte timeout"),
     ("OVERRUN",    5, "good frames dropped because the previous one was not yet taken"),
     ("BAD_PE",     6, "good frames for a PE this port does not serve (dropped)"),
-    ("DUP",        7, "duplicates (seq equal to the PE's last): answered again, never re-applied"),
+    ("DUP",        7, "duplicates (seq equal to the PE's last: answered again) and stale frames (any seq but last + 1: dropped); never re-applied"),
     ("UART_FERR",  8, "UART framing errors (stop bit low) reported by the byte source"),
 ]
 STAT_BITS = 16
@@ -382,8 +382,9 @@ def gen_md():
     a("")
     a("## Exactly once, in order")
     a("")
-    a("Stop-and-wait per PE, over a byte stream that may lose, corrupt or")
-    a("duplicate frames but does not reorder them (a UART or a stream socket):")
+    a("Stop-and-wait per PE, over a byte stream that may lose, corrupt,")
+    a("duplicate or delay frames (a UART or a stream socket does not reorder;")
+    a("the virtual hub's fault injector does, on purpose):")
     a("")
     a("1. The host has at most one command outstanding per PE. It starts a PE")
     a("   with HELLO and then numbers each new command seq + 1 (mod 256).")
@@ -395,7 +396,11 @@ def gen_md():
     a("   never applied again. If that command is finished the hub sends its")
     a("   stored reply again; if it is a pending WAIT the hub sends ACK again")
     a("   (\"still waiting\") and keeps waiting.")
-    a("4. Any other seq is a new command. If the PE had a WAIT pending, the WAIT")
+    a("4. A seq of last seq + 1 (mod 256) is a new command. Any other seq is")
+    a("   **stale** -- a frame the link delayed past its resend and the reply to")
+    a("   it -- and is dropped without a reply (counted with the duplicates).")
+    a("   A PE that has not said HELLO since reset takes any seq as new.")
+    a("   If the PE had a WAIT pending when a new command comes, the WAIT")
     a("   is **cancelled silently**: no reply is ever sent for it (the host only")
     a("   sends a new seq after it has given up on the old one, so a reply would")
     a("   only be discarded as stale).")
@@ -416,9 +421,11 @@ def gen_md():
     a("   whose op does not answer the outstanding op (stale or duplicate).")
     a("")
     a("Why this is exactly once: the hub applies a command only when its seq")
-    a("differs from the PE's last seq, and then records it before it handles the")
-    a("next frame; the host never sends seq + 1 before it has the reply to seq;")
-    a("and without reordering every resend of seq arrives before seq + 1.")
+    a("is the PE's last seq + 1, and records it before it handles the next")
+    a("frame; the host never sends seq + 1 before it has the reply to seq, so")
+    a("once seq + 1 is applied every copy of seq (or older) is stale. A frame")
+    a("delayed by 255 or more newer commands would wrap around; the links")
+    a("delay frames by milliseconds, a command takes at least one round trip.")
     a("The 8-bit seq is more than stop-and-wait needs (one bit would do); it makes")
     a("traces readable and catches a host that skips numbers.")
     a("")

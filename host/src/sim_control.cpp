@@ -87,6 +87,8 @@ uint64_t SimControl::cycle_reply(const std::string& cmd) { return reply_number(*
 uint64_t SimControl::cycle() { return cycle_reply("cycle"); }
 uint64_t SimControl::hold() { return cycle_reply("hold"); }
 uint64_t SimControl::release() { return cycle_reply("release"); }
+uint64_t SimControl::cut() { return cycle_reply("cut"); }
+uint64_t SimControl::mend() { return cycle_reply("mend"); }
 
 uint64_t SimControl::step(uint64_t k) {
     if (k < 1 || k > kMaxStep)

@@ -4,7 +4,7 @@
 //   aggnet probe DEVICE
 //   aggnet barrier DEVICE [--mask M] [--count C] [--timeout-ms T]
 //   aggnet waitvec DEVICE --bit 0|1 [--mask M] [--timeout-ms T]
-//   aggnet sim DIR status|cycle|hold|release|step K|trace FILE|trace off|quit
+//   aggnet sim DIR status|cycle|hold|release|step K|trace FILE|trace off|cut|mend|quit
 //                                   (virtual hub only: its control socket)
 //
 // Exit codes: 0 ok, 1 runtime error (the message says what), 2 usage error.
@@ -39,7 +39,7 @@ const char* kTop =
     "  barrier DEVICE     run barriers and report the round-trip distribution\n"
     "  waitvec DEVICE     one p_waitvec() exchange; prints the vector\n"
     "  sim DIR CMD        control a virtual hub (aggnet-sim) through DIR/control: status, cycle,\n"
-    "                     hold, release, step K, trace FILE, trace off, quit\n"
+    "                     hold, release, step K, trace FILE, trace off, cut, mend, quit\n"
     "DEVICE: sim:DIR/peK | sim:DIR/link?pe=K | serial:/dev/ttyUSBn@BAUD[?pe=K] (the link)\n"
     "        | ppdev:/dev/parportN?pe=K[&n=N] (a PC parallel port)\n"
     "'aggnet COMMAND --help' describes a command.  Exit: 0 ok, 1 error, 2 usage.\n";
@@ -59,7 +59,7 @@ const char* kWaitvec =
     "usage: aggnet waitvec DEVICE --bit 0|1 [--mask M] [--timeout-ms T]\n"
     "  One p_waitvec(): sends BIT, prints the vector (PE k at bit k; 0 outside M).\n";
 const char* kSim =
-    "usage: aggnet sim DIR status|cycle|hold|release|step K|trace FILE|trace off|quit\n"
+    "usage: aggnet sim DIR status|cycle|hold|release|step K|trace FILE|trace off|cut|mend|quit\n"
     "  Sends one command to the control socket DIR/control of the virtual hub aggnet-sim (DIR is\n"
     "  what it prints at start) and prints the answer:\n"
     "    status      the hub's cycle, held, PEs, engines, clock, queued bytes, clients, damaged frames\n"
@@ -68,6 +68,7 @@ const char* kSim =
     "    release     let the clock run again whenever there is work; prints the cycle\n"
     "    step K      while held, run K (1..1000000000) cycles; prints the cycle after them\n"
     "    trace FILE  start an FST waveform in FILE; trace off stops it\n"
+    "    cut, mend   drop every link frame both ways (a pulled cable) / stop doing so\n"
     "    quit        the sim exits and removes its sockets\n"
     "  Each command waits at most --timeout-ms T (default 10000) for the answer.\n";
 
@@ -245,7 +246,9 @@ int sim(int argc, char** argv) {
     };
     // Arguments are checked before the hub is touched.
     uint64_t k = 0;
-    if (cmd == "status" || cmd == "cycle" || cmd == "hold" || cmd == "release" || cmd == "quit") want(0);
+    if (cmd == "status" || cmd == "cycle" || cmd == "hold" || cmd == "release" || cmd == "quit" ||
+        cmd == "cut" || cmd == "mend")
+        want(0);
     else if (cmd == "step") want(1), k = cli::number("step", words[2], 1, SimControl::kMaxStep);
     else if (cmd == "trace") want(1), cli::nonempty("trace", words[2]);
     else throw Usage("unknown sim command '" + cmd + "'");
@@ -260,6 +263,10 @@ int sim(int argc, char** argv) {
         std::printf("held at cycle %llu\n", (unsigned long long)c.hold());
     } else if (cmd == "release") {
         std::printf("released at cycle %llu\n", (unsigned long long)c.release());
+    } else if (cmd == "cut") {
+        std::printf("link cut at cycle %llu\n", (unsigned long long)c.cut());
+    } else if (cmd == "mend") {
+        std::printf("link mended at cycle %llu\n", (unsigned long long)c.mend());
     } else if (cmd == "step") {
         std::printf("cycle %llu after %llu steps\n", (unsigned long long)c.step(k), (unsigned long long)k);
     } else if (cmd == "trace" && words[2] == "off") {

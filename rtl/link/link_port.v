@@ -14,8 +14,11 @@
 //     LinkClient).
 //   * Sequence numbers per PE make the resend safe: a frame whose seq equals
 //     the PE's last seq is a duplicate, answered again from the stored reply
-//     and never applied twice.  HELLO is never a duplicate and resets the
-//     PE's sequence state.
+//     and never applied twice; only last seq + 1 is a new command, so an old
+//     frame that arrives late (a link that reorders, such as the virtual
+//     hub's fault injector) is dropped as stale, unanswered.  Both count as
+//     DUP.  HELLO is never a duplicate and resets the PE's sequence state; a
+//     PE that never said HELLO takes any seq as new.
 //   * Hall's ACK word is kept for WAIT: a WAIT that does not hold at once is
 //     answered with ACK (accepted, pending) and later with DATA; a duplicate
 //     of a pending WAIT gets ACK again.  A new seq cancels a pending WAIT
@@ -240,7 +243,8 @@ module link_port #(
             default: begin wait_mask = fr_pl[63:32];       wait_value = fr_pl[31:0];          end
         endcase
     end
-    wire dup = known[f_idx] && q_seq == fr_seq && fr_op != LINK_OP_HELLO;
+    wire dup   = known[f_idx] && q_seq == fr_seq && fr_op != LINK_OP_HELLO;
+    wire stale = known[f_idx] && q_seq != fr_seq && q_seq + 8'd1 != fr_seq && fr_op != LINK_OP_HELLO;
 
     // Bus response.
     wire [31:0] rsp_val = bus_rsp_rdata & bytes_mask(c_size);
@@ -376,6 +380,8 @@ module link_port #(
                 if (dup) begin
                     ev_dup <= 1'b1;
                     tdue[f_idx] <= 1'b1;
+                end else if (stale) begin
+                    ev_dup <= 1'b1;   // never applied, never answered
                 end else begin
                     wpend[f_idx] <= 1'b0;
                     c_idx  <= f_idx;

@@ -64,6 +64,10 @@ public:
     /// directory is not ours).
     void trace(const std::string& path);
     void trace_off();
+    /// Drops every frame both ways, as a pulled cable does, until mend();
+    /// each returns the cycle.
+    uint64_t cut();
+    uint64_t mend();
     /// Asks the sim to exit (it answers first, then removes its sockets).
     void quit();
 
