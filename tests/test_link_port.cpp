@@ -626,11 +626,23 @@ TEST_CASE("link_port: directed frames (ERR codes, duplicates, WAIT ACK and cance
     CHECK(exchange(b, req(0x41, D::OP_HELLO, 0, 0)).empty());
     CHECK(b.stat(D::STAT_BAD_PE) == 2);
     // a bad CRC: dropped and counted
-    std::vector<uint8_t> bad = encode(req(1, D::OP_READ, 30, 0x1001, {1}));
+    std::vector<uint8_t> bad = encode(req(1, D::OP_READ, 21, 0x1001, {1}));
     bad.back() ^= 1;
     b.rxq.insert(b.rxq.end(), bad.begin(), bad.end());
-    CHECK(exchange(b, req(1, D::OP_READ, 31, 0x1001, {1})).size() == 1);
+    CHECK(exchange(b, req(1, D::OP_READ, 21, 0x1001, {1})).size() == 1);
     CHECK(b.stat(D::STAT_CRC_ERR) == 1);
+    // stale frames (docs/link.md "Exactly once", rule 4): an old write that
+    // arrives late, and a seq that skips ahead, are dropped unanswered and
+    // never applied; last seq + 1 is served again afterwards
+    {
+        const uint64_t before = b.bus.requests, dups = b.stat(D::STAT_DUP);
+        CHECK(exchange(b, req(1, D::OP_WRITE, 17, 0x1001, {0x12, 0x34}), 600).empty());
+        CHECK(exchange(b, req(1, D::OP_WRITE, 23, 0x1001, {0x9a, 0xbc}), 600).empty());
+        CHECK(b.bus.requests == before);
+        CHECK(b.stat(D::STAT_DUP) == dups + 2);
+        r = one(req(1, D::OP_READ, 22, 0x1001, {2}));
+        CHECK((r.op == D::OP_DATA && r.value(0, 2) == 0x5678u));
+    }
     // UART framing errors are counted
     b.h->rx_ferr = 1;
     b.h.tick();
@@ -639,7 +651,7 @@ TEST_CASE("link_port: directed frames (ERR codes, duplicates, WAIT ACK and cance
     CHECK(b.stat(D::STAT_UART_FERR) == 1);
 
     // latency: last byte of a WRITE in -> bus request, bus answer -> first reply byte
-    const std::vector<uint8_t> w = encode(req(1, D::OP_WRITE, 40, 0x1002, {0x77}));
+    const std::vector<uint8_t> w = encode(req(1, D::OP_WRITE, 23, 0x1002, {0x77}));
     for (size_t i = 0; i < w.size(); ++i) {
         b.h->rx_valid = 1;
         b.h->rx_data = w[i];
