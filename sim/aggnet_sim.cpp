@@ -679,9 +679,10 @@ private:
                 if (!read_from(c)) break;
         }
         if (c.fd >= 0) {
-            ::close(fd);
+            // Logged first: the client may read the log as soon as it sees EOF.
             std::fprintf(stderr, "aggnet-sim: refused a second client on %s (%s): one program per channel\n",
                          c.path.c_str(), c.name().c_str());
+            ::close(fd);
             return;
         }
         c.fd = fd;

@@ -1,7 +1,8 @@
 // fake_hub.hpp: a C++ hub register file behind one link port, answering
 // frames by docs/link.md's rules (per PE: the last seq and its stored reply,
 // HELLO always carried out, a duplicate answered again and never re-applied,
-// WAIT answered with DATA at once or with ACK and later DATA, a new seq
+// WAIT answered with DATA at once or with ACK and later DATA, any seq but
+// last + 1 stale and dropped, a new seq
 // cancelling a pending WAIT silently).  For tests that need a hub at the far
 // end of a byte stream without the RTL: feed it decoded frames, send what it
 // appends to `out`.  (tests/test_link_client.cpp's MiniHub plays the same
@@ -60,6 +61,10 @@ public:
         if (f.op != D::OP_HELLO && p.known && f.seq == p.seq) {
             ++duplicates;
             out.push_back(p.waiting ? reply(f, D::OP_ACK) : p.last);
+            return;
+        }
+        if (f.op != D::OP_HELLO && p.known && f.seq != uint8_t(p.seq + 1)) {
+            ++duplicates;  // stale: dropped unanswered, never applied (docs/link.md rule 4)
             return;
         }
         p.known = true;

@@ -65,6 +65,7 @@ struct MiniHub {
             out.push_back(p.waiting ? answer(f, D::OP_ACK) : p.reply);
             return;
         }
+        if (p.known && f.seq != uint8_t(p.seq + 1) && f.op != D::OP_HELLO) return;  // stale: dropped
         p.known = true;
         p.seq = f.seq;
         p.waiting = false;
@@ -193,8 +194,8 @@ TEST_CASE("LinkClient: a cut link fails every call with LinkError within the ret
         CHECK(pipe.sent_frames - sent0 == cfg().max_attempts);
     };
     // the first command of a PE is preceded by HELLO: that is what fails
-    expect_link_error([&] { c.read(3, 0x1004, 1); }, "HELLO", "0x1004");
-    expect_link_error([&] { c.write(3, 0x1005, 7, 1); }, "HELLO", "0x1005");
+    expect_link_error([&] { c.read(3, 0x1004, 1); }, "READ 0x1004: no reply to the HELLO before it", "0x1004");
+    expect_link_error([&] { c.write(3, 0x1005, 7, 1); }, "WRITE 0x1005: no reply to the HELLO before it", "0x1005");
     expect_link_error([&] { c.hello(3); }, "HELLO", "0x0000");
     // once synced, the op itself is named
     pipe.cut = false;
@@ -202,9 +203,16 @@ TEST_CASE("LinkClient: a cut link fails every call with LinkError within the ret
     pipe.hub = &hub;
     c.hello(3);
     pipe.cut = true;
-    expect_link_error([&] { c.read(3, 0x1234, 2); }, "READ", "0x1234");
-    expect_link_error([&] { c.write(3, 0x2345, 0xbeef, 2); }, "WRITE", "0x2345");
+    expect_link_error([&] { c.read(3, 0x1234, 2); }, "READ 0x1234: no reply after", "0x1234");
+    // The failed READ used up a seq the hub never saw, and the hub takes only
+    // last seq + 1 as new: so the next command says HELLO first.
+    expect_link_error([&] { c.write(3, 0x2345, 0xbeef, 2); }, "WRITE 0x2345: no reply to the HELLO before it",
+                      "0x2345");
     expect_link_error([&] { c.wait(3, 0x3456, 1, 1, 1, std::chrono::seconds(5)); }, "WAIT", "0x3456");
+    // Mended, the PE resynchronises and carries on.
+    pipe.cut = false;
+    c.write(3, 0x0001, 0x42, 1);
+    CHECK(c.read(3, 0x0001, 1) == 0x42);
 }
 
 TEST_CASE("LinkClient: reads, writes, errors, stale replies", "[link][client]") {

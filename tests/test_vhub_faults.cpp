@@ -279,7 +279,9 @@ TEST_CASE("faults: --dir never touches what the hub did not make", "[faults][vhu
         // A file the user puts in the directory while the hub runs stays.
         std::ofstream(dir + "/notes") << "mine\n";
         ::kill(hub.pid(), SIGTERM);
-        REQUIRE(hub.reap(kExitMs) != -1);
+        const int st = hub.reap(kExitMs);
+        INFO("aggnet-sim log: " << hub.log());
+        REQUIRE(st != -1);
         CHECK_FALSE(exists(dir + "/pe0"));
         CHECK_FALSE(exists(dir + "/pe1"));
         CHECK_FALSE(exists(dir + "/pty-pe0"));

@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <fcntl.h>
 #include <fstream>
 #include <functional>
@@ -108,7 +109,11 @@ public:
             ::kill(pid_, SIGCONT);
             ::kill(pid_, SIGTERM);
             reap(kExitMs);
-            if (pid_ > 0) ::kill(pid_, SIGKILL), ::waitpid(pid_, nullptr, 0);
+            if (pid_ > 0) {
+                std::fprintf(stderr, "aggnet-sim (pid %d) did not exit %d ms after SIGTERM; killed. Its log:\n%s\n",
+                             int(pid_), kExitMs, log().c_str());
+                ::kill(pid_, SIGKILL), ::waitpid(pid_, nullptr, 0);
+            }
         }
         ::unlink(log_.c_str());
     }

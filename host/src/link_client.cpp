@@ -134,6 +134,10 @@ void LinkClient::feed(const uint8_t* data, size_t n) {
 }
 
 void LinkClient::finish(Pe& p, LinkResult r) {
+    // A command that may never have reached the hub used up a seq the hub
+    // has not seen; the hub takes only last seq + 1 as new (docs/link.md),
+    // so the PE says HELLO again before its next command.
+    if (r.kind == LinkResult::link_error || (r.kind == LinkResult::timeout && !p.accepted)) p.synced = false;
     r.op = p.req.op;
     r.addr = p.req.addr;
     r.attempts = p.total;
@@ -245,8 +249,11 @@ nanoseconds LinkClient::poll() {
             if (p.attempts >= cfg_.max_attempts) {
                 LinkResult r;
                 r.kind = LinkResult::link_error;
-                r.message = where(pe, p.inflight) + ": no reply after " + std::to_string(p.attempts) +
-                            " frames, " + ms(cfg_.resend_timeout) + " apart" +
+                // Name the caller's command; its automatic HELLO may be what failed.
+                const bool hello_first = p.in_hello && p.req.op != D::OP_HELLO;
+                r.message = where(pe, p.req) + ": no reply" + (hello_first ? " to the HELLO before it" : "") +
+                            " after " + std::to_string(p.attempts) + " frames, " + ms(cfg_.resend_timeout) +
+                            " apart" +
                             (p.inflight.op == D::OP_HELLO && !p.synced
                                  ? " (link down, or PE not served by this link port?)"
                                  : " (link down?)");
