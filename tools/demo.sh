@@ -51,11 +51,11 @@ echo "hub: $(head -1 "$LOG/sim.out") (pid $SIMPID)"
 "$CLI" probe "sim:$DIR/pe0" | sed 's/^/  probe: /'
 
 FAIL=0
-run_pes() {  # $1: what; $2: device string with K for the PE number
+run_pes() {  # $1: what; $2: device string with @PE@ for the PE number
     echo "== PAPERS over $1 =="
     local PIDS=() k
     for k in 0 1 2 3; do
-        "$DEMO" "${2//K/$k}" --rounds "$ROUNDS" >"$LOG/pe$k.out" 2>&1 &
+        "$DEMO" "${2//@PE@/$k}" --rounds "$ROUNDS" >"$LOG/pe$k.out" 2>&1 &
         PIDS+=($!)
     done
     for k in 0 1 2 3; do
@@ -66,9 +66,9 @@ run_pes() {  # $1: what; $2: device string with K for the PE number
         cat "$LOG/pe$k.out"
     done
 }
-run_pes "the virtual hub's sockets (sim:)" "sim:$DIR/peK"
-run_pes "its pseudo-terminals as serial lines (serial:, 3 Mbaud)" "serial:$DIR/pty-peK@3000000?pe=K"
-echo "hub: $("$CLI" sim "$DIR" status)"
+run_pes "the virtual hub's sockets (sim:)" "sim:$DIR/pe@PE@"
+run_pes "its pseudo-terminals as serial lines (serial:, 3 Mbaud)" "serial:$DIR/pty-pe@PE@@3000000?pe=@PE@"
+echo "hub: $("$CLI" sim "$DIR" status | tr "\n" " ")"
 
 echo "-- stopping the hub --"
 if ! "$CLI" sim "$DIR" quit >/dev/null; then FAIL=1; fi

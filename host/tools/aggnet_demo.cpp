@@ -209,7 +209,7 @@ int main(int argc, char** argv) {
             expect ? "INT" : "no INT");
         check(saw_int == expect, "interrupt seen = " + std::to_string(saw_int));
 
-        say("latencies (%s):", sim ? "virtual hub; hub cycles from its control socket, all PEs' traffic included" : "hardware");
+        say("latencies (%s):", sim ? "virtual hub; hub cycles from its control socket, all PEs' traffic included" : "host round trips over this port");
         report("barrier, all 4 PEs", bar);
         report("waitvec, all 4 PEs", wvmore);
         report("barrier, pair", part);
