@@ -761,6 +761,12 @@ def selftest(verbose=False):
          "synth name 'b' is already used"),
         ("unknown family", lambda m, fs: m["eng"]["tests"][0].update(families=["zz"]),
          "tests[0].families: no model family 'zz'"),
+        ("slot of an unknown module", lambda m, fs: m["eng"].update(slot=[{"module": "nope"}]),
+         "slot[0].module: top: no module 'nope'"),
+        ("slot without a window", lambda m, fs: m["base"].update(slot=[{"module": "b"}]),
+         "a slot needs the component's own bus window"),
+        ("slot port the hub has", lambda m, fs: m["eng"].update(slot=[{"module": "e", "ports": [
+            {"dir": "input", "name": "clk", "width": "1"}]}]), "hub name 'clk' is already used"),
         ("bad JSON", lambda m, fs: fs.update({"rtl/eng/manifest.json": "{"}), None),
     ]
     bad = 0
