@@ -29,7 +29,7 @@
 // drops and counts them.
 //
 // Time: the hub clock runs while there is work -- bytes to feed, bytes
-// coming out, and kQuietCycles more after the last one, so that a WAIT whose
+// coming out, and kQuietBase + kQuietPerPe * N more after the last one, so that a WAIT whose
 // register changed is answered -- and stops when the hub is quiet, so an
 // idle hub uses no CPU.  Nothing in the hub depends on wall time: a WAIT's
 // timeout is the host's.  `hold` on the control socket stops the clock
@@ -94,6 +94,15 @@ using Bytes = std::vector<uint8_t>;
 
 constexpr uint64_t kByteCycles = 4;          ///< hub cycles per byte into the link port
 constexpr uint64_t kBurstCycles = 4096;      ///< cycles run between looks at the sockets
+// The clock runs kQuietBase + kQuietPerPe * N cycles after the last byte in
+// or out.  Long enough for a register change to reach every pending WAIT:
+// PAPERS takes 4-6 cycles from a bus write to its status, and link_port
+// re-reads the pending WAITs round-robin, about 5 cycles each and 1 for a
+// PE without one (rtl/link/link_port.v, S_POLL), so a full round is under
+// 6 N cycles.  test_system_vhub checks that no WAIT answer waits for a
+// keep-alive.
+constexpr uint64_t kQuietBase = 32;
+constexpr uint64_t kQuietPerPe = 8;
 constexpr size_t kMaxQueued = 64 * 1024;     ///< reply bytes queued for one channel before it is dropped
 constexpr size_t kMaxPartial = 4096;         ///< bytes of one undecodable chunk before it is passed on
 constexpr size_t kMaxPending = 64 * 1024;    ///< bytes of one channel waiting for the hub before its reading pauses
@@ -266,7 +275,7 @@ class Hub {
 public:
     Hub(unsigned n, std::unique_ptr<sim::HubModel> model, Injector inj)
         : n_(n), h_(std::move(model)), inj_(std::move(inj)),
-          quiet_cycles_(64 + 16 * uint64_t(n)), owner_(64, -1) {}
+          quiet_cycles_(kQuietBase + kQuietPerPe * uint64_t(n)), owner_(64, -1) {}
 
     ~Hub() { shutdown(); }
 

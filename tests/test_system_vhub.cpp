@@ -352,6 +352,44 @@ TEST_CASE("vhub: with the clock held, queued requests are served in one known cy
     CHECK(ctl.release() >= c0);
 }
 
+TEST_CASE("vhub: every pending WAIT is answered when the last PE arrives, with no frame after it",
+          "[system][vhub][control]") {
+    // The virtual hub stops its clock when the link is quiet; it must run
+    // long enough after the last PE's S write for the link port's
+    // round-robin to find every pending WAIT satisfied.  A raw client never
+    // resends, so an answer that waited for a keep-alive would never come.
+    for (unsigned n : {4u, 16u}) {
+        INFO("N = " << n);
+        SimProcess hub(n);
+        Raw r(hub.dir() + "/link");
+        link::Frame f;
+        const uint8_t all_lo = uint8_t((1u << std::min(n, 8u)) - 1), all_hi = uint8_t(n > 8 ? (1u << (n - 8)) - 1 : 0);
+        for (unsigned pe = 0; pe < n; ++pe) {
+            r.send(frame(pe, L::OP_HELLO, 0, 0));
+            REQUIRE(r.recv(f));
+            r.send(frame(pe, L::OP_WRITE, 1, papers(R::W_MASK0), {0, 0, all_hi, all_lo}));
+            REQUIRE(r.recv(f));
+            REQUIRE(f.op == L::OP_ACK);
+        }
+        for (unsigned pe = 0; pe + 1 < n; ++pe) {
+            r.send(frame(pe, L::OP_WRITE, 2, papers(R::W_SIG), {uint8_t(1u << R::DATA_S)}));
+            REQUIRE(r.recv(f));
+            r.send(frame(pe, L::OP_WAIT, 3, papers(R::W_STAT), {1u << R::W_STAT_GO, 1u << R::W_STAT_GO}));
+            REQUIRE(r.recv(f));
+            REQUIRE(f.op == L::OP_ACK);  // pending: nobody has GO yet
+        }
+        r.send(frame(n - 1, L::OP_WRITE, 2, papers(R::W_SIG), {uint8_t(1u << R::DATA_S)}));
+        std::vector<bool> got(n);
+        for (unsigned k = 0; k < n; ++k) {
+            REQUIRE(r.recv(f, 3000));
+            got.at(f.pe) = true;
+            if (f.pe + 1 < n) CHECK((f.op == L::OP_DATA && f.seq == 3 && (f.value(0, 1) >> R::W_STAT_GO & 1)));
+            else CHECK(f.op == L::OP_ACK);
+        }
+        CHECK(got == std::vector<bool>(n, true));
+    }
+}
+
 TEST_CASE("vhub: a second client on a taken port is refused", "[system][vhub]") {
     SimProcess hub(2);
     auto first = open_papers_port(hub.dev(0));

@@ -1,12 +1,16 @@
-// aggnet_bench_host: host-side PAPERS figures over the virtual hub, for
-// `make bench`.  Starts aggnet-sim with N PEs (default 4), runs one client
-// thread per PE over the sockets (the same libaggnet path as a board), and
-// measures per PAPERS wait / waitvec: host round trip (median, p99), port
-// accesses (per PE: register operations over the link), and hub clock cycles
-// (from the hub's control socket, SimControl::cycle()).
+// aggnet_bench_host: host-side figures over the virtual hub, for `make
+// bench`.  Starts aggnet-sim --pty with N PEs (default 4) and runs one client
+// thread per PE, first over its sockets (sim:DIR/peK), then over its
+// pseudo-terminals as serial lines (serial:DIR/pty-peK@3000000?pe=K): the
+// same libaggnet link path as a board's UART.  Per path it measures one link
+// READ (the bare round trip), PAPERS wait and waitvec: host round trip
+// (median, p99), port accesses (per PE: register operations over the link),
+// and hub clock cycles (from the hub's control socket, SimControl::cycle()).
 //
 //   aggnet_bench_host OUT.csv [--sim PATH] [--pes N] [--barriers B] [--waitvecs W]
 #include <aggnet/cli.hpp>
+#include <aggnet/link_defs.hpp>
+#include <aggnet/link_papers.hpp>
 #include <aggnet/papers.hpp>
 #include <aggnet/papers_device.hpp>
 #include <aggnet/sim_control.hpp>
@@ -36,7 +40,7 @@ using clk = std::chrono::steady_clock;
 namespace {
 
 struct Result {
-    std::string what;
+    std::string path, what;
     double median_us, p99_us, max_us, accesses, cycles;
     uint64_t ops;
 };
@@ -88,7 +92,7 @@ int main(int argc, char** argv) {
 
     std::unique_ptr<tools::SimChild> hub;
     try {
-        hub = std::make_unique<tools::SimChild>(sim, std::vector<std::string>{"--pes", std::to_string(n)});
+        hub = std::make_unique<tools::SimChild>(sim, std::vector<std::string>{"--pes", std::to_string(n), "--pty"});
     } catch (const std::exception& e) {
         std::fprintf(stderr, "aggnet_bench_host: %s\n", e.what());
         return 1;
@@ -100,9 +104,10 @@ int main(int argc, char** argv) {
     try {
         SimControl control(dir);
         std::vector<std::unique_ptr<PapersPort>> ts;
-        for (unsigned pe = 0; pe < n; ++pe) ts.push_back(open_papers_port(hub->dev(pe)));
         const uint64_t all = n >= 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1;
-        auto phase = [&](const std::string& what, unsigned count, bool vec) {
+        enum Kind { Read, Wait, Waitvec };
+        std::string path;
+        auto phase = [&](const std::string& what, unsigned count, Kind kind) {
             std::vector<std::vector<double>> us(n);
             std::vector<uint64_t> acc(n);
             uint64_t c0 = 0, c1 = 0;
@@ -118,12 +123,16 @@ int main(int argc, char** argv) {
                         p.wait();
                         const uint64_t a0 = p.port().accesses();
                         us[pe].reserve(count);
+                        link::LinkClient& c = link_of(*ts[pe])->client();
+                        const uint16_t magic = uint16_t(link_defs::WIN_INFO << 12 | link_defs::INFO_MAGIC);
                         for (unsigned i = 0; i < count; ++i) {
                             const auto t0 = clk::now();
-                            if (vec) p.waitvec(i & 1); else p.wait();
+                            if (kind == Read) c.read(pe, magic, 4);
+                            else if (kind == Waitvec) p.waitvec(i & 1);
+                            else p.wait();
                             us[pe].push_back(std::chrono::duration<double, std::micro>(clk::now() - t0).count());
                         }
-                        acc[pe] = p.port().accesses() - a0;
+                        acc[pe] = kind == Read ? count : p.port().accesses() - a0;
                         p.wait();
                         if (pe == 0) c1 = control.cycle();
                     } catch (...) {
@@ -137,6 +146,7 @@ int main(int argc, char** argv) {
             uint64_t accsum = 0;
             for (unsigned pe = 0; pe < n; ++pe) allus.insert(allus.end(), us[pe].begin(), us[pe].end()), accsum += acc[pe];
             Result r;
+            r.path = path;
             r.what = what;
             r.ops = count;
             r.median_us = pct(allus, 0.5);
@@ -146,8 +156,18 @@ int main(int argc, char** argv) {
             r.cycles = double(c1 - c0) / double(count + 2);
             results.push_back(r);
         };
-        phase("wait", barriers, false);
-        phase("waitvec", waitvecs, true);
+        for (const char* via : {"socket", "pty"}) {
+            path = via;
+            ts.clear();
+            for (unsigned pe = 0; pe < n; ++pe)
+                ts.push_back(open_papers_port(path == "socket" ? hub->dev(pe)
+                                                               : "serial:" + dir + "/pty-pe" + std::to_string(pe) +
+                                                                     "@3000000?pe=" + std::to_string(pe)));
+            phase("read", barriers, Read);
+            phase("wait", barriers, Wait);
+            phase("waitvec", waitvecs, Waitvec);
+        }
+        ts.clear();
         control.quit();
     } catch (const std::exception& e) {
         std::fprintf(stderr, "aggnet_bench_host: %s\n", e.what());
@@ -156,19 +176,20 @@ int main(int argc, char** argv) {
     hub->stop();
     if (rc) return rc;
 
-    std::printf("\nPAPERS over the virtual hub: %u PEs, one client thread per PE, link frames over Unix sockets\n"
-                "(sim:DIR/peK); hub cycles from its control socket\n\n", n);
-    std::printf("%-8s %8s %12s %12s %12s %16s %18s\n", "op", "count", "median_us", "p99_us", "max_us",
+    std::printf("\nThe virtual hub: %u PEs, one client thread per PE, link frames over Unix sockets (sim:DIR/peK)\n"
+                "and over its ptys (serial:DIR/pty-peK@3000000); read = one link READ round trip; hub cycles from\n"
+                "its control socket, all PEs' traffic included\n\n", n);
+    std::printf("%-7s %-8s %8s %12s %12s %12s %16s %18s\n", "path", "op", "count", "median_us", "p99_us", "max_us",
                 "accesses_per_op", "hub_cycles_per_op");
     for (auto& r : results)
-        std::printf("%-8s %8llu %12.1f %12.1f %12.1f %16.2f %18.1f\n", r.what.c_str(), (unsigned long long)r.ops,
-                    r.median_us, r.p99_us, r.max_us, r.accesses, r.cycles);
+        std::printf("%-7s %-8s %8llu %12.1f %12.1f %12.1f %16.2f %18.1f\n", r.path.c_str(), r.what.c_str(),
+                    (unsigned long long)r.ops, r.median_us, r.p99_us, r.max_us, r.accesses, r.cycles);
     std::printf("\naccesses_per_op: port accesses per PE per op (seed 000: 4 per barrier without timing guarantees;\n"
                 "more when a PE polls GO while others are still arriving).  Round trips are host wall time, all PEs pooled.\n");
     std::ofstream f(csv);
-    f << "op,pes,count,median_us,p99_us,max_us,accesses_per_op,hub_cycles_per_op\n";
+    f << "path,op,pes,count,median_us,p99_us,max_us,accesses_per_op,hub_cycles_per_op\n";
     for (auto& r : results)
-        f << r.what << ',' << n << ',' << r.ops << ',' << r.median_us << ',' << r.p99_us << ',' << r.max_us << ','
+        f << r.path << ',' << r.what << ',' << n << ',' << r.ops << ',' << r.median_us << ',' << r.p99_us << ',' << r.max_us << ','
           << r.accesses << ',' << r.cycles << '\n';
     if (!f) {
         std::fprintf(stderr, "aggnet_bench_host: cannot write %s\n", csv.c_str());
