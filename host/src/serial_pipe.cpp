@@ -437,6 +437,10 @@ size_t SerialPipe::recv(uint8_t* buf, size_t cap, nanoseconds until) {
             return size_t(k);
         }
         const int e = k < 0 ? errno : 0;
+        // A tty whose other end went (USB unplugged, pty master closed) may
+        // say EIO before poll() reports the hangup: name it the same.
+        if (k < 0 && (hup || e == EIO) && is_gone_errno(e))
+            went_away("hangup: cable pulled, USB device unplugged, or pty master closed (read: " + errname(e) + ")");
         if (k < 0 && is_gone_errno(e)) went_away("read: " + errname(e));
         if (k < 0 && e != EAGAIN && e != EWOULDBLOCK && e != EINTR) went_away("read: " + errname(e));
         // read() of a hung-up tty returns 0 (VMIN = 0 makes 0 also mean "nothing yet").
