@@ -34,7 +34,7 @@ TEST_CASE("serial: the CLI barriers over a pty with a PE cabled to the hub's pin
     CHECK_THAT(r.out, Contains("serves PE0..PE3") && Contains("window 1 (map hash 0x") &&
                           Contains("CRC_ERR 0"));
     const unsigned before = bridge.pe1_barriers;
-    r = run_program({AGGNET_CLI_EXE, "barrier", dev, "--mask", "0x3", "--count", "40", "--timeout-ms", "5000"});
+    r = run_program({AGGNET_CLI_EXE, "papers", "barrier", dev, "--mask", "0x3", "--count", "40", "--timeout-ms", "5000"});
     INFO(r.out);
     CHECK(r.status == 0);
     CHECK_THAT(r.out, Contains("40 barriers over mask 0x3"));

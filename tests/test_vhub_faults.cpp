@@ -594,10 +594,10 @@ TEST_CASE("faults: the aggnet CLI validates options and device strings before to
     };
     const std::string d0 = hub.dev(0);
     const std::vector<Case> cases{
-        {{"barrier", d0, "--timeout-ms", "99999999999999999999"}, 2, "--timeout-ms wants a number in 1..86400000"},
-        {{"barrier", d0, "--timeout-ms", "100000000000"}, 2, "too large"},
-        {{"barrier", d0, "--count", "18446744073709551615"}, 2, "--count wants a number in 1..10000000"},
-        {{"barrier", d0, "--count", "5", "--count", "6"}, 2, "--count is given twice"},
+        {{"papers", "barrier", d0, "--timeout-ms", "99999999999999999999"}, 2, "--timeout-ms wants a number in 1..86400000"},
+        {{"papers", "barrier", d0, "--timeout-ms", "100000000000"}, 2, "too large"},
+        {{"papers", "barrier", d0, "--count", "18446744073709551615"}, 2, "--count wants a number in 1..10000000"},
+        {{"papers", "barrier", d0, "--count", "5", "--count", "6"}, 2, "--count is given twice"},
         {{"probe", "ppdev:/dev/parport0?pe=0&pe=1"}, 2, "pe= is given twice"},
         {{"probe", "sim:" + hub.dir() + "/port0"}, 2, "is not peK"},
         {{"probe", "sim:" + hub.dir() + "/link"}, 2, "pe="},
@@ -605,6 +605,8 @@ TEST_CASE("faults: the aggnet CLI validates options and device strings before to
         {{"probe", "sim:/nonexistent-aggnet-dir/pe0"}, 1, "no virtual hub there"},  // well-formed, does not open
         {{"sim", hub.dir(), "step", "0"}, 2, "step"},
         {{"sim", hub.dir(), "frobnicate"}, 2, "frobnicate"},
+        {{"barrier", d0}, 2, "'barrier' is a PAPERS command: aggnet papers barrier"},
+        {{"papers", "frobnicate", d0}, 2, "unknown command 'frobnicate'; its commands: barrier, waitvec"},
     };
     for (const auto& c : cases) {
         std::vector<std::string> args{AGGNET_CLI_EXE};
@@ -617,7 +619,7 @@ TEST_CASE("faults: the aggnet CLI validates options and device strings before to
     // None of them reached the hub: its clock never ran.
     CHECK(ctl.cycle() == c0);
     // A mask naming a PE the hub does not have is refused at run time (exit 1).
-    const Run r = run_program({AGGNET_CLI_EXE, "barrier", d0, "--mask", "017"});  // decimal 17: PE0 and PE4
+    const Run r = run_program({AGGNET_CLI_EXE, "papers", "barrier", d0, "--mask", "017"});  // decimal 17: PE0 and PE4
     INFO(r.out);
     CHECK(r.status == 1);
     CHECK_THAT(r.out, Contains("names PE4"));

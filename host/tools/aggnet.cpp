@@ -2,8 +2,9 @@
 // whether DEVICE is the virtual hub or a board.
 //
 //   aggnet probe DEVICE
-//   aggnet barrier DEVICE [--mask M] [--count C] [--timeout-ms T]
-//   aggnet waitvec DEVICE --bit 0|1 [--mask M] [--timeout-ms T]
+//   aggnet papers barrier DEVICE [--mask M] [--count C] [--timeout-ms T]
+//   aggnet papers waitvec DEVICE --bit 0|1 [--mask M] [--timeout-ms T]
+// One subcommand group per engine (papers today); probe and sim are the hub's.
 //   aggnet sim DIR status|cycle|hold|release|step K|trace FILE|trace off|cut|mend|quit
 //                                   (virtual hub only: its control socket)
 //
@@ -36,8 +37,8 @@ const char* kTop =
     "commands:\n"
     "  probe DEVICE       describe the hub and our port: PEs, our PE, GO/INT/I bits, arrived PEs;\n"
     "                     over the link also its engines, clock, map hashes and link statistics\n"
-    "  barrier DEVICE     run barriers and report the round-trip distribution\n"
-    "  waitvec DEVICE     one p_waitvec() exchange; prints the vector\n"
+    "  papers barrier DEVICE   PAPERS (seed 000): run barriers and report the round-trip distribution\n"
+    "  papers waitvec DEVICE   PAPERS: one p_waitvec() exchange; prints the vector\n"
     "  sim DIR CMD        control a virtual hub (aggnet-sim) through DIR/control: status, cycle,\n"
     "                     hold, release, step K, trace FILE, trace off, cut, mend, quit\n"
     "DEVICE: sim:DIR/peK | sim:DIR/link?pe=K | serial:/dev/ttyUSBn@BAUD[?pe=K] (the link)\n"
@@ -50,13 +51,13 @@ const char* kProbe =
     "  size, our PE, the status register's GO, INT and I bits, and which PEs have arrived\n"
     "  (S high with a mask naming us).\n";
 const char* kBarrier =
-    "usage: aggnet barrier DEVICE [--mask M] [--count C] [--timeout-ms T]\n"
+    "usage: aggnet papers barrier DEVICE [--mask M] [--count C] [--timeout-ms T]\n"
     "  Runs C (default 1000) barriers over mask M (default: all PEs; hex 0x.., decimal, or 'all')\n"
     "  and prints min / median / p99 / max round trip per barrier in microseconds and the port\n"
     "  accesses per barrier.  Every PE of M must run the same command.  T: per-wait timeout\n"
     "  (default 10000 ms); on expiry the error names the PEs that had not arrived.\n";
 const char* kWaitvec =
-    "usage: aggnet waitvec DEVICE --bit 0|1 [--mask M] [--timeout-ms T]\n"
+    "usage: aggnet papers waitvec DEVICE --bit 0|1 [--mask M] [--timeout-ms T]\n"
     "  One p_waitvec(): sends BIT, prints the vector (PE k at bit k; 0 outside M).\n";
 const char* kSim =
     "usage: aggnet sim DIR status|cycle|hold|release|step K|trace FILE|trace off|cut|mend|quit\n"
@@ -289,7 +290,25 @@ int main(int argc, char** argv) {
         std::fputs(kTop, argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
-    const std::string cmd = argv[1];
+    std::string cmd = argv[1];
+    if (cmd == "barrier" || cmd == "waitvec") {
+        std::fprintf(stderr, "aggnet: '%s' is a PAPERS command: aggnet papers %s ...\n%s", cmd.c_str(), cmd.c_str(),
+                     kTop);
+        return 2;
+    }
+    if (cmd == "papers") {
+        // The engine's group: drop "papers" so the command's own arguments
+        // start at argv[2] as for the others.
+        if (argc < 3 || (std::strcmp(argv[2], "barrier") && std::strcmp(argv[2], "waitvec"))) {
+            std::fprintf(stderr, "aggnet papers: %s; its commands: barrier, waitvec\n%s",
+                         argc < 3 ? "a command is needed" : ("unknown command '" + std::string(argv[2]) + "'").c_str(),
+                         kTop);
+            return 2;
+        }
+        cmd = argv[2];
+        ++argv;
+        --argc;
+    }
     const char* help = cmd == "probe" ? kProbe : cmd == "barrier" ? kBarrier : cmd == "waitvec" ? kWaitvec
                      : cmd == "sim" ? kSim : nullptr;
     if (!help) {
