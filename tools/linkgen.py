@@ -238,30 +238,21 @@ def gen_hpp():
         out.append(f"constexpr unsigned STAT_{n} = {i};  // {meaning}")
     out.append(f"constexpr unsigned STAT_COUNT = {len(STATS)};")
     out.append(f"constexpr unsigned STAT_BITS = {STAT_BITS};")
-    out += ["", "/// Name of an op code (\"op 0x12\" when unknown), for messages.",
-            "inline const char* op_name(uint8_t op) {",
-            "    switch (op) {"]
-    for n, code, *_ in OPS:
-        out.append(f"    case 0x{code:02X}: return \"{n}\";")
-    out += ["    default: return nullptr;", "    }", "}",
-            "/// Name of an ERR code, or nullptr.",
-            "inline const char* err_name(uint8_t code) {",
-            "    switch (code) {"]
-    for n, code, _ in ERRS:
-        out.append(f"    case 0x{code:02X}: return \"{n}\";")
-    out += ["    default: return nullptr;", "    }", "}",
-            "/// Name of a statistics counter, or nullptr.",
-            "inline const char* stat_name(unsigned i) {",
-            "    switch (i) {"]
-    for n, i, _ in STATS:
-        out.append(f"    case {i}: return \"{n}\";")
-    out += ["    default: return nullptr;", "    }", "}",
-            "/// Lower-case name of an engine window (\"papers\"), or nullptr.",
-            "inline const char* win_name(unsigned w) {",
-            "    switch (w) {"]
-    for n, w, _ in WINDOWS:
-        out.append(f"    case {w}: return \"{n.lower()}\";")
-    out += ["    default: return nullptr;", "    }", "}",
+    def name_fn(doc, decl, cases):
+        """A C++ switch from codes to names: `cases` is [(case label, name)]."""
+        return (["/// " + doc, "inline const char* %s {" % decl, "    switch (%s) {" % decl.split()[-1].rstrip(")")]
+                + ["    case %s: return \"%s\";" % c for c in cases]
+                + ["    default: return nullptr;", "    }", "}"])
+    out.append("")
+    out += name_fn("Name of an op code, or nullptr (messages print \"op 0x12\" then).", "op_name(uint8_t op)",
+                   [("0x%02X" % code, n) for n, code, *_ in OPS])
+    out += name_fn("Name of an ERR code, or nullptr.", "err_name(uint8_t code)",
+                   [("0x%02X" % code, n) for n, code, _ in ERRS])
+    out += name_fn("Name of a statistics counter, or nullptr.", "stat_name(unsigned i)",
+                   [(str(i), n) for n, i, _ in STATS])
+    out += name_fn("Lower-case name of an engine window (\"papers\"), or nullptr.", "win_name(unsigned w)",
+                   [(str(w), n.lower()) for n, w, _ in WINDOWS])
+    out += [
             "/// Unstuffed bytes of a frame with `len` payload bytes, FLAG included.",
             "constexpr unsigned frame_bytes(unsigned len) { return 1 + HDR_BYTES + len + CRC_BYTES; }",
             "",

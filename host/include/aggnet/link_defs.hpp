@@ -88,7 +88,7 @@ constexpr unsigned STAT_UART_FERR = 8;  // UART framing errors (stop bit low) re
 constexpr unsigned STAT_COUNT = 9;
 constexpr unsigned STAT_BITS = 16;
 
-/// Name of an op code ("op 0x12" when unknown), for messages.
+/// Name of an op code, or nullptr (messages print "op 0x12" then).
 inline const char* op_name(uint8_t op) {
     switch (op) {
     case 0x01: return "HELLO";
