@@ -663,24 +663,8 @@ private:
 
     /// One connection per call: the listener stays readable while more wait.
     void accept_on(Channel& c) {
-        const int fd = ::accept4(c.listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (fd < 0) {
-            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
-                // Out of descriptors: the listener stays readable, so do
-                // not poll it for a while (no spinning); keep serving the
-                // connected clients.  Log once per episode.
-                accept_paused_until_ = steady::now() + std::chrono::milliseconds(kAcceptBackoffMs);
-                if (!accept_failing_)
-                    std::fprintf(stderr,
-                                 "aggnet-sim: cannot accept a client on %s: %s; retrying every %d ms, connected "
-                                 "clients are still served\n",
-                                 c.path.c_str(), errno_text().c_str(), kAcceptBackoffMs);
-                accept_failing_ = true;
-            }
-            return;  // EAGAIN: done
-        }
-        if (accept_failing_) std::fprintf(stderr, "aggnet-sim: accepting clients again\n");
-        accept_failing_ = false;
+        const int fd = accept_one(c.listen_fd, c.path);
+        if (fd < 0) return;
         if (c.fd >= 0) {
             // The owner may just have closed (its EOF not yet read): drain it first.
             pollfd p1{c.fd, POLLIN, 0};
@@ -695,6 +679,29 @@ private:
             return;
         }
         c.fd = fd;
+    }
+
+    /// accept4() on a listener; -1 when there is nobody (EAGAIN) or no
+    /// descriptor to spare.  Out of descriptors the listener stays readable,
+    /// so the listeners are not polled for a while (no spinning) while the
+    /// connected clients are still served; logged once per episode.
+    int accept_one(int listen_fd, const std::string& path) {
+        const int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+                accept_paused_until_ = steady::now() + std::chrono::milliseconds(kAcceptBackoffMs);
+                if (!accept_failing_)
+                    std::fprintf(stderr,
+                                 "aggnet-sim: cannot accept a client on %s: %s; retrying every %d ms, connected "
+                                 "clients are still served\n",
+                                 path.c_str(), errno_text().c_str(), kAcceptBackoffMs);
+                accept_failing_ = true;
+            }
+            return -1;
+        }
+        if (accept_failing_) std::fprintf(stderr, "aggnet-sim: accepting clients again\n");
+        accept_failing_ = false;
+        return fd;
     }
 
     /// Reads what the client sent; false if it was dropped.
@@ -758,7 +765,7 @@ private:
     // ---- the control socket ----------------------------------------------------------
 
     void accept_control() {
-        const int fd = ::accept4(control_.fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        const int fd = accept_one(control_.fd, control_.path);
         if (fd < 0) return;
         if (ctl_.size() >= kMaxControlClients) {
             const std::string m = "err too many control clients (" + std::to_string(kMaxControlClients) + ")\n";

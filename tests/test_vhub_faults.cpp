@@ -637,8 +637,10 @@ TEST_CASE("faults: out of file descriptors, the hub backs off instead of spinnin
     auto p0 = open_papers_port(hub.dev(0));
     const long cpu0 = hub.cpu_ticks();
     CHECK_THROWS(open_papers_port(hub.dev(1), milliseconds(500)));
+    // The control socket's listener backs off the same way.
+    CHECK_THROWS(SimControl(hub.dir(), milliseconds(300)).cycle());
     ::usleep(300000);
-    CHECK(hub.cpu_ticks() - cpu0 <= 10);  // no spinning on accept (10 ticks = 100 ms of 800)
+    CHECK(hub.cpu_ticks() - cpu0 <= 10);  // no spinning on accept (10 ticks = 100 ms of 1100)
     CHECK_NOTHROW(p0->in(p0->in_time(kTo)));
     CHECK_THAT(hub.log(), Contains("cannot accept a client on") && Contains("Too many open files"));
     // Once PE0 leaves, there is a descriptor again and PE1 gets in.
