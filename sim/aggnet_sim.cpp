@@ -1068,6 +1068,26 @@ int main(int argc, char** argv) {
     }
     if (!have_seed) fault_seed = std::random_device{}() * 0x100000001ull ^ uint64_t(::getpid());
 
+    // Signals are blocked except inside ppoll(), so none is lost between the
+    // flag check and the wait.  Blocked before the model exists: Verilator
+    // may start worker threads (tracing), which inherit this mask, so that
+    // SIGINT/SIGTERM can only be taken by the main thread in its ppoll() --
+    // a signal handled by a worker would set the flag and leave the main
+    // thread asleep (it did, under load: the hub then ignored SIGTERM).
+    sigset_t block, waitmask;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    sigprocmask(SIG_BLOCK, &block, &waitmask);
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+    sigaction(SIGHUP, &sa, nullptr);
+    std::signal(SIGPIPE, SIG_IGN);
+
     std::unique_ptr<sim::HubModel> model;
     try {
         model = sim::make_hub_rtl(n, "aggnet_sim");
@@ -1094,21 +1114,6 @@ int main(int argc, char** argv) {
             return cli::kUsageExit;
         }
 
-    // Signals are blocked except inside ppoll(), so none is lost between the
-    // flag check and the wait.
-    sigset_t block, waitmask;
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    sigaddset(&block, SIGHUP);
-    sigprocmask(SIG_BLOCK, &block, &waitmask);
-    struct sigaction sa {};
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, nullptr);
-    sigaction(SIGTERM, &sa, nullptr);
-    sigaction(SIGHUP, &sa, nullptr);
-    std::signal(SIGPIPE, SIG_IGN);
 
     bool made_dir = false;
     try {

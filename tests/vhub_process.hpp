@@ -110,12 +110,25 @@ public:
             ::kill(pid_, SIGTERM);
             reap(kExitMs);
             if (pid_ > 0) {
-                std::fprintf(stderr, "aggnet-sim (pid %d) did not exit %d ms after SIGTERM; killed. Its log:\n%s\n",
-                             int(pid_), kExitMs, log().c_str());
+                std::fprintf(stderr, "aggnet-sim (pid %d) did not exit %d ms after SIGTERM; killed. Its log:\n%s\n%s\n",
+                             int(pid_), kExitMs, log().c_str(), describe_stuck().c_str());
                 ::kill(pid_, SIGKILL), ::waitpid(pid_, nullptr, 0);
             }
         }
         ::unlink(log_.c_str());
+    }
+    /// What a child that does not exit is doing (its state, signal masks,
+    /// kernel wait channel and stack), for failure messages.
+    std::string describe_stuck() const {
+        if (pid_ <= 0) return "exited";
+        const std::string p = "/proc/" + std::to_string(pid_);
+        std::string out, line;
+        std::ifstream st(p + "/status");
+        while (std::getline(st, line))
+            if (line.rfind("State", 0) == 0 || line.rfind("Sig", 0) == 0 || line.rfind("ShdPnd", 0) == 0)
+                out += line + "\n";
+        out += "wchan: " + slurp(p + "/wchan") + "\nkernel stack:\n" + slurp(p + "/stack");
+        return out;
     }
     const std::string& dir() const { return dir_; }
     /// PE K's own socket, and the shared link socket acting as PE K.
