@@ -522,22 +522,31 @@ bool check_pins(PapersPort& port, const Options& o, const Sink& out) {
     port.out(own, port.in_time(o.step_timeout));
 
     // Which single stuck pin (or none) explains the readings best.
-    auto misses = [&](Fault f) {
+    // Fewest wrong readings first; among equals, the hypothesis that predicts
+    // the most readings exactly (a stuck own mask bit empties the mask, whose
+    // GO toggles: it "explains" anything at those steps).
+    auto misses = [&](Fault f, unsigned& loose) {
         const auto want = predict(steps, pins, f, a, n);
         unsigned m = 0;
-        for (size_t i = 0; i < steps.size(); ++i)
+        loose = 0;
+        for (size_t i = 0; i < steps.size(); ++i) {
             m += !agrees(want[i].go, got[i].first) || !agrees(want[i].intr, got[i].second);
+            loose += (want[i].go == TX) + (want[i].intr == TX);
+        }
         return m;
     };
-    const unsigned sound = misses({-1, false});
+    unsigned loose = 0, best_loose = ~0u;
+    const unsigned sound = misses({-1, false}, loose);
     std::vector<Fault> best;
     unsigned fewest = sound;
     for (int p = 0; sound && p < int(pins.size()); ++p) {
         if (!observable(pins[size_t(p)])) continue;
         for (const bool lv : {false, true}) {
-            const unsigned m = misses({p, lv});
-            if (m < fewest) best.clear(), fewest = m;
-            if (m == fewest && m < sound) best.push_back({p, lv});
+            const unsigned m = misses({p, lv}, loose);
+            if (m >= sound || m > fewest || (m == fewest && loose > best_loose)) continue;
+            if (m < fewest || loose < best_loose) best.clear();
+            fewest = m, best_loose = loose;
+            best.push_back({p, lv});
         }
     }
     std::string seq = strf("%zu steps, %u status reads, mask %s and the others' bits one by one: ", steps.size(),
