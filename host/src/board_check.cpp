@@ -597,7 +597,9 @@ bool check_pins(PapersPort& port, const Options& o, const Sink& out) {
             rep(Verdict::skip, name, sig + "undetermined: no single stuck pin explains the wrong readings "
                                            "(two faults, or another PE active?)");
         } else {
-            rep(Verdict::pass, name, sig + (sound ? "sound: another pin explains the wrong readings"
+            std::string culprits;
+            for (const Fault& f : best) culprits += strf("%s%u", culprits.empty() ? "" : ", ", pins[size_t(f.pin)].db25);
+            rep(Verdict::pass, name, sig + (sound ? "sound: the wrong readings are explained by pin " + culprits
                                                   : "driven and read at both levels as predicted"));
         }
     }
