@@ -46,3 +46,12 @@ target_compile_definitions(test_vhub_faults PRIVATE AGGNET_SIM_EXE="$<TARGET_FIL
 add_dependencies(test_vhub_faults aggnet-sim aggnet-cli)
 # seeded: `make test-fresh` (ctest -L seeded) runs it again with a fresh seed.
 set_tests_properties(test_vhub_faults PROPERTIES TIMEOUT 180 LABELS seeded)
+
+# aggnet board-check (issue 10 item 10): the CLI against aggnet-sim's pty and
+# sockets (with faults, with the link cut), and the pin-by-pin check against
+# the fake ppdev layer with broken wires.
+aggnet_test(test_board_check SOURCES ${CMAKE_SOURCE_DIR}/tests/test_board_check.cpp LIBS papers_models)
+target_compile_definitions(test_board_check PRIVATE AGGNET_SIM_EXE="$<TARGET_FILE:aggnet-sim>"
+                           AGGNET_CLI_EXE="$<TARGET_FILE:aggnet-cli>")
+add_dependencies(test_board_check aggnet-sim aggnet-cli)
+set_tests_properties(test_board_check PROPERTIES TIMEOUT 120)

@@ -43,46 +43,43 @@ private:
 /// The link over any byte pipe: a SerialPipe (serial:) or a SocketPipe (sim:).
 class OwnedLink final : public Owning {
 public:
-    OwnedLink(std::unique_ptr<link::LinkPipe> pipe, const std::string& device, const link::LinkConfig& cfg,
-              unsigned pe)
-        : pipe_(std::move(pipe)),
-          client_(std::make_unique<link::LinkClient>(*pipe_, device, cfg)),
-          port_(std::make_unique<LinkPapersPort>(*client_, *pipe_, pe)) {}
+    explicit OwnedLink(LinkConnection c)
+        : c_(std::move(c)), port_(std::make_unique<LinkPapersPort>(*c_.client, *c_.pipe, c_.pe)) {}
     LinkPapersPort* link() override { return port_.get(); }
 
 private:
     PapersPort& inner() const override { return *port_; }
-    std::unique_ptr<link::LinkPipe> pipe_;
-    std::unique_ptr<link::LinkClient> client_;
+    LinkConnection c_;
     std::unique_ptr<LinkPapersPort> port_;
 };
 
-std::unique_ptr<PapersPort> open_serial(const DeviceSpec& d) {
-    auto pipe = std::make_unique<link::SerialPipe>(d.path, d.baud);
-    link::LinkConfig c;
-    c.resend_timeout = pipe->resend_timeout_hint();  // an FTDI latency timer stuck high delays replies
-    const std::string device = pipe->device();
-    return std::make_unique<OwnedLink>(std::move(pipe), device, c, d.pe);
-}
-
-std::unique_ptr<PapersPort> open_sim(const std::string& spec, const DeviceSpec& d, std::chrono::nanoseconds timeout) {
-    // The device string as given names the socket in every message (it says
-    // which PE, also for DIR/link?pe=K).
-    const std::string device = spec;
-    auto pipe = std::make_unique<link::SocketPipe>(d.path, device, timeout);
-    return std::make_unique<OwnedLink>(std::move(pipe), device, link::SocketPipe::sim_link_config(), d.pe);
-}
-
 }  // namespace
 
-std::unique_ptr<PapersPort> open_papers_port(const std::string& spec, std::chrono::nanoseconds timeout) {
+LinkConnection open_link(const std::string& spec, std::chrono::nanoseconds timeout) {
     const DeviceSpec d = parse_device(spec);
-    switch (d.kind) {
-    case DeviceSpec::Serial: return open_serial(d);
-    case DeviceSpec::Sim: return open_sim(spec, d, timeout);
-    case DeviceSpec::Ppdev: break;
+    LinkConnection c;
+    c.pe = d.pe;
+    if (d.kind == DeviceSpec::Serial) {
+        auto pipe = std::make_unique<link::SerialPipe>(d.path, d.baud);
+        link::LinkConfig cfg;
+        cfg.resend_timeout = pipe->resend_timeout_hint();  // an FTDI latency timer stuck high delays replies
+        c.client = std::make_unique<link::LinkClient>(*pipe, pipe->device(), cfg);
+        c.pipe = std::move(pipe);
+    } else if (d.kind == DeviceSpec::Sim) {
+        // The device string as given names the socket in every message (it
+        // says which PE, also for DIR/link?pe=K).
+        auto pipe = std::make_unique<link::SocketPipe>(d.path, spec, timeout);
+        c.client = std::make_unique<link::LinkClient>(*pipe, spec, link::SocketPipe::sim_link_config());
+        c.pipe = std::move(pipe);
+    } else {
+        throw DeviceError(spec + ": a ppdev: device is a parallel port's pins, not the link");
     }
-    return std::make_unique<OwnedLpt>(open_device(spec, timeout));
+    return c;
+}
+
+std::unique_ptr<PapersPort> open_papers_port(const std::string& spec, std::chrono::nanoseconds timeout) {
+    if (parse_device(spec).kind == DeviceSpec::Ppdev) return std::make_unique<OwnedLpt>(open_device(spec, timeout));
+    return std::make_unique<OwnedLink>(open_link(spec, timeout));
 }
 
 Transport* transport_of(PapersPort& port) {

@@ -5,10 +5,12 @@
 //   aggnet papers barrier DEVICE [--mask M] [--count C] [--timeout-ms T]
 //   aggnet papers waitvec DEVICE --bit 0|1 [--mask M] [--timeout-ms T]
 // One subcommand group per engine (papers today); probe and sim are the hub's.
+//   aggnet board-check DEVICE [--round-trips R] [--barriers B] [--timeout-ms T]
 //   aggnet sim DIR status|cycle|hold|release|step K|trace FILE|trace off|cut|mend|quit
 //                                   (virtual hub only: its control socket)
 //
 // Exit codes: 0 ok, 1 runtime error (the message says what), 2 usage error.
+#include <aggnet/board_check.hpp>
 #include <aggnet/cli.hpp>
 #include <aggnet/device.hpp>
 #include <aggnet/papers.hpp>
@@ -39,6 +41,8 @@ const char* kTop =
     "                     over the link also its engines, clock, map hashes and link statistics\n"
     "  papers barrier DEVICE   PAPERS (seed 000): run barriers and report the round-trip distribution\n"
     "  papers waitvec DEVICE   PAPERS: one p_waitvec() exchange; prints the vector\n"
+    "  board-check DEVICE after flashing: HELLO, map hashes, a link loopback with error counts, a\n"
+    "                     barrier and a waitvec with every PE; on ppdev: every DB25 pin. PASS/FAIL lines\n"
     "  sim DIR CMD        control a virtual hub (aggnet-sim) through DIR/control: status, cycle,\n"
     "                     hold, release, step K, trace FILE, trace off, cut, mend, quit\n"
     "DEVICE: sim:DIR/peK | sim:DIR/link?pe=K | serial:/dev/ttyUSBn@BAUD[?pe=K] (the link)\n"
@@ -59,6 +63,18 @@ const char* kBarrier =
 const char* kWaitvec =
     "usage: aggnet papers waitvec DEVICE --bit 0|1 [--mask M] [--timeout-ms T]\n"
     "  One p_waitvec(): sends BIT, prints the vector (PE k at bit k; 0 outside M).\n";
+const char* kCheck =
+    "usage: aggnet board-check DEVICE [--round-trips R] [--barriers B] [--timeout-ms T]\n"
+    "  What to run after flashing a board: one line per check, PASS, FAIL or SKIP, with numbers.\n"
+    "  Over the link (serial:, sim:): hello (protocol, PEs, engines, clock), map hashes (against this\n"
+    "  libaggnet's), loopback (R, default 200, writes of a pattern into our PE's PAPERS MASK0 and\n"
+    "  read-backs: wrong values, round-trip median/p99/max, resends, stale replies, the hub's link\n"
+    "  statistics), barrier (B, default 10, with every PE: one program acts as every PE on a shared\n"
+    "  link such as a board's USB UART; skipped on a port that serves one PE), waitvec, restore (the\n"
+    "  PAPERS registers touched are written back).  On ppdev: one PE's pins with a mask of only\n"
+    "  ourselves (S -> GO, IR -> INT, GI, each mask bit), one line per DB25 pin; a broken pin is\n"
+    "  named with how it is stuck.  Run it on an idle hub.  Every step ends within T ms (default\n"
+    "  10000).  Exit 0: every check passed (skips allowed); 1: a check failed; 2: usage.\n";
 const char* kSim =
     "usage: aggnet sim DIR status|cycle|hold|release|step K|trace FILE|trace off|cut|mend|quit\n"
     "  Sends one command to the control socket DIR/control of the virtual hub aggnet-sim (DIR is\n"
@@ -219,6 +235,55 @@ int waitvec(const Args& a) {
     return 0;
 }
 
+int board_check_cmd(int argc, char** argv) {
+    board_check::Options o;
+    std::string device;
+    bool seen_rt = false, seen_b = false, seen_t = false;
+    for (int i = 2; i < argc; ++i) {
+        const std::string s = argv[i];
+        auto val = [&](bool& seen) -> std::string {
+            if (seen) throw Usage(s + " is given twice");
+            seen = true;
+            if (i + 1 >= argc) throw Usage(s + " needs a value");
+            return argv[++i];
+        };
+        if (s == "--round-trips") o.round_trips = unsigned(cli::number(s, val(seen_rt), 1, 1000000));
+        else if (s == "--barriers") o.barriers = unsigned(cli::number(s, val(seen_b), 1, 1000000));
+        else if (s == "--timeout-ms") o.step_timeout = std::chrono::milliseconds(cli::number(s, val(seen_t), 1, kMaxTimeoutMs));
+        else if (!s.empty() && s[0] == '-') throw Usage("unknown option '" + s + "'");
+        else if (device.empty()) device = s;
+        else throw Usage("unexpected argument '" + s + "'");
+    }
+    if (device.empty()) throw Usage("missing DEVICE");
+    DeviceSpec d;
+    try {
+        d = parse_device(device);
+    } catch (const DeviceSyntaxError& e) {
+        throw Usage(e.what());
+    }
+    std::printf("board-check %s\n", device.c_str());
+    const board_check::Sink print = [](const board_check::Check& c) {
+        std::printf("%s\n", board_check::format(c).c_str());
+        std::fflush(stdout);
+    };
+    bool ok;
+    if (d.kind == DeviceSpec::Ppdev) {
+        std::unique_ptr<Transport> t;
+        try {
+            t = open_device(device);
+        } catch (const DeviceError& e) {
+            print({board_check::Verdict::fail, "open", e.what()});
+            return 1;
+        }
+        LptPort port(*t);
+        ok = board_check::check_pins(port, o, print);
+    } else {
+        ok = board_check::check_link(device, o, print);
+    }
+    std::printf("%s\n", ok ? "board-check: every check passed" : "board-check: FAILED (see the FAIL lines)");
+    return ok ? 0 : 1;
+}
+
 int sim(int argc, char** argv) {
     std::vector<std::string> words;
     uint64_t timeout_ms = 10000;
@@ -310,18 +375,18 @@ int main(int argc, char** argv) {
         --argc;
     }
     const char* help = cmd == "probe" ? kProbe : cmd == "barrier" ? kBarrier : cmd == "waitvec" ? kWaitvec
-                     : cmd == "sim" ? kSim : nullptr;
+                     : cmd == "sim" ? kSim : cmd == "board-check" ? kCheck : nullptr;
     if (!help) {
         std::fprintf(stderr, "aggnet: unknown command '%s'\n%s", cmd.c_str(), kTop);
         return 2;
     }
     try {
-        if (cmd == "sim") {
+        if (cmd == "sim" || cmd == "board-check") {
             if (argc > 2 && (!std::strcmp(argv[2], "--help") || !std::strcmp(argv[2], "-h"))) {
                 std::fputs(help, stdout);
                 return 0;
             }
-            return sim(argc, argv);
+            return cmd == "sim" ? sim(argc, argv) : board_check_cmd(argc, argv);
         }
         const Args a = parse(argc, argv, cmd == "barrier" || cmd == "waitvec", cmd == "barrier", cmd == "waitvec");
         if (a.help) {

@@ -13,6 +13,7 @@
 // The returned port owns the transport, pipe and link client it uses.
 #pragma once
 
+#include <aggnet/link_client.hpp>
 #include <aggnet/papers.hpp>
 #include <aggnet/transport.hpp>
 
@@ -32,6 +33,20 @@ std::unique_ptr<PapersPort> open_papers_port(const std::string& spec,
 /// The register transport under a port from open_papers_port (ppdev:), or
 /// nullptr for the link (sim:, serial:).
 Transport* transport_of(PapersPort& port);
+
+/// The link under a sim: or serial: device string, before any HELLO: the
+/// byte pipe and a LinkClient on it, configured as open_papers_port()
+/// configures them (SocketPipe::sim_link_config() on a socket, the serial
+/// line's resend hint on a tty), and the PE the string names.  For a tool
+/// that drives several PEs on one link (aggnet board-check).  Throws
+/// DeviceSyntaxError / DeviceError as open_papers_port(), and DeviceError
+/// for a ppdev: string (no link there).
+struct LinkConnection {
+    std::unique_ptr<link::LinkPipe> pipe;
+    std::unique_ptr<link::LinkClient> client;
+    unsigned pe = 0;
+};
+LinkConnection open_link(const std::string& spec, std::chrono::nanoseconds timeout = Transport::kDefaultIo);
 
 class LinkPapersPort;
 /// The link port under a port from open_papers_port (sim:, serial:), or

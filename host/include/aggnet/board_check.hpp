@@ -1,0 +1,77 @@
+// board_check.hpp: what a user runs after flashing a board (`aggnet
+// board-check DEVICE`): a list of checks, each PASS, FAIL or SKIP with the
+// numbers that back it.
+//
+// Over the link (sim:, serial:; check_link):
+//   hello      HELLO: protocol version, hub size, the PEs this port serves,
+//              engines, clock; the INFO window's magic, size and engines agree
+//   map hashes every engine's register-map hash (INFO window) against the one
+//              this libaggnet was built with, for the engines it knows
+//   loopback   round trips that write a pattern into our PE's PAPERS MASK0 and
+//              read it back: wrong values, round-trip median / p99 / max, the
+//              client's resends and stale replies, the hub's link statistics
+//              (INFO window) before and after
+//   barrier    barriers with every PE of the hub, one program acting as every
+//              PE on the shared link (seed 000's protocol: raise S for all, wait
+//              for GO at all, drop S, wait for GO to fall); SKIP on a port that
+//              serves one PE only (the barrier needs every PE)
+//   waitvec    two exchanges with every PE (each sends a bit; every PE must read
+//              what the others sent), SKIP as barrier
+//   restore    the PAPERS registers (SIG, MASK, CTRL, OWNER) of every PE touched
+//              are written back as they were found
+//
+// On a PC parallel port's pins (ppdev:; check_pins), with a mask naming only
+// ourselves: S -> GO, IR -> INT, GI, each mask bit, GO and INT read at both
+// levels; the readings are compared with what the PAL equations (seed 000
+// section 3.1) predict with every pin sound and with each pin stuck at each
+// level, and every DB25 pin gets a line: PASS, FAIL (naming how it is stuck),
+// or SKIP for the pins one PE cannot observe alone (D, PROBE, I0..I2 need a
+// second PE; U0, U1, CE drive only the status display).
+//
+// Every step has a deadline: link commands are bounded by the link's resends,
+// waits and the loopback by Options::step_timeout.
+#pragma once
+
+#include <aggnet/papers.hpp>
+
+#include <chrono>
+#include <functional>
+#include <string>
+
+namespace aggnet::board_check {
+
+enum class Verdict { pass, fail, skip };
+
+struct Check {
+    Verdict verdict = Verdict::pass;
+    std::string name;    ///< "hello", "loopback", "pin 5", ...
+    std::string detail;  ///< the numbers, or what is wrong
+};
+
+/// "PASS  loopback    400 round trips ..." (one line, no newline).
+std::string format(const Check& c);
+
+/// Receives each check as soon as it is decided (the CLI prints it at once).
+using Sink = std::function<void(const Check&)>;
+
+struct Options {
+    /// Loopback: write / read-back pairs (2 round trips each).
+    unsigned round_trips = 200;
+    /// Barriers with every PE.
+    unsigned barriers = 10;
+    /// Bound of each step: a wait for GO, the whole loopback.
+    std::chrono::milliseconds step_timeout{10000};
+};
+
+/// The link checks on a sim: or serial: device.  Returns true when no check
+/// failed.  A device that does not open is reported as a failed "open".
+bool check_link(const std::string& spec, const Options& o, const Sink& out);
+
+/// The pin checks on one PE's PAPERS port of a hub of at most 4 PEs (8-bit
+/// registers: a PC parallel port, LptPort over a ppdev transport).  Other PEs
+/// should be idle (no barrier naming us, no IR).  Leaves the port attached
+/// as Papers leaves it (CE|U0, mask = ourselves, S low).  Returns true when
+/// no check failed.
+bool check_pins(PapersPort& port, const Options& o, const Sink& out);
+
+}  // namespace aggnet::board_check

@@ -1,0 +1,609 @@
+// board_check.cpp: the checks of `aggnet board-check` (aggnet/board_check.hpp).
+#include <aggnet/board_check.hpp>
+#include <aggnet/link_defs.hpp>
+#include <aggnet/link_papers.hpp>
+#include <aggnet/papers_device.hpp>
+#include <aggnet/papers_regs.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstdarg>
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+namespace aggnet::board_check {
+
+namespace {
+
+namespace D = link_defs;
+namespace R = papers_regs;
+using clk = std::chrono::steady_clock;
+
+std::string strf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+std::string strf(const char* fmt, ...) {
+    char b[512];
+    va_list ap;
+    va_start(ap, fmt);
+    std::vsnprintf(b, sizeof b, fmt, ap);
+    va_end(ap);
+    return b;
+}
+
+double us_since(clk::time_point t0) { return std::chrono::duration<double, std::micro>(clk::now() - t0).count(); }
+
+/// The q-quantile of sorted values (nearest rank).
+double quantile(const std::vector<double>& v, double q) {
+    return v.empty() ? 0 : v[std::min(v.size() - 1, size_t(q * double(v.size() - 1) + 0.5))];
+}
+
+uint16_t info(unsigned reg) { return uint16_t(D::WIN_INFO << 12 | reg); }
+uint16_t pap(unsigned reg) { return uint16_t(D::WIN_PAPERS << 12 | reg); }
+uint64_t all_of(unsigned n) { return n >= 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1; }
+
+/// Collects the verdicts and passes each check on as it is decided.
+struct Report {
+    const Sink& out;
+    bool ok = true;
+    void operator()(Verdict v, const std::string& name, const std::string& detail) {
+        if (v == Verdict::fail) ok = false;
+        out(Check{v, name, detail});
+    }
+};
+
+// ---- over the link -----------------------------------------------------------
+
+/// A PE's PAPERS registers as found, to be written back.
+struct Saved {
+    unsigned pe;
+    uint32_t sig, mask0, mask1, ctrl, owner;
+};
+
+Saved save(link::LinkClient& c, unsigned pe, unsigned n) {
+    Saved s{pe, 0, 0, 0, 0, 0};
+    s.sig = c.read(pe, pap(R::W_SIG), 1);
+    s.mask0 = c.read(pe, pap(R::W_MASK0), 4);
+    if (n > 32) s.mask1 = c.read(pe, pap(R::W_MASK1), 4);
+    s.ctrl = c.read(pe, pap(R::W_CTRL), 1);
+    s.owner = c.read(pe, pap(R::W_OWNER), 1);
+    return s;
+}
+
+/// Mask first (as LinkPapersPort writes them), OWNER last: writing the
+/// others sets it.
+void restore(link::LinkClient& c, const Saved& s, unsigned n) {
+    c.write(s.pe, pap(R::W_MASK0), s.mask0, 4);
+    if (n > 32) c.write(s.pe, pap(R::W_MASK1), s.mask1, 4);
+    c.write(s.pe, pap(R::W_CTRL), s.ctrl, 1);
+    c.write(s.pe, pap(R::W_SIG), s.sig, 1);
+    c.write(s.pe, pap(R::W_OWNER), s.owner, 1);
+}
+
+std::array<uint32_t, D::STAT_COUNT> hub_stats(link::LinkClient& c, unsigned pe) {
+    std::array<uint32_t, D::STAT_COUNT> s{};
+    for (unsigned i = 0; i < D::STAT_COUNT; ++i) s[i] = c.read(pe, info(D::INFO_STAT + i), 2);
+    return s;
+}
+
+struct Link {
+    link::LinkClient& c;
+    link::LinkPipe& pipe;
+    unsigned pe;
+    link::HelloInfo h;
+    const Options& o;
+    std::vector<Saved> saved;
+
+    void keep(unsigned p) {
+        for (const auto& s : saved)
+            if (s.pe == p) return;
+        saved.push_back(save(c, p, h.hub_pes));
+    }
+
+    std::string hello_detail(bool& ok) {
+        const uint32_t magic = c.read(pe, info(D::INFO_MAGIC), 4);
+        const uint32_t ver = c.read(pe, info(D::INFO_VERSION), 1);
+        const uint32_t pes = c.read(pe, info(D::INFO_HUB_PES), 1);
+        const uint32_t eng = c.read(pe, info(D::INFO_ENGINES), 2);
+        std::string engines;
+        for (unsigned w = 0; w < 16; ++w)
+            if (h.engines >> w & 1) {
+                const char* nm = D::win_name(w);
+                engines += (engines.empty() ? "" : ",") + (nm ? std::string(nm) : "window " + std::to_string(w));
+            }
+        std::string d = strf("protocol %u (ours %u); hub of %u PEs; this port serves PE%u..PE%u; engines %s; "
+                             "hub clock %.2f MHz",
+                             h.version, D::VERSION, h.hub_pes, h.first_pe, h.first_pe + h.port_pes - 1,
+                             engines.c_str(), double(h.clk_hz) / 1e6);
+        std::string bad;
+        if (magic != D::INFO_MAGIC_VALUE) bad += strf("; INFO magic reads 0x%08x, not 0x%08x (AGNT)", magic, D::INFO_MAGIC_VALUE);
+        if (ver != h.version) bad += strf("; INFO version reads %u", ver);
+        if (pes != h.hub_pes) bad += strf("; INFO says %u PEs", pes);
+        if (eng != h.engines) bad += strf("; INFO engines 0x%04x differ from HELLO's 0x%04x", eng, h.engines);
+        ok = bad.empty();
+        return d + bad;
+    }
+
+    /// Every present engine's map hash; only PAPERS has a map in this library.
+    std::string hashes(bool& ok) {
+        std::string d;
+        ok = true;
+        for (unsigned w = 0; w < 16; ++w) {
+            if (!(h.engines >> w & 1)) continue;
+            const uint32_t hash = c.read(pe, info(D::INFO_MAP_HASH + w), 4);
+            const char* nm = D::win_name(w);
+            d += (d.empty() ? "" : "; ") + (nm ? std::string(nm) : "window " + std::to_string(w)) + strf(" 0x%08x", hash);
+            if (w == D::WIN_PAPERS) {
+                d += hash == R::MAP_HASH ? " = ours" : strf(" but ours is 0x%08x: rebuild the bitstream or libaggnet from one revision", R::MAP_HASH);
+                ok = ok && hash == R::MAP_HASH;
+            } else if (w != D::WIN_INFO) {
+                d += " (no map of it in this library)";
+            }
+        }
+        return d;
+    }
+
+    /// Write patterns into our MASK0 and read them back.
+    Check loopback() {
+        const unsigned n = h.hub_pes;
+        keep(pe);
+        c.write(pe, pap(R::W_SIG), 0, 1);  // S low: a pattern must not complete anyone's barrier
+        const auto hub0 = hub_stats(c, pe);
+        const link::ClientStats cs0 = c.stats();
+        const link::DecoderStats rx0 = c.rx_stats();
+        const uint32_t all = uint32_t(all_of(std::min(n, 32u)));
+        const uint32_t own = pe < 32 ? 1u << pe : 1u;  // never an empty mask (its GO oscillates)
+        std::vector<double> us;
+        unsigned wrong = 0, done = 0;
+        std::string first;
+        uint32_t x = 0x2545f491u ^ pe;
+        const auto end = clk::now() + o.step_timeout;
+        for (; done < o.round_trips && clk::now() < end; ++done) {
+            x = x * 1664525u + 1013904223u;  // a new pattern each time
+            const uint32_t pat = ((x >> 7) & all) | own;
+            auto t0 = clk::now();
+            c.write(pe, pap(R::W_MASK0), pat, 4);
+            us.push_back(us_since(t0));
+            t0 = clk::now();
+            const uint32_t v = c.read(pe, pap(R::W_MASK0), 4);
+            us.push_back(us_since(t0));
+            if (v != pat && !wrong++) first = strf(" (first: wrote 0x%x, read 0x%x)", pat, v);
+        }
+        const auto hub1 = hub_stats(c, pe);
+        std::sort(us.begin(), us.end());
+        const link::ClientStats& cs = c.stats();
+        const link::DecoderStats& rx = c.rx_stats();
+        std::string hub;
+        for (unsigned i = 0; i < D::STAT_COUNT; ++i)
+            hub += strf(" %s +%u", D::stat_name(i), (hub1[i] - hub0[i]) & ((1u << D::STAT_BITS) - 1));
+        std::string d = strf("%zu round trips with PE%u (%u writes of MASK0 and read-backs), %u wrong%s; "
+                             "round trip median %.0f us, p99 %.0f us, max %.0f us; "
+                             "resends %llu, stale replies %llu, bad frames received %llu; hub:%s",
+                             us.size(), pe, done, wrong, first.c_str(), quantile(us, 0.5), quantile(us, 0.99),
+                             us.empty() ? 0.0 : us.back(), (unsigned long long)(cs.resends - cs0.resends),
+                             (unsigned long long)(cs.stale - cs0.stale),
+                             (unsigned long long)(rx.crc_err + rx.resync + rx.bad_len + rx.timeout - rx0.crc_err -
+                                                  rx0.resync - rx0.bad_len - rx0.timeout),
+                             hub.c_str());
+        if (done < o.round_trips)
+            return {Verdict::fail, "loopback",
+                    strf("only %u of %u write/read-back pairs within %lld ms; ", done, o.round_trips,
+                         (long long)o.step_timeout.count()) + d};
+        return {wrong ? Verdict::fail : Verdict::pass, "loopback", d};
+    }
+
+    /// Waits for GO == level at every port; returns the PEs that did not get there.
+    uint64_t wait_all(std::vector<std::unique_ptr<LinkPapersPort>>& ports, bool level) {
+        const reg_t go = reg_t(1) << R::STATUS_GO(h.hub_pes);
+        const Deadline d{pipe.now() + o.step_timeout};
+        uint64_t missing = 0;
+        for (unsigned p = 0; p < ports.size(); ++p)
+            if (bool(ports[p]->wait(go, level ? 0 : go, d) & go) != level) missing |= uint64_t(1) << p;
+        return missing;
+    }
+
+    void out_all(std::vector<std::unique_ptr<LinkPapersPort>>& ports, reg_t bits, uint64_t dvec) {
+        const Deadline d{pipe.now() + o.step_timeout};
+        for (unsigned p = 0; p < ports.size(); ++p)
+            ports[p]->out(bits | ((dvec >> p & 1) ? reg_t(1) << R::DATA_D : 0), d);
+    }
+
+    /// Barriers and waitvecs with every PE, all driven from here.
+    void every_pe(Report& rep) {
+        const unsigned n = h.hub_pes;
+        auto per_pe = [&](const std::string& why) {
+            rep(Verdict::skip, "barrier",
+                "a barrier needs every PE, and " + why +
+                    ": run board-check on the shared link (the board's USB UART serial:/dev/ttyUSBn@BAUD, "
+                    "or aggnet-sim's DIR/link, DIR/pty-link)");
+            rep(Verdict::skip, "waitvec", "as for the barrier");
+        };
+        if (h.first_pe != 0 || h.port_pes < n)
+            return per_pe(strf("this port serves PE%u..PE%u of %u", h.first_pe, h.first_pe + h.port_pes - 1, n));
+        // A per-PE socket or pty in front of the hub's one link port
+        // (aggnet-sim's DIR/peK, DIR/pty-peK) passes only its own PE's
+        // frames, though HELLO_R names the port behind it.  A HELLO for
+        // another PE tells: no answer while our own PE still answers is such
+        // a port, not a dead link.
+        for (unsigned p = 0; p < n; ++p) {
+            if (p == pe) continue;
+            try {
+                c.hello(p);
+            } catch (const LinkError&) {
+                c.read(pe, info(D::INFO_MAGIC), 4);  // throws if the link itself is down
+                return per_pe(strf("this port carries PE%u only (PE%u does not answer on it)", pe, p));
+            }
+        }
+        std::vector<std::unique_ptr<LinkPapersPort>> ports;
+        for (unsigned p = 0; p < n; ++p) {
+            keep(p);
+            ports.push_back(std::make_unique<LinkPapersPort>(c, pipe, p));
+        }
+        const uint64_t all = all_of(n);
+        const reg_t mask = reg_t(all) << R::DATA_B0, s = reg_t(1) << R::DATA_S;
+        const std::string ms = strf("%lld ms", (long long)o.step_timeout.count());
+        const Deadline d{pipe.now() + o.step_timeout};
+        for (auto& p : ports) p->mode(1u << R::CONTROL_CE | 1u << R::CONTROL_U0, d);
+        out_all(ports, mask, 0);
+        if (uint64_t m = wait_all(ports, false))
+            return rep(Verdict::fail, "barrier", "GO stays high with S low at " + pe_list(m) + " after " + ms);
+        std::vector<double> us;
+        for (unsigned b = 0; b < o.barriers; ++b) {
+            const auto t0 = clk::now();
+            out_all(ports, mask | s, 0);
+            if (uint64_t m = wait_all(ports, true))
+                return rep(Verdict::fail, "barrier",
+                           strf("barrier %u of %u: no GO at ", b + 1, o.barriers) + pe_list(m) + " within " + ms +
+                               " of every PE raising S");
+            us.push_back(us_since(t0));
+            out_all(ports, mask, 0);
+            if (uint64_t m = wait_all(ports, false))
+                return rep(Verdict::fail, "barrier",
+                           strf("barrier %u of %u: GO did not fall at ", b + 1, o.barriers) + pe_list(m) +
+                               " within " + ms + " of every PE dropping S");
+        }
+        std::sort(us.begin(), us.end());
+        rep(Verdict::pass, "barrier",
+            strf("%u barriers with all %u PEs from one program: first S to GO seen at every PE median %.0f us, "
+                 "max %.0f us",
+                 o.barriers, n, quantile(us, 0.5), us.back()));
+
+        // Each PE sends bit p of the pattern; every PE must read the others' bits.
+        const uint64_t pat = 0x5555555555555555ull & all;
+        std::string bad;
+        for (const uint64_t v : {pat, ~pat & all}) {
+            out_all(ports, mask | s, v);
+            if (uint64_t m = wait_all(ports, true))
+                return rep(Verdict::fail, "waitvec", "no GO at " + pe_list(m) + " within " + ms);
+            for (unsigned p = 0; p < n; ++p) {
+                uint64_t iv = c.read(p, pap(R::W_IVEC0), 4);
+                if (n > 32) iv |= uint64_t(c.read(p, pap(R::W_IVEC1), 4)) << 32;
+                const uint64_t want = v & ~(uint64_t(1) << p);
+                if (iv != want)
+                    bad += strf("; sent 0x%llx: PE%u read 0x%llx, not 0x%llx", (unsigned long long)v, p,
+                                (unsigned long long)iv, (unsigned long long)want);
+            }
+            out_all(ports, mask, v);
+            if (uint64_t m = wait_all(ports, false))
+                return rep(Verdict::fail, "waitvec", "GO did not fall at " + pe_list(m) + " within " + ms);
+        }
+        rep(bad.empty() ? Verdict::pass : Verdict::fail, "waitvec",
+            strf("2 exchanges with all %u PEs (each PE sends its bit of 0x%llx, then of 0x%llx)", n,
+                 (unsigned long long)pat, (unsigned long long)(~pat & all)) +
+                (bad.empty() ? ": every PE read what the others sent" : bad));
+    }
+};
+
+}  // namespace
+
+std::string format(const Check& c) {
+    const char* v = c.verdict == Verdict::pass ? "PASS" : c.verdict == Verdict::fail ? "FAIL" : "SKIP";
+    return strf("%s  %-11s ", v, c.name.c_str()) + c.detail;
+}
+
+bool check_link(const std::string& spec, const Options& o, const Sink& out) {
+    Report rep{out};
+    LinkConnection lc;
+    try {
+        lc = open_link(spec, o.step_timeout);
+    } catch (const Error& e) {
+        rep(Verdict::fail, "open", e.what());
+        return false;
+    }
+    Link l{*lc.client, *lc.pipe, lc.pe, {}, o, {}};
+    bool alive = true;  // false once the link itself failed: nothing more can be asked
+    auto guarded = [&](const char* name, const std::function<void()>& fn) {
+        if (!alive) return rep(Verdict::skip, name, "not run: the link failed");
+        try {
+            fn();
+        } catch (const LinkError& e) {
+            alive = false;
+            rep(Verdict::fail, name, std::string("link error: ") + e.what());
+        } catch (const RegisterError& e) {
+            rep(Verdict::fail, name, e.what());
+        } catch (const DeviceError& e) {
+            alive = false;
+            rep(Verdict::fail, name, e.what());
+        } catch (const Error& e) {
+            rep(Verdict::fail, name, e.what());
+        }
+    };
+    guarded("hello", [&] {
+        l.h = l.c.hello(l.pe);
+        bool ok = false;
+        const std::string d = l.hello_detail(ok);
+        rep(ok ? Verdict::pass : Verdict::fail, "hello", d);
+    });
+    if (!alive || l.h.hub_pes == 0) {
+        rep(Verdict::skip, "the rest", "not run: no HELLO from " + spec);
+        return false;
+    }
+    guarded("map hashes", [&] {
+        bool ok = false;
+        const std::string d = l.hashes(ok);
+        rep(ok ? Verdict::pass : Verdict::fail, "map hashes", d);
+    });
+    const bool papers = l.h.engines >> D::WIN_PAPERS & 1;
+    if (papers) {
+        guarded("loopback", [&] {
+            const Check c = l.loopback();
+            rep(c.verdict, c.name, c.detail);
+        });
+    } else {
+        rep(Verdict::skip, "loopback", "this hub has no PAPERS engine, whose MASK0 the loopback writes");
+    }
+    if (!papers) {
+        rep(Verdict::skip, "barrier", "this hub has no PAPERS engine");
+    } else {
+        guarded("barrier", [&] { l.every_pe(rep); });
+    }
+    if (!l.saved.empty()) {
+        if (!alive) {
+            rep(Verdict::fail, "restore", "PAPERS registers not written back: the link failed");
+        } else {
+            guarded("restore", [&] {
+                std::string pes;
+                for (const auto& s : l.saved) restore(l.c, s, l.h.hub_pes), pes += " PE" + std::to_string(s.pe);
+                rep(Verdict::pass, "restore", "SIG, MASK, CTRL and OWNER written back as found at" + pes);
+            });
+        }
+    }
+    return rep.ok;
+}
+
+// ---- on a parallel port's pins -------------------------------------------------
+
+namespace {
+
+/// A bit of the PC's port and its DB25 pin (IBM PC/AT parallel port: data
+/// bit i on pin 2+i; status bits 3..7 on 15, 13, 12, 10, 11; control bits
+/// 0..3 on 1, 14, 16, 17), with what PAPERS makes of it (papers_regs.hpp,
+/// docs/papers_regmap.md).
+struct Pin {
+    enum Reg { data, status, control } reg;
+    unsigned bit, db25;
+    const char* pc;      ///< the PC's name of the pin
+    std::string papers;  ///< its PAPERS signal
+    bool pc_inverts;     ///< the pin's level is the register bit inverted
+};
+
+std::vector<Pin> pins_of(unsigned pe, unsigned n) {
+    std::vector<Pin> v{
+        {Pin::control, R::CONTROL_U0, 1, "Strobe", "U0", true},
+        {Pin::data, R::DATA_D, 2, "D0", "D", false},
+        {Pin::data, R::DATA_PROBE, 3, "D1", "PROBE", false},
+        {Pin::data, R::DATA_IR, 4, "D2", "IR", false},
+        {Pin::data, R::DATA_S, 5, "D3", "S", false},
+    };
+    static const char* dn[] = {"D4", "D5", "D6", "D7"};
+    for (unsigned k = 0; k < 4; ++k)
+        v.push_back({Pin::data, R::DATA_B0 + k, 6 + k, dn[k],
+                     "B" + std::to_string(k) + (k == pe ? " (our own)" : k >= n ? " (no such PE)" : ""), false});
+    v.push_back({Pin::status, R::STATUS_INT(n), 10, "Ack", "INT", false});
+    v.push_back({Pin::status, R::STATUS_GO(n), 11, "Busy", "GO", true});
+    static const unsigned ip[] = {15, 13, 12};
+    static const char* in[] = {"Error", "Select", "PaperEnd"};
+    for (unsigned k = 0; k < 3; ++k)
+        v.push_back({Pin::status, R::STATUS_I0 + k, ip[k], in[k], "I" + std::to_string(k), false});
+    v.push_back({Pin::control, R::CONTROL_U1, 14, "AutoFd", "U1", true});
+    v.push_back({Pin::control, R::CONTROL_GI, 16, "Init", "GI", false});
+    v.push_back({Pin::control, R::CONTROL_CE, 17, "SelectIn", "CE", true});
+    return v;
+}
+
+/// Whether one PE can observe the pin alone (mask = ourselves).
+bool observable(const Pin& p) {
+    if (p.reg == Pin::data) return p.bit == R::DATA_IR || p.bit == R::DATA_S || p.bit >= R::DATA_B0;
+    if (p.reg == Pin::control) return p.bit == R::CONTROL_GI;
+    return p.bit > R::STATUS_I0 + 2;  // INT, GO
+}
+
+struct Step {
+    uint8_t data, control;  ///< logic levels (PC register layout, control not inverted)
+    std::string what;
+};
+
+enum Tri : uint8_t { T0, T1, TX };
+Tri t_and(Tri a, Tri b) { return a == T0 || b == T0 ? T0 : a == T1 && b == T1 ? T1 : TX; }
+Tri t_or(Tri a, Tri b) { return a == T1 || b == T1 ? T1 : a == T0 && b == T0 ? T0 : TX; }
+Tri t_not(Tri a) { return a == TX ? TX : a == T0 ? T1 : T0; }
+Tri tri(bool b) { return b ? T1 : T0; }
+
+struct Reading {
+    Tri go, intr;
+};
+
+/// A pin stuck at a register level (index into pins_of(); -1: none).
+struct Fault {
+    int pin;
+    bool level;
+};
+
+/// What the PAL equations (seed 000 section 3.1; rtl/papers/papers_core.v)
+/// make PE a read after each step, with the other PEs idle (S low, masks not
+/// naming a) and `f` applied.
+std::vector<Reading> predict(const std::vector<Step>& steps, const std::vector<Pin>& pins, Fault f, unsigned a,
+                             unsigned n) {
+    auto force = [&](Pin::Reg r, unsigned v) {
+        if (f.pin < 0 || pins[size_t(f.pin)].reg != r) return v;
+        const unsigned m = 1u << pins[size_t(f.pin)].bit;
+        return f.level ? v | m : v & ~m;
+    };
+    std::vector<Reading> out;
+    Tri go = TX;  // unknown before the first step
+    for (const Step& s : steps) {
+        const unsigned d = force(Pin::data, s.data), c = force(Pin::control, s.control);
+        const unsigned mine = d >> R::DATA_B0 & 0xf;
+        const bool own = mine >> a & 1, sreq = d >> R::DATA_S & 1;
+        if (mine == 0) go = TX;  // CLKSET and CLKRST both hold: GO toggles
+        else if (mine == 1u << a) go = tri(sreq);
+        // Another PE in the mask: it never arrives (CLKSET fails) and names
+        // nobody (CLKRST fails): GO holds.
+        const Tri irterm = tri(own && (d >> R::DATA_IR & 1));
+        Tri intr = t_or(irterm, t_and(go, tri(c >> R::CONTROL_GI & 1)));
+        Tri rd = t_or(t_and(intr, t_not(irterm)), t_and(t_not(intr), go));
+        const unsigned st = force(Pin::status, (rd == T1 ? 1u << R::STATUS_GO(n) : 0) |
+                                                   (intr == T1 ? 1u << R::STATUS_INT(n) : 0));
+        if (f.pin >= 0 && pins[size_t(f.pin)].reg == Pin::status) {
+            if (pins[size_t(f.pin)].bit == R::STATUS_GO(n)) rd = tri(st >> R::STATUS_GO(n) & 1);
+            if (pins[size_t(f.pin)].bit == R::STATUS_INT(n)) intr = tri(st >> R::STATUS_INT(n) & 1);
+        }
+        out.push_back({rd, intr});
+    }
+    return out;
+}
+
+bool agrees(Tri want, bool got) { return want == TX || (want == T1) == got; }
+
+}  // namespace
+
+bool check_pins(PapersPort& port, const Options& o, const Sink& out) {
+    Report rep{out};
+    const unsigned a = port.pe_index(), n = port.hub_pes();
+    if (R::reg_width(n) != 8)
+        throw DeviceError(port.describe() + ": the pin check is for 8-bit port registers (hubs of at most 4 PEs)");
+    const std::vector<Pin> pins = pins_of(a, n);
+    const uint8_t own = uint8_t(1u << (R::DATA_B0 + a)), S = 1u << R::DATA_S, IR = 1u << R::DATA_IR;
+    const uint8_t base = 1u << R::CONTROL_CE | 1u << R::CONTROL_U0, gi = uint8_t(base | 1u << R::CONTROL_GI);
+    const std::string me = "{PE" + std::to_string(a) + "}";
+    std::vector<Step> steps{
+        {own, base, "mask " + me + ", S low"},
+        {uint8_t(own | S), base, "S high"},
+        {uint8_t(own | S), gi, "S high, GI"},
+        {uint8_t(own | S), base, "S high, GI off"},
+        {own, base, "S low"},
+        {uint8_t(own | IR), base, "IR"},
+        {own, base, "IR off"},
+    };
+    for (unsigned k = 0; k < 4; ++k) {
+        if (k == a) continue;
+        const uint8_t two = uint8_t(own | 1u << (R::DATA_B0 + k));
+        const std::string m = "mask {PE" + std::to_string(a) + ",PE" + std::to_string(k) + "}";
+        steps.push_back({uint8_t(two | S), base, m + ", S high"});
+        steps.push_back({two, base, m + ", S low"});
+        steps.push_back({own, base, "mask " + me});
+    }
+
+    // Run the steps: each register written, then the status read kReads
+    // times; the last reading counts (the hub answers in 4 of its cycles,
+    // far less than one port access).
+    constexpr unsigned kReads = 16;
+    const reg_t gobit = reg_t(1) << R::STATUS_GO(n), intbit = reg_t(1) << R::STATUS_INT(n);
+    std::vector<std::pair<bool, bool>> got;  // GO, INT
+    unsigned reads = 0;
+    for (const Step& s : steps) {
+        const Deadline d = port.in_time(o.step_timeout);
+        port.mode(s.control, d);
+        port.out(s.data, d);
+        reg_t st = 0;
+        for (unsigned r = 0; r < kReads; ++r, ++reads) st = port.in(d);
+        got.emplace_back((st & gobit) != 0, (st & intbit) != 0);
+    }
+    port.mode(base, port.in_time(o.step_timeout));  // as Papers attaches: CE|U0, mask = ourselves, S low
+    port.out(own, port.in_time(o.step_timeout));
+
+    // Which single stuck pin (or none) explains the readings best.
+    // Fewest wrong readings first; among equals, the hypothesis that predicts
+    // the most readings exactly (a stuck own mask bit empties the mask, whose
+    // GO toggles: it "explains" anything at those steps).
+    auto misses = [&](Fault f, unsigned& loose) {
+        const auto want = predict(steps, pins, f, a, n);
+        unsigned m = 0;
+        loose = 0;
+        for (size_t i = 0; i < steps.size(); ++i) {
+            m += !agrees(want[i].go, got[i].first) || !agrees(want[i].intr, got[i].second);
+            loose += (want[i].go == TX) + (want[i].intr == TX);
+        }
+        return m;
+    };
+    unsigned loose = 0, best_loose = ~0u;
+    const unsigned sound = misses({-1, false}, loose);
+    std::vector<Fault> best;
+    unsigned fewest = sound;
+    for (int p = 0; sound && p < int(pins.size()); ++p) {
+        if (!observable(pins[size_t(p)])) continue;
+        for (const bool lv : {false, true}) {
+            const unsigned m = misses({p, lv}, loose);
+            if (m >= sound || m > fewest || (m == fewest && loose > best_loose)) continue;
+            if (m < fewest || loose < best_loose) best.clear();
+            fewest = m, best_loose = loose;
+            best.push_back({p, lv});
+        }
+    }
+    std::string seq = strf("%zu steps, %u status reads, mask %s and the others' bits one by one: ", steps.size(),
+                           reads, me.c_str());
+    if (!sound) {
+        rep(Verdict::pass, "pin steps", seq + "every reading as the PAL equations predict");
+    } else {
+        const auto want = predict(steps, pins, {-1, false}, a, n);
+        std::string bad;
+        for (size_t i = 0; i < steps.size(); ++i)
+            if (!agrees(want[i].go, got[i].first) || !agrees(want[i].intr, got[i].second))
+                bad += strf("%s'%s': read GO=%d INT=%d, expected GO=%d INT=%d", bad.empty() ? "" : "; ",
+                            steps[i].what.c_str(), got[i].first, got[i].second, want[i].go == T1,
+                            want[i].intr == T1);
+        rep(Verdict::fail, "pin steps", seq + strf("%u of %zu readings wrong: ", sound, steps.size()) + bad);
+    }
+
+    // One line per DB25 pin.
+    std::vector<const Pin*> order;
+    for (const auto& p : pins) order.push_back(&p);
+    std::sort(order.begin(), order.end(), [](const Pin* x, const Pin* y) { return x->db25 < y->db25; });
+    for (const Pin* p : order) {
+        const std::string name = strf("pin %u", p->db25);
+        const std::string sig = strf("(%s, %s) ", p->pc, p->papers.c_str());
+        if (!observable(*p)) {
+            const bool shown = p->reg == Pin::control;
+            rep(Verdict::skip, name,
+                sig + (shown ? "drives only the hub's status display: look at the board's LEDs (docs/hardware.md)"
+                             : p->reg == Pin::data ? "shows only on the other PEs' I pins: check it with "
+                                                     "`aggnet papers waitvec` on two PEs"
+                                                   : "shows another PE's D bit: check it with `aggnet papers "
+                                                     "waitvec` on two PEs"));
+            continue;
+        }
+        std::string stuck;
+        for (const Fault& f : best) {
+            if (&pins[size_t(f.pin)] != p) continue;
+            const bool high = f.level != p->pc_inverts;  // pin level from the register level
+            stuck = strf("stuck %s: %s reads as %d whatever is driven", high ? "high" : "low", p->papers.c_str(),
+                         int(f.level));
+        }
+        if (!stuck.empty()) {
+            const std::string also = best.size() > 1 ? strf(" (%zu pins explain the readings equally)", best.size()) : "";
+            const std::string fit = fewest ? strf("; closest single-pin fit, %u readings still unexplained", fewest)
+                                           : "; this explains every reading";
+            rep(Verdict::fail, name, sig + stuck + fit + also);
+        } else if (sound && best.empty()) {
+            rep(Verdict::skip, name, sig + "undetermined: no single stuck pin explains the wrong readings "
+                                           "(two faults, or another PE active?)");
+        } else {
+            std::string culprits;
+            for (const Fault& f : best) culprits += strf("%s%u", culprits.empty() ? "" : ", ", pins[size_t(f.pin)].db25);
+            rep(Verdict::pass, name, sig + (sound ? "sound: the wrong readings are explained by pin " + culprits
+                                                  : "driven and read at both levels as predicted"));
+        }
+    }
+    return rep.ok;
+}
+
+}  // namespace aggnet::board_check
