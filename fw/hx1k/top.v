@@ -1,7 +1,7 @@
 `default_nettype none
-// fw/hx1k/top.v: full PAPERS-4 (seed 000) and the aggnet link on a custom
-// iCE40HX1K-TQ144 board (the iCEstick chip with all package pins reachable).
-// Only wiring: pll, por, rtl/hub/aggnet_hub.v (N = 4) and rtl/link/uart_stream.v.
+// fw/hx1k/top.v: full PAPERS-4 (seed 000) on a custom iCE40HX1K-TQ144 board
+// (the iCEstick chip with all package pins reachable).  Only wiring: pll, por
+// and papers_hub (N = 4).
 //
 // Every parallel-port signal of the seed has a pin: per PE 8 data pins in
 // (DB25 2-9 = D0..D7 = D, PROBE, IR, S, B0..B3), 4 control pins in (DB25 1,
@@ -11,14 +11,12 @@
 // SelectIn and Busy are undone by the host driver and by the hub (/GO on
 // Busy), so the pins connect straight through (docs/wiring.md).
 //
-// The link: this board is no product, so it has no USB UART of its own.  Its
-// designer puts a USB UART bridge on two spare package pins, 9 (RXD into the
-// FPGA) and 8 (TXD out of it) -- where the iCEstick has its FT2232H channel
-// B (tools/boards/icestick.py), so the iCEstick's schematic can be copied --
-// and it runs at 12 Mbaud (LINK_BAUD), which needs an FT2232H or FT232H
-// (10 hub clocks per bit).  A 3 Mbaud bridge (FT231X, CP2102N) needs
-// LINK_BAUD = 3000000 here.  One PC on that cable can be all four PEs:
-// serial:/dev/ttyUSBn@12000000?pe=K.
+// No link on this board: the hub top with its link port (rtl/hub/aggnet_hub.v
+// N = 4 and rtl/link/uart_stream.v) needs about 1800 LUT4 and 1550
+// flip-flops (yosys synth_ice40), and the HX1K has 1280 logic cells; nextpnr
+// cannot place it (fw/icestick/top.v says the same).  This board shows that
+// the pin-level PAPERS-4 fits the chip; for PAPERS over USB use an
+// iCEBreaker, the HX8K breakout or a ULX3S (docs/hardware.md).
 //
 // LEDs on the iCEstick LED pins 95-99: PE0 {S, B3, B2, B1, B0} (5 LEDs).
 // Pin choice: constraints/hx1k.pcf (docs/wiring.md).
@@ -29,9 +27,7 @@ module top (
     input  wire [31:0] pe_d,      // PE a's data pins D0..D7 at [8a +: 8]
     input  wire [15:0] pe_c,      // PE a's U0, U1, GI, CE at [4a +: 4]
     output wire [19:0] pe_st,     // PE a's I0, I1, I2, INT, Busy at [5a +: 5]
-    output wire [4:0]  led,
-    input  wire        uart_rx,   // USB UART bridge TXD -> FPGA (pin 9, spare)
-    output wire        uart_tx    // FPGA -> USB UART bridge RXD (pin 8, spare)
+    output wire [4:0]  led
 );
     localparam integer N = 4;
     localparam integer W = 8;    // papers_hub's register width at N = 4
@@ -42,7 +38,6 @@ module top (
     // (PFD 12 MHz, VCO 960 MHz).  mk/hw.mk reads HUB_KHZ: nextpnr and icetime
     // must meet it or the bitstream build fails.
     localparam integer HUB_KHZ = 120000;
-    localparam integer LINK_BAUD = 12000000;
     wire clk, pll_locked;
     pll #(.ARCH("ICE40_CORE"), .IN_KHZ(12000), .OUT_KHZ(HUB_KHZ),
           .DIVR(0), .DIVF(79), .DIVQ(3), .FILTER_RANGE(1))
@@ -64,21 +59,11 @@ module top (
         end
     endgenerate
 
-    wire       rx_valid, rx_ferr, tx_valid, tx_ready;
-    wire [7:0] rx_data, tx_data;
-    uart_stream #(.CLK_HZ(HUB_KHZ * 1000), .BAUD(LINK_BAUD)) u_uart (
-        .clk(clk), .rst(rst), .rx(uart_rx), .tx(uart_tx),
-        .rx_valid(rx_valid), .rx_data(rx_data), .rx_ferr(rx_ferr),
-        .tx_valid(tx_valid), .tx_ready(tx_ready), .tx_data(tx_data)
-    );
-
     // pe_d is the data register's layout {B3..B0, S, IR, PROBE, D} per PE already.
-    aggnet_hub #(.N(N), .CLK_HZ(HUB_KHZ * 1000)) u_hub (
+    papers_hub #(.N(N)) u_hub (
         .clk(clk), .rst(rst),
         .pe_data(pe_d), .pe_ctrl(pe_ctrl),
-        .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad),
-        .link_rx_valid(rx_valid), .link_rx_data(rx_data), .link_rx_ferr(rx_ferr),
-        .link_tx_valid(tx_valid), .link_tx_ready(tx_ready), .link_tx_data(tx_data)
+        .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad)
     );
 
     // pe_led[0 +: LW] = {CE, IR, U1, U0, D, S, B3, B2, B1, B0}

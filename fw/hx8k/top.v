@@ -15,15 +15,15 @@
 // FT2232H channel B (ball B10 = RXD into the FPGA, B12 = TXD out of it;
 // source: amaranth-boards ice40_hx8k_b_evn.py UARTResource rx="B10"
 // tx="B12"; tools/boards/hx8k.py), at 12 Mbaud (LINK_BAUD, the FT2232H's
-// highest rate; 10 hub clocks per bit).  One PC on that cable can be all
+// highest rate; 5 hub clocks per bit).  One PC on that cable can be all
 // four PEs: serial:/dev/ttyUSB1@12000000?pe=K (channel B is the second
 // ttyUSB of the FT2232H).  A PE on the link and a PE on its pins barrier
 // together.
 //
 // LEDs D2..D9: PE0's section 3.2 display {CE, IR, D, S, B3, B2, B1, B0}
 // (U1, U0 have no LED on this board).
-// Clock: the hub runs at 120 MHz from the PLL (rtl/common/pll.v); 4 hub
-// cycles pin to pin are 33.3 ns.
+// Clock: the hub runs at 60 MHz from the PLL (rtl/common/pll.v); 4 hub
+// cycles pin to pin are 66.7 ns.
 module top (
     input  wire        clk_12mhz,
     input  wire [31:0] pe_d,      // PE a's data pins D0..D7 at [8a +: 8]
@@ -37,15 +37,17 @@ module top (
     localparam integer W = 8;    // papers_hub's register width at N = 4
     localparam integer LW = 10;  // and its LED column width
 
-    // Hub clock: 120 MHz from the 12 MHz oscillator (SB_PLL40_CORE: the clock ball J3 is not the PLL pad).
-    // icepll -i 12 -o 120: DIVR = 0, DIVF = 79, DIVQ = 3, FILTER_RANGE = 1
-    // (PFD 12 MHz, VCO 960 MHz).  mk/hw.mk reads HUB_KHZ: nextpnr and icetime
+    // Hub clock: 60 MHz from the 12 MHz oscillator (SB_PLL40_CORE: the clock ball J3 is not the PLL pad).
+    // icepll -i 12 -o 60: DIVR = 0, DIVF = 79, DIVQ = 4, FILTER_RANGE = 1
+    // (PFD 12 MHz, VCO 960 MHz).  With the link the HX8K places the hub at
+    // 73.5 MHz (nextpnr, seed 1; link_port's command decode is the critical
+    // path), so 60 MHz, not the 120 MHz of the pins-only hub.  mk/hw.mk reads HUB_KHZ: nextpnr and icetime
     // must meet it or the bitstream build fails.
-    localparam integer HUB_KHZ = 120000;
+    localparam integer HUB_KHZ = 60000;
     localparam integer LINK_BAUD = 12000000;
     wire clk, pll_locked;
     pll #(.ARCH("ICE40_CORE"), .IN_KHZ(12000), .OUT_KHZ(HUB_KHZ),
-          .DIVR(0), .DIVF(79), .DIVQ(3), .FILTER_RANGE(1))
+          .DIVR(0), .DIVF(79), .DIVQ(4), .FILTER_RANGE(1))
         u_pll (.clk_in(clk_12mhz), .clk_out(clk), .locked(pll_locked));
 
     wire rst;

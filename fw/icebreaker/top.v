@@ -18,16 +18,17 @@
 // FT2232H channel B (pins 6 = RX into the FPGA, 9 = TX out of it; sources:
 // icestorm examples/icebreaker/icebreaker.pcf RX 6, TX 9, and amaranth-boards
 // icebreaker.py UARTResource rx="6" tx="9"; tools/boards/icebreaker.py), at
-// 12 Mbaud (LINK_BAUD, the FT2232H's highest rate; 6 hub clocks per bit).
-// One PC on that cable can be all four PEs, with full PAPERS (D, PROBE, IR,
-// the I bits, INT) through the PAPERS window: serial:/dev/ttyUSB1@12000000?pe=K
+// 6 Mbaud (LINK_BAUD: 4 hub clocks per bit at 24 MHz, uart_rx's minimum;
+// the FT2232H makes 6 Mbaud exactly, 120 MHz / 20).  One PC on that cable
+// can be all four PEs, with full PAPERS (D, PROBE, IR, the I bits, INT)
+// through the PAPERS window: serial:/dev/ttyUSB1@6000000?pe=K
 // (channel B is the second ttyUSB of the FT2232H).  A PE on the link and a PE
 // on its pins barrier together.
 //
 // LEDs (active low): PE0 section 3.2 display, green LEDG_N = S, red LEDR_N = B0.
 // The user button BTN_N resets the hub.
-// Clock: the hub runs at 72 MHz from the PLL (rtl/common/pll.v); 4 hub
-// cycles pin to pin are 55.6 ns.
+// Clock: the hub runs at 24 MHz from the PLL (rtl/common/pll.v); 4 hub
+// cycles pin to pin are 167 ns.
 module top (
     input  wire        clk_12mhz,
     input  wire        btn_n,
@@ -43,15 +44,17 @@ module top (
     localparam integer W = 8;    // papers_hub's register width at N = 4
     localparam integer LW = 10;  // and its LED column width
 
-    // Hub clock: 72 MHz from the 12 MHz oscillator (SB_PLL40_PAD: pin 35 is the PLL's own pad).
-    // icepll -i 12 -o 72: DIVR = 0, DIVF = 47, DIVQ = 3, FILTER_RANGE = 1
-    // (PFD 12 MHz, VCO 576 MHz).  mk/hw.mk reads HUB_KHZ: nextpnr and icetime
+    // Hub clock: 24 MHz from the 12 MHz oscillator (SB_PLL40_PAD: pin 35 is the PLL's own pad).
+    // icepll -i 12 -o 24: DIVR = 0, DIVF = 63, DIVQ = 5, FILTER_RANGE = 1
+    // (PFD 12 MHz, VCO 768 MHz).  With the link the UP5K places the hub at
+    // 26.9 MHz (nextpnr, seed 1; link_port's command decode is the critical
+    // path), so 24 MHz, not the 72 MHz of the pins-only hub.  mk/hw.mk reads HUB_KHZ: nextpnr and icetime
     // must meet it or the bitstream build fails.
-    localparam integer HUB_KHZ = 72000;
-    localparam integer LINK_BAUD = 12000000;
+    localparam integer HUB_KHZ = 24000;
+    localparam integer LINK_BAUD = 6000000;
     wire clk, pll_locked;
     pll #(.ARCH("ICE40_PAD"), .IN_KHZ(12000), .OUT_KHZ(HUB_KHZ),
-          .DIVR(0), .DIVF(47), .DIVQ(3), .FILTER_RANGE(1))
+          .DIVR(0), .DIVF(63), .DIVQ(5), .FILTER_RANGE(1))
         u_pll (.clk_in(clk_12mhz), .clk_out(clk), .locked(pll_locked));
 
     wire rst;

@@ -1,27 +1,23 @@
 `default_nettype none
-// fw/icestick/top.v: PAPERS-4 (seed 000) and the aggnet link on a Lattice
-// iCEstick (iCE40HX1K-TQ144).  Only wiring: pll, por, rtl/hub/aggnet_hub.v
-// (N = 4) and rtl/link/uart_stream.v on the board's USB UART.
+// fw/icestick/top.v: PAPERS-4 (seed 000) on a Lattice iCEstick (iCE40HX1K-TQ144).
+// Only wiring: papers_hub N=4 and por, nothing else.
 //
 // The iCEstick breaks out 24 user I/Os (J1, J2 Pmod, J3), not the 68 a full
 // PAPERS-4 needs (4 PEs x (8 data + 4 control + 5 status)).  This top is the
 // reduced "barrier-only" PAPERS-4: per PE the S pin and the four mask pins
 // B0..B3 come in and the Busy pin (/GO) goes out = 6 pins per PE, 24 in all.
 // D, PROBE, IR, GI, CE, U0, U1 are tied to 0, so the I bits, INT and the
-// interrupt paths are not available on the pins of this board
-// (docs/hardware.md).  The full 68-pin PAPERS-4 for the same chip is
-// fw/hx1k/top.v (a custom HX1K-TQ144 board) and fw/hx8k/top.v (iCE40-HX8K
-// breakout).
+// interrupt paths are not available on this board (docs/hardware.md).  The
+// full 68-pin PAPERS-4 for the same chip is fw/hx1k/top.v (a custom
+// HX1K-TQ144 board) and fw/hx8k/top.v (iCE40-HX8K breakout).
 //
-// The link: every PE can instead be reached over the board's own USB UART,
-// FT2232H channel B (pins 9 = RXD into the FPGA, 8 = TXD out of it; sources:
-// amaranth-boards icestick.py UARTResource rx="9" tx="8", and icestorm
-// examples/icestick/icestick.pcf RX 9, TX 8; tools/boards/icestick.py), at
-// 12 Mbaud (LINK_BAUD, the FT2232H's highest rate; 10 hub clocks per bit).
-// One PC on that cable can be all four PEs, with full PAPERS (D, PROBE, IR,
-// the I bits, INT) through the PAPERS window: serial:/dev/ttyUSB1@12000000?pe=K
-// (channel B is the second ttyUSB of the FT2232H).  A PE on the link and a PE
-// on its pins barrier together.
+// No link on this board: the hub top with its link port (rtl/hub/aggnet_hub.v
+// N = 4 and rtl/link/uart_stream.v, as on the iCEBreaker) needs about 1800
+// LUT4 and 1550 flip-flops (yosys synth_ice40; about 1500 and 1200 with one
+// PE on the link), and the HX1K has 1280 logic cells, each one LUT4 and one
+// flip-flop: nextpnr cannot place it.  The FT2232H channel B UART (pins 9 RX,
+// 8 TX; tools/boards/icestick.py) stays unused; for PAPERS over USB use an
+// iCEBreaker, the HX8K breakout or a ULX3S (docs/hardware.md).
 //
 // LEDs: PE0's section 3.2 display, green = S, red LED1..LED4 = B0..B3.
 // Clock: the hub runs at 120 MHz from the PLL (rtl/common/pll.v); 4 hub
@@ -31,20 +27,17 @@ module top (
     input  wire [3:0]  pe_s,      // PE a's S (DB25 pin 5, D3)
     input  wire [15:0] pe_b,      // PE a's B0..B3 at [4a +: 4] (DB25 pins 6-9, D4-D7)
     output wire [3:0]  pe_busy,   // PE a's Busy (DB25 pin 11) = /GO
-    output wire [4:0]  led,       // led[3:0] red LED1..LED4, led[4] green LED5
-    input  wire        uart_rx,   // FT2232H channel B TXD -> FPGA (pin 9)
-    output wire        uart_tx    // FPGA -> FT2232H channel B RXD (pin 8)
+    output wire [4:0]  led        // led[3:0] red LED1..LED4, led[4] green LED5
 );
     localparam integer N = 4;
-    localparam integer W = 8;    // papers_hub's register width at N = 4
-    localparam integer LW = 10;  // and its LED column width
+    localparam integer W = 8;
+    localparam integer LW = 10;
 
     // Hub clock: 120 MHz from the 12 MHz oscillator (SB_PLL40_CORE: pin 21 is not the PLL pad).
     // icepll -i 12 -o 120: DIVR = 0, DIVF = 79, DIVQ = 3, FILTER_RANGE = 1
     // (PFD 12 MHz, VCO 960 MHz).  mk/hw.mk reads HUB_KHZ: nextpnr and icetime
     // must meet it or the bitstream build fails.
     localparam integer HUB_KHZ = 120000;
-    localparam integer LINK_BAUD = 12000000;
     wire clk, pll_locked;
     pll #(.ARCH("ICE40_CORE"), .IN_KHZ(12000), .OUT_KHZ(HUB_KHZ),
           .DIVR(0), .DIVF(79), .DIVQ(3), .FILTER_RANGE(1))
@@ -69,20 +62,10 @@ module top (
         end
     endgenerate
 
-    wire       rx_valid, rx_ferr, tx_valid, tx_ready;
-    wire [7:0] rx_data, tx_data;
-    uart_stream #(.CLK_HZ(HUB_KHZ * 1000), .BAUD(LINK_BAUD)) u_uart (
-        .clk(clk), .rst(rst), .rx(uart_rx), .tx(uart_tx),
-        .rx_valid(rx_valid), .rx_data(rx_data), .rx_ferr(rx_ferr),
-        .tx_valid(tx_valid), .tx_ready(tx_ready), .tx_data(tx_data)
-    );
-
-    aggnet_hub #(.N(N), .CLK_HZ(HUB_KHZ * 1000)) u_hub (
+    papers_hub #(.N(N)) u_hub (
         .clk(clk), .rst(rst),
         .pe_data(pe_data), .pe_ctrl(pe_ctrl),
-        .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad),
-        .link_rx_valid(rx_valid), .link_rx_data(rx_data), .link_rx_ferr(rx_ferr),
-        .link_tx_valid(tx_valid), .link_tx_ready(tx_ready), .link_tx_data(tx_data)
+        .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad)
     );
 
     // pe_led[0 +: LW] = {CE, IR, U1, U0, D, S, B3, B2, B1, B0}

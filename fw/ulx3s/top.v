@@ -15,7 +15,7 @@
 // the FT231X on the US1 connector (ball M1 = ftdi_txd, into the FPGA; L4 =
 // ftdi_rxd, out of it; source: emard/ulx3s doc/constraints/ulx3s_v20.lpf
 // "FPGA receives from ftdi" / "FPGA transmits to ftdi"; tools/boards/ulx3s.py),
-// at 3 Mbaud (LINK_BAUD, the FT231X's highest rate; 40 hub clocks per bit).
+// at 3 Mbaud (LINK_BAUD, the FT231X's highest rate; 25 hub clocks per bit).
 // One PC on that cable can be all four PEs, PROBE included, through the PAPERS
 // window: serial:/dev/ttyUSB0@3000000?pe=K.  A PE on the link and a PE on
 // its pins barrier together.
@@ -26,8 +26,8 @@
 // The ESP32 module shares six header pins (GP11..GN13).  wifi_en, its EN
 // pin, is held low: the ESP32 stays in reset while the hub runs, and the
 // constraint file puts only hub outputs on the shared pins.
-// Clock: the hub runs at 120 MHz from the PLL (rtl/common/pll.v); 4 hub
-// cycles pin to pin are 33.3 ns.
+// Clock: the hub runs at 75 MHz from the PLL (rtl/common/pll.v); 4 hub
+// cycles pin to pin are 53.3 ns.
 module top (
     input  wire        clk_25mhz,
     input  wire        btn_fire1,
@@ -49,16 +49,19 @@ module top (
     localparam integer W = 8;    // papers_hub's register width at N = 4
     localparam integer LW = 10;  // and its LED column width
 
-    // Hub clock: 120 MHz from the 25 MHz oscillator (EHXPLLL, CLKOP fed back).
-    // ecppll -i 25 -o 120: CLKI_DIV = 5, CLKFB_DIV = 24, CLKOP_DIV = 5,
-    // CLKOP_CPHASE = 2 (PFD 5 MHz, VCO 600 MHz).  120 MHz is 40 clocks per bit
-    // at the FT231X's 3 Mbaud.  mk/hw.mk reads HUB_KHZ: nextpnr must meet it
-    // or the bitstream build fails.
-    localparam integer HUB_KHZ = 120000;
+    // Hub clock: 75 MHz from the 25 MHz oscillator (EHXPLLL, CLKOP fed back).
+    // CLKI_DIV = 1, CLKFB_DIV = 3, CLKOP_DIV = 8, CLKOP_CPHASE = 3 (PFD
+    // 25 MHz, VCO 600 MHz; pll.v checks the ranges and the result).  With the
+    // link the ECP5-85F places the hub at 88.3 MHz (nextpnr, seed 1;
+    // link_port's command decode is the critical path), so 75 MHz, not the
+    // 120 MHz of the pins-only hub; 25 clocks per bit at the FT231X's
+    // 3 Mbaud.  mk/hw.mk reads HUB_KHZ: nextpnr must meet it or the
+    // bitstream build fails.
+    localparam integer HUB_KHZ = 75000;
     localparam integer LINK_BAUD = 3000000;
     wire clk, pll_locked;
     pll #(.ARCH("ECP5"), .IN_KHZ(25000), .OUT_KHZ(HUB_KHZ),
-          .CLKI_DIV(5), .CLKFB_DIV(24), .CLKOP_DIV(5), .CLKOP_CPHASE(2))
+          .CLKI_DIV(1), .CLKFB_DIV(3), .CLKOP_DIV(8), .CLKOP_CPHASE(3))
         u_pll (.clk_in(clk_25mhz), .clk_out(clk), .locked(pll_locked));
 
     wire rst;

@@ -12,8 +12,6 @@ SOURCES = [
     "(commit 3cdcf4b009bb8681ab7e2e09d65043f04334b60e)",
     "clock (21), LEDs (95-99) and SPI flash (67, 68, 70, 71) as on the iCEstick: "
     "tools/boards/icestick.py",
-    "USB UART on the spare pins 9 (RXD in) and 8 (TXD out), chosen here: the iCEstick's "
-    "FT2232H channel B pins (tools/boards/icestick.py), so its schematic can be copied",
 ]
 FAMILY = "ice40"
 DEVICE = "hx1k"
@@ -37,13 +35,9 @@ POWER = {}
 NETS = {
     "21": "12 MHz oscillator",
     "99": "LED 1", "98": "LED 2", "97": "LED 3", "96": "LED 4", "95": "LED 5",
-    "9": "USB UART bridge RXD (into the FPGA; the designer's, where the iCEstick has its FT2232H)",
-    "8": "USB UART bridge TXD (out of the FPGA; likewise)",
     "71": "SPI flash CS", "70": "SPI flash SCK", "67": "SPI flash MOSI", "68": "SPI flash MISO",
 }
 USES = [
     (r"clk_12mhz", r"oscillator", "input", "the PLL reference"),
     (r"led\[\d+\]", r"^LED ", "output", "PE0's status display"),
-    (r"uart_rx", r"^USB UART bridge RXD", "input", "the link (rtl/link/uart_stream.v), 12 Mbaud"),
-    (r"uart_tx", r"^USB UART bridge TXD", "output", "the link (rtl/link/uart_stream.v), 12 Mbaud"),
 ]
