@@ -14,7 +14,8 @@
 // * Cycle timeout: tick() throws CycleTimeout once max_cycles is exceeded, so a
 //   wait on a condition that never comes cannot hang a test.
 // * The model's ports are reached with operator->; clk and rst are driven by
-//   the harness (the top must name them clk and rst).
+//   the harness (the top must name them clk and rst; a board top's clock is
+//   its oscillator pin, clock_of() below, and it has no rst: its por resets it).
 #pragma once
 
 #include <verilated.h>
@@ -38,6 +39,24 @@ struct has_rst : std::false_type {};
 template <class M>
 struct has_rst<M, std::void_t<decltype(std::declval<M&>().rst)>> : std::true_type {};
 
+/// The model's clock input: `clk`, or a board top's oscillator pin
+/// (fw/<board>/top.v: `clk_12mhz`, `clk_25mhz`; under Verilator the PLL of
+/// rtl/common/pll.v passes it through, so it is the hub clock).
+template <class M, class = void>
+struct has_clk : std::false_type {};
+template <class M>
+struct has_clk<M, std::void_t<decltype(std::declval<M&>().clk)>> : std::true_type {};
+template <class M, class = void>
+struct has_clk_12mhz : std::false_type {};
+template <class M>
+struct has_clk_12mhz<M, std::void_t<decltype(std::declval<M&>().clk_12mhz)>> : std::true_type {};
+template <class M>
+auto& clock_of(M& m) {
+    if constexpr (has_clk<M>::value) return m.clk;
+    else if constexpr (has_clk_12mhz<M>::value) return m.clk_12mhz;
+    else return m.clk_25mhz;
+}
+
 struct CycleTimeout : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
@@ -50,7 +69,7 @@ public:
           ctx_(std::make_unique<VerilatedContext>()) {
         ctx_->traceEverOn(true);
         model_ = std::make_unique<Model>(ctx_.get(), name_.c_str());
-        model_->clk = 0;
+        clock_of(*model_) = 0;
         set_rst(1);
         model_->eval();
         if (const char* dir = std::getenv("AGGNET_TRACE"); dir && *dir) {
@@ -100,11 +119,11 @@ public:
     void tick() {
         if (cycle_ >= max_cycles_)
             throw CycleTimeout(name_ + ": cycle timeout after " + std::to_string(cycle_) + " cycles");
-        model_->clk = 0;
+        clock_of(*model_) = 0;
         model_->eval();
         ctx_->timeInc(5);
         dump();
-        model_->clk = 1;
+        clock_of(*model_) = 1;
         model_->eval();
         ctx_->timeInc(5);
         dump();

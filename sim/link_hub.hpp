@@ -45,9 +45,13 @@ public:
 
     LinkHub(unsigned pes, const std::string& name, uint64_t ns_per_cycle = 20, uint64_t max_cycles = 200'000'000,
             Faults faults = {})
-        : h_(make_hub_rtl(pes, name, max_cycles)), ns_(ns_per_cycle), out_(pes), faults_(faults), rng_(faults.seed) {
+        : LinkHub(make_hub_rtl(pes, name, max_cycles), ns_per_cycle, faults) {}
+    /// Any HubModel: e.g. a board top whose byte streams are its UART pins
+    /// (tests/test_board_tops.cpp).
+    LinkHub(std::unique_ptr<HubModel> model, uint64_t ns_per_cycle, Faults faults = {})
+        : h_(std::move(model)), ns_(ns_per_cycle), out_(h_->pes()), faults_(faults), rng_(faults.seed) {
         h_->reset();
-        for (unsigned pe = 0; pe < pes; ++pe) eps_.push_back(std::make_unique<Endpoint>(*this, pe));
+        for (unsigned pe = 0; pe < h_->pes(); ++pe) eps_.push_back(std::make_unique<Endpoint>(*this, pe));
     }
 
     class Endpoint final : public link::LinkPipe {

@@ -66,6 +66,7 @@ TEST = {
     "families": F("strs", default=[]),   # model families it links (make_<family>_rtl)
     "timeout": F("int", default=DEFAULT_TIMEOUT),
     "seeded": F("bool", default=False),  # random stimulus: `make test-fresh` reruns it
+    "boards": F("bool", default=False),  # also verilates every board top (tools/boards/, fw/<board>/top.v)
 }
 MODEL = {
     "family": F("str", True),      # make_<family>_rtl(), <family>_rtl_sizes(), <family>_models
@@ -329,7 +330,10 @@ class Registry:
         return {c.window: c.name for c in self.order if c.window is not None}
 
     def tests(self):
-        """[{name, sources, families, timeout, seeded, engine, models: [{prefix, top, args}]}]."""
+        """[{name, sources, families, timeout, seeded, engine, models: [{prefix, top, args, extra}],
+        boards: [{name, prefix, top_file, params}]}]: with "boards", one model V<board>_top per
+        board of tools/boards/, its top fw/<board>/top.v read after the component's sources,
+        and the top's integer localparams (N, HUB_KHZ, LINK_BAUD, ...)."""
         out = []
         for c in self.order:
             for t in c.tests:
@@ -337,14 +341,43 @@ class Registry:
                 for v in t["verilate"]:
                     for prefix, p in zip(_expand(v["prefix"], v["params"], "", []), v["params"]):
                         args = ["-G%s=%d" % kv for kv in p.items()] + c.verilator_args + v["args"]
-                        models.append({"prefix": prefix, "top": v["top"], "args": args})
-                out.append(dict(t, engine=c.name, models=models))
+                        models.append({"prefix": prefix, "top": v["top"], "args": args, "extra": []})
+                bds = []
+                for b in (board_tops(self.root) if t["boards"] else []):
+                    bds.append(b)
+                    models.append({"prefix": b["prefix"], "top": "top", "args": list(c.verilator_args),
+                                   "extra": [b["top_file"]]})
+                out.append(dict(t, engine=c.name, models=models, boards=bds))
         return out
 
     def families(self):
         return [dict(m, engine=c.name,
                      args=c.verilator_args + m["args"]) for c in self.order for m in c.models]
 
+
+
+LOCALPARAM_RE = re.compile(r"localparam\s+integer\s+([A-Z_][A-Z0-9_]*)\s*=\s*(\d+)\s*;")
+
+
+def board_tops(root):
+    """[{name, prefix, top_file, params}] for every board of tools/boards/ (the one
+    list of boards; none in the selftest's throw-away trees): its gateware top and
+    the integer localparams the top declares with a literal value."""
+    d = os.path.join(root, "tools", "boards")
+    if not os.path.isdir(d):
+        return []
+    out = []
+    for f in sorted(os.listdir(d)):
+        if not f.endswith(".py") or f.startswith("_"):
+            continue
+        name = f[:-3]
+        top = "fw/%s/top.v" % name
+        params = {}
+        if os.path.isfile(os.path.join(root, top)):
+            with open(os.path.join(root, top)) as fh:
+                params = {k: int(v) for k, v in LOCALPARAM_RE.findall(fh.read())}
+        out.append({"name": name, "prefix": "V%s_top" % name, "top_file": top, "params": params})
+    return out
 
 
 def _linkgen_windows(root):
@@ -512,6 +545,13 @@ def load(root=ROOT):
                 wj = "%s.verilate[%d]" % (wi, j)
                 need_top(v["top"], wj)
                 prefixes += _expand(v["prefix"], v["params"], wj + ".prefix", errs)
+            if t["boards"]:
+                for b in board_tops(root):
+                    if not os.path.isfile(os.path.join(root, b["top_file"])):
+                        errs.append("%s.boards: board %s has no top %s" % (wi, b["name"], b["top_file"]))
+                    elif "top" not in _modules(root, b["top_file"]):
+                        errs.append("%s.boards: %s must define module 'top'" % (wi, b["top_file"]))
+                    prefixes.append(b["prefix"])
             dup = sorted({p for p in prefixes if prefixes.count(p) > 1})
             if dup:
                 errs.append("%s.verilate: model %s made twice" % (wi, ", ".join(dup)))
@@ -659,6 +699,12 @@ def cmake_text(reg):
             for m in t["models"]:
                 s("%s_%s_TOP" % (v, m["prefix"]), m["top"])
                 s("%s_%s_ARGS" % (v, m["prefix"]), ";".join(m["args"]))
+                s("%s_%s_EXTRA" % (v, m["prefix"]), absl(m["extra"]))
+            s(v + "_BOARDS", ";".join(b["name"] for b in t["boards"]))
+            for b in t["boards"]:
+                s("%s_BOARD_%s_PREFIX" % (v, b["name"]), b["prefix"])
+                s("%s_BOARD_%s_PARAMS" % (v, b["name"]),
+                  ";".join("%s=%d" % kv for kv in sorted(b["params"].items())))
     return "\n".join(o) + "\n"
 
 

@@ -1,6 +1,7 @@
 `default_nettype none
 // fw/hx1k/top.v: full PAPERS-4 (seed 000) on a custom iCE40HX1K-TQ144 board
-// (the iCEstick chip with all package pins reachable).  Only wiring: papers4_db25.
+// (the iCEstick chip with all package pins reachable).  Only wiring: pll, por
+// and papers_hub (N = 4).
 //
 // Every parallel-port signal of the seed has a pin: per PE 8 data pins in
 // (DB25 2-9 = D0..D7 = D, PROBE, IR, S, B0..B3), 4 control pins in (DB25 1,
@@ -9,6 +10,13 @@
 // 17 pins per PE, 68 in all.  The PC's own inversions of Strobe, AutoFD,
 // SelectIn and Busy are undone by the host driver and by the hub (/GO on
 // Busy), so the pins connect straight through (docs/wiring.md).
+//
+// No link on this board: the hub top with its link port (rtl/hub/aggnet_hub.v
+// N = 4 and rtl/link/uart_stream.v) needs about 1800 LUT4 and 1550
+// flip-flops (yosys synth_ice40), and the HX1K has 1280 logic cells; nextpnr
+// cannot place it (fw/icestick/top.v says the same).  This board shows that
+// the pin-level PAPERS-4 fits the chip; for PAPERS over USB use an
+// iCEBreaker, the HX8K breakout or a ULX3S (docs/hardware.md).
 //
 // LEDs on the iCEstick LED pins 95-99: PE0 {S, B3, B2, B1, B0} (5 LEDs).
 // Pin choice: constraints/hx1k.pcf (docs/wiring.md).
@@ -21,7 +29,11 @@ module top (
     output wire [19:0] pe_st,     // PE a's I0, I1, I2, INT, Busy at [5a +: 5]
     output wire [4:0]  led
 );
-    // Hub clock: 120 MHz from the 12 MHz oscillator (SB_PLL40_CORE: the clock pin 21 is not the PLL pad).
+    localparam integer N = 4;
+    localparam integer W = 8;    // papers_hub's register width at N = 4
+    localparam integer LW = 10;  // and its LED column width
+
+    // Hub clock: 120 MHz from the 12 MHz oscillator (SB_PLL40_CORE: pin 21 is not the PLL pad).
     // icepll -i 12 -o 120: DIVR = 0, DIVF = 79, DIVQ = 3, FILTER_RANGE = 1
     // (PFD 12 MHz, VCO 960 MHz).  mk/hw.mk reads HUB_KHZ: nextpnr and icetime
     // must meet it or the bitstream build fails.
@@ -31,13 +43,32 @@ module top (
           .DIVR(0), .DIVF(79), .DIVQ(3), .FILTER_RANGE(1))
         u_pll (.clk_in(clk_12mhz), .clk_out(clk), .locked(pll_locked));
 
-    wire [9:0] led0;  // {CE, IR, U1, U0, D, S, B3, B2, B1, B0} of PE0
-    papers4_db25 u_papers (
-        .clk(clk), .ext_rst(!pll_locked),
-        .pe_d(pe_d), .pe_c(pe_c), .pe_st(pe_st), .led0(led0)
-    );
-    assign led = led0[4:0];
+    wire rst;
+    por #(.BITS(4)) u_por (.clk(clk), .ext_rst(!pll_locked), .rst(rst));
 
-    wire unused_ok = &{1'b0, led0[9:5]};
+    wire [N*5-1:0]  pe_ctrl;
+    wire [N*W-1:0]  pe_stat;
+    wire [N*LW-1:0] pe_led;
+    wire [N-1:0]    pe_irq, pe_bad;
+
+    genvar a;
+    generate
+        for (a = 0; a < N; a = a + 1) begin : g_pe
+            assign pe_ctrl[a*5 +: 5] = {1'b0, pe_c[a*4 +: 4]};  // IE = 0
+            assign pe_st[a*5 +: 5]   = pe_stat[a*W + 3 +: 5];   // status bits 3..7
+        end
+    endgenerate
+
+    // pe_d is the data register's layout {B3..B0, S, IR, PROBE, D} per PE already.
+    papers_hub #(.N(N)) u_hub (
+        .clk(clk), .rst(rst),
+        .pe_data(pe_d), .pe_ctrl(pe_ctrl),
+        .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad)
+    );
+
+    // pe_led[0 +: LW] = {CE, IR, U1, U0, D, S, B3, B2, B1, B0}
+    assign led = pe_led[4:0];
+
+    wire unused_ok = &{1'b0, pe_stat, pe_led, pe_irq, pe_bad};
 endmodule
 `default_nettype wire

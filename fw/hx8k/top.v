@@ -1,6 +1,7 @@
 `default_nettype none
-// fw/hx8k/top.v: full PAPERS-4 (seed 000) on the Lattice iCE40-HX8K breakout
-// board (iCE40HX8K-CT256).  Only wiring: papers4_db25.
+// fw/hx8k/top.v: full PAPERS-4 (seed 000) and the aggnet link on the
+// Lattice iCE40-HX8K breakout board (iCE40HX8K-CT256).
+// Only wiring: pll, por, rtl/hub/aggnet_hub.v (N = 4) and rtl/link/uart_stream.v.
 //
 // Every parallel-port signal of the seed has a pin: per PE 8 data pins in
 // (DB25 2-9 = D0..D7 = D, PROBE, IR, S, B0..B3), 4 control pins in (DB25 1,
@@ -10,34 +11,81 @@
 // SelectIn and Busy are undone by the host driver and by the hub (/GO on
 // Busy), so the pins connect straight through (docs/wiring.md).
 //
+// The link: every PE can instead be reached over the board's own USB UART,
+// FT2232H channel B (ball B10 = RXD into the FPGA, B12 = TXD out of it;
+// source: amaranth-boards ice40_hx8k_b_evn.py UARTResource rx="B10"
+// tx="B12"; tools/boards/hx8k.py), at 12 Mbaud (LINK_BAUD, the FT2232H's
+// highest rate; 5 hub clocks per bit).  One PC on that cable can be all
+// four PEs: serial:/dev/ttyUSB1@12000000?pe=K (channel B is the second
+// ttyUSB of the FT2232H).  A PE on the link and a PE on its pins barrier
+// together.
+//
 // LEDs D2..D9: PE0's section 3.2 display {CE, IR, D, S, B3, B2, B1, B0}
 // (U1, U0 have no LED on this board).
-// Clock: the hub runs at 120 MHz from the PLL (rtl/common/pll.v); 4 hub
-// cycles pin to pin are 33.3 ns.
+// Clock: the hub runs at 60 MHz from the PLL (rtl/common/pll.v); 4 hub
+// cycles pin to pin are 66.7 ns.
 module top (
     input  wire        clk_12mhz,
     input  wire [31:0] pe_d,      // PE a's data pins D0..D7 at [8a +: 8]
     input  wire [15:0] pe_c,      // PE a's U0, U1, GI, CE at [4a +: 4]
     output wire [19:0] pe_st,     // PE a's I0, I1, I2, INT, Busy at [5a +: 5]
-    output wire [7:0]  led
+    output wire [7:0]  led,
+    input  wire        uart_rx,   // FT2232H channel B TXD -> FPGA (ball B10)
+    output wire        uart_tx    // FPGA -> FT2232H channel B RXD (ball B12)
 );
-    // Hub clock: 120 MHz from the 12 MHz oscillator (SB_PLL40_CORE: the clock ball J3 is not the PLL pad).
-    // icepll -i 12 -o 120: DIVR = 0, DIVF = 79, DIVQ = 3, FILTER_RANGE = 1
-    // (PFD 12 MHz, VCO 960 MHz).  mk/hw.mk reads HUB_KHZ: nextpnr and icetime
+    localparam integer N = 4;
+    localparam integer W = 8;    // papers_hub's register width at N = 4
+    localparam integer LW = 10;  // and its LED column width
+
+    // Hub clock: 60 MHz from the 12 MHz oscillator (SB_PLL40_CORE: the clock ball J3 is not the PLL pad).
+    // icepll -i 12 -o 60: DIVR = 0, DIVF = 79, DIVQ = 4, FILTER_RANGE = 1
+    // (PFD 12 MHz, VCO 960 MHz).  With the link the HX8K places the hub at
+    // 73.5 MHz (nextpnr, seed 1; link_port's command decode is the critical
+    // path), so 60 MHz, not the 120 MHz of the pins-only hub.  mk/hw.mk reads HUB_KHZ: nextpnr and icetime
     // must meet it or the bitstream build fails.
-    localparam integer HUB_KHZ = 120000;
+    localparam integer HUB_KHZ = 60000;
+    localparam integer LINK_BAUD = 12000000;
     wire clk, pll_locked;
     pll #(.ARCH("ICE40_CORE"), .IN_KHZ(12000), .OUT_KHZ(HUB_KHZ),
-          .DIVR(0), .DIVF(79), .DIVQ(3), .FILTER_RANGE(1))
+          .DIVR(0), .DIVF(79), .DIVQ(4), .FILTER_RANGE(1))
         u_pll (.clk_in(clk_12mhz), .clk_out(clk), .locked(pll_locked));
 
-    wire [9:0] led0;  // {CE, IR, U1, U0, D, S, B3, B2, B1, B0} of PE0
-    papers4_db25 u_papers (
-        .clk(clk), .ext_rst(!pll_locked),
-        .pe_d(pe_d), .pe_c(pe_c), .pe_st(pe_st), .led0(led0)
-    );
-    assign led = {led0[9:8], led0[5:0]};
+    wire rst;
+    por #(.BITS(4)) u_por (.clk(clk), .ext_rst(!pll_locked), .rst(rst));
 
-    wire unused_ok = &{1'b0, led0[7:6]};
+    wire [N*5-1:0]  pe_ctrl;
+    wire [N*W-1:0]  pe_stat;
+    wire [N*LW-1:0] pe_led;
+    wire [N-1:0]    pe_irq, pe_bad;
+
+    genvar a;
+    generate
+        for (a = 0; a < N; a = a + 1) begin : g_pe
+            assign pe_ctrl[a*5 +: 5] = {1'b0, pe_c[a*4 +: 4]};  // IE = 0
+            assign pe_st[a*5 +: 5]   = pe_stat[a*W + 3 +: 5];   // status bits 3..7
+        end
+    endgenerate
+
+    wire       rx_valid, rx_ferr, tx_valid, tx_ready;
+    wire [7:0] rx_data, tx_data;
+    uart_stream #(.CLK_HZ(HUB_KHZ * 1000), .BAUD(LINK_BAUD)) u_uart (
+        .clk(clk), .rst(rst), .rx(uart_rx), .tx(uart_tx),
+        .rx_valid(rx_valid), .rx_data(rx_data), .rx_ferr(rx_ferr),
+        .tx_valid(tx_valid), .tx_ready(tx_ready), .tx_data(tx_data)
+    );
+
+    // pe_d is the data register's layout {B3..B0, S, IR, PROBE, D} per PE already.
+    aggnet_hub #(.N(N), .CLK_HZ(HUB_KHZ * 1000)) u_hub (
+        .clk(clk), .rst(rst),
+        .pe_data(pe_d), .pe_ctrl(pe_ctrl),
+        .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad),
+        .link_rx_valid(rx_valid), .link_rx_data(rx_data), .link_rx_ferr(rx_ferr),
+        .link_tx_valid(tx_valid), .link_tx_ready(tx_ready), .link_tx_data(tx_data)
+    );
+
+    // pe_led[0 +: LW] = {CE, IR, U1, U0, D, S, B3, B2, B1, B0}
+    assign led = {pe_led[9:8], pe_led[5:0]};
+
+    wire unused_ok = &{1'b0, pe_stat, pe_led, pe_irq, pe_bad};
 endmodule
 `default_nettype wire

@@ -1,20 +1,34 @@
 `default_nettype none
-// fw/icebreaker/top.v: PAPERS-4 (seed 000) on a 1BitSquared iCEBreaker (iCE40UP5K-SG48).
-// Only wiring: papers_hub N=4 and por, nothing else.
+// fw/icebreaker/top.v: PAPERS-4 (seed 000) and the aggnet link on a
+// 1BitSquared iCEBreaker (iCE40UP5K-SG48).  Only wiring: pll, por,
+// rtl/hub/aggnet_hub.v (N = 4) and rtl/link/uart_stream.v on the board's
+// USB UART.
 //
 // The iCEBreaker breaks out 24 user I/Os (Pmods 1A, 1B, 2), not the 68 a full
 // PAPERS-4 needs (4 PEs x (8 data + 4 control + 5 status)).  This top is the
 // reduced "barrier-only" PAPERS-4: per PE the S pin and the four mask pins
 // B0..B3 come in and the Busy pin (/GO) goes out = 6 pins per PE, 24 in all.
 // D, PROBE, IR, GI, CE, U0, U1 are tied to 0, so the I bits, INT and the
-// interrupt paths are not available on this board (docs/hardware.md).  The
-// full 68-pin PAPERS-4 for the same chip family is fw/hx1k/top.v (a custom
-// HX1K-TQ144 board) and fw/hx8k/top.v (iCE40-HX8K breakout).
+// interrupt paths are not available on the pins of this board
+// (docs/hardware.md).  The full 68-pin PAPERS-4 for the same chip family
+// is fw/hx1k/top.v (a custom HX1K-TQ144 board) and fw/hx8k/top.v (iCE40-HX8K
+// breakout).
+//
+// The link: every PE can instead be reached over the board's own USB UART,
+// FT2232H channel B (pins 6 = RX into the FPGA, 9 = TX out of it; sources:
+// icestorm examples/icebreaker/icebreaker.pcf RX 6, TX 9, and amaranth-boards
+// icebreaker.py UARTResource rx="6" tx="9"; tools/boards/icebreaker.py), at
+// 6 Mbaud (LINK_BAUD: 4 hub clocks per bit at 24 MHz, uart_rx's minimum;
+// the FT2232H makes 6 Mbaud exactly, 120 MHz / 20).  One PC on that cable
+// can be all four PEs, with full PAPERS (D, PROBE, IR, the I bits, INT)
+// through the PAPERS window: serial:/dev/ttyUSB1@6000000?pe=K
+// (channel B is the second ttyUSB of the FT2232H).  A PE on the link and a PE
+// on its pins barrier together.
 //
 // LEDs (active low): PE0 section 3.2 display, green LEDG_N = S, red LEDR_N = B0.
 // The user button BTN_N resets the hub.
-// Clock: the hub runs at 72 MHz from the PLL (rtl/common/pll.v); 4 hub
-// cycles pin to pin are 55.6 ns.
+// Clock: the hub runs at 24 MHz from the PLL (rtl/common/pll.v); 4 hub
+// cycles pin to pin are 167 ns.
 module top (
     input  wire        clk_12mhz,
     input  wire        btn_n,
@@ -22,20 +36,25 @@ module top (
     input  wire [15:0] pe_b,      // PE a's B0..B3 at [4a +: 4] (DB25 pins 6-9, D4-D7)
     output wire [3:0]  pe_busy,   // PE a's Busy (DB25 pin 11) = /GO
     output wire        ledr_n,
-    output wire        ledg_n
+    output wire        ledg_n,
+    input  wire        uart_rx,   // FT2232H channel B TXD -> FPGA (pin 6)
+    output wire        uart_tx    // FPGA -> FT2232H channel B RXD (pin 9)
 );
     localparam integer N = 4;
-    localparam integer W = 8;
-    localparam integer LW = 10;
+    localparam integer W = 8;    // papers_hub's register width at N = 4
+    localparam integer LW = 10;  // and its LED column width
 
-    // Hub clock: 72 MHz from the 12 MHz oscillator (SB_PLL40_PAD: pin 35 is the PLL's own pad).
-    // icepll -i 12 -o 72: DIVR = 0, DIVF = 47, DIVQ = 3, FILTER_RANGE = 1
-    // (PFD 12 MHz, VCO 576 MHz).  mk/hw.mk reads HUB_KHZ: nextpnr and icetime
+    // Hub clock: 24 MHz from the 12 MHz oscillator (SB_PLL40_PAD: pin 35 is the PLL's own pad).
+    // icepll -i 12 -o 24: DIVR = 0, DIVF = 63, DIVQ = 5, FILTER_RANGE = 1
+    // (PFD 12 MHz, VCO 768 MHz).  With the link the UP5K places the hub at
+    // 26.9 MHz (nextpnr, seed 1; link_port's command decode is the critical
+    // path), so 24 MHz, not the 72 MHz of the pins-only hub.  mk/hw.mk reads HUB_KHZ: nextpnr and icetime
     // must meet it or the bitstream build fails.
-    localparam integer HUB_KHZ = 72000;
+    localparam integer HUB_KHZ = 24000;
+    localparam integer LINK_BAUD = 6000000;
     wire clk, pll_locked;
     pll #(.ARCH("ICE40_PAD"), .IN_KHZ(12000), .OUT_KHZ(HUB_KHZ),
-          .DIVR(0), .DIVF(47), .DIVQ(3), .FILTER_RANGE(1))
+          .DIVR(0), .DIVF(63), .DIVQ(5), .FILTER_RANGE(1))
         u_pll (.clk_in(clk_12mhz), .clk_out(clk), .locked(pll_locked));
 
     wire rst;
@@ -57,10 +76,20 @@ module top (
         end
     endgenerate
 
-    papers_hub #(.N(N)) u_hub (
+    wire       rx_valid, rx_ferr, tx_valid, tx_ready;
+    wire [7:0] rx_data, tx_data;
+    uart_stream #(.CLK_HZ(HUB_KHZ * 1000), .BAUD(LINK_BAUD)) u_uart (
+        .clk(clk), .rst(rst), .rx(uart_rx), .tx(uart_tx),
+        .rx_valid(rx_valid), .rx_data(rx_data), .rx_ferr(rx_ferr),
+        .tx_valid(tx_valid), .tx_ready(tx_ready), .tx_data(tx_data)
+    );
+
+    aggnet_hub #(.N(N), .CLK_HZ(HUB_KHZ * 1000)) u_hub (
         .clk(clk), .rst(rst),
         .pe_data(pe_data), .pe_ctrl(pe_ctrl),
-        .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad)
+        .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad),
+        .link_rx_valid(rx_valid), .link_rx_data(rx_data), .link_rx_ferr(rx_ferr),
+        .link_tx_valid(tx_valid), .link_tx_ready(tx_ready), .link_tx_data(tx_data)
     );
 
     // pe_led[0 +: LW] = {CE, IR, U1, U0, D, S, B3, B2, B1, B0}

@@ -11,6 +11,14 @@
 // full 68-pin PAPERS-4 for the same chip is fw/hx1k/top.v (a custom
 // HX1K-TQ144 board) and fw/hx8k/top.v (iCE40-HX8K breakout).
 //
+// No link on this board: the hub top with its link port (rtl/hub/aggnet_hub.v
+// N = 4 and rtl/link/uart_stream.v, as on the iCEBreaker) needs about 1800
+// LUT4 and 1550 flip-flops (yosys synth_ice40; about 1500 and 1200 with one
+// PE on the link), and the HX1K has 1280 logic cells, each one LUT4 and one
+// flip-flop: nextpnr cannot place it.  The FT2232H channel B UART (pins 9 RX,
+// 8 TX; tools/boards/icestick.py) stays unused; for PAPERS over USB use an
+// iCEBreaker, the HX8K breakout or a ULX3S (docs/hardware.md).
+//
 // LEDs: PE0's section 3.2 display, green = S, red LED1..LED4 = B0..B3.
 // Clock: the hub runs at 120 MHz from the PLL (rtl/common/pll.v); 4 hub
 // cycles pin to pin are 33.3 ns.

@@ -1,6 +1,7 @@
 `default_nettype none
-// fw/ulx3s/top.v: PAPERS-4 (seed 000) on a Radiona ULX3S (ECP5 LFE5U-85F).
-// Only wiring: papers_hub N=4 and por.
+// fw/ulx3s/top.v: PAPERS-4 (seed 000) and the aggnet link on a Radiona ULX3S
+// (ECP5 LFE5U-85F).  Only wiring: pll, por, rtl/hub/aggnet_hub.v (N = 4) and
+// rtl/link/uart_stream.v on the board's USB UART.
 //
 // The ULX3S GPIO header has 56 single-ended pins (gp[0..27], gn[0..27]); a
 // full PAPERS-4 needs 68.  Dropped here: PROBE (tied 0: the I bits show D)
@@ -10,14 +11,23 @@
 //   out I0, I1, I2, INT, Busy=/GO  (DB25 15, 13, 12, 10, 11)
 // The pin-to-header map is constraints/ulx3s.lpf and docs/wiring.md.
 //
+// The link: every PE can instead be reached over the board's own USB UART,
+// the FT231X on the US1 connector (ball M1 = ftdi_txd, into the FPGA; L4 =
+// ftdi_rxd, out of it; source: emard/ulx3s doc/constraints/ulx3s_v20.lpf
+// "FPGA receives from ftdi" / "FPGA transmits to ftdi"; tools/boards/ulx3s.py),
+// at 3 Mbaud (LINK_BAUD, the FT231X's highest rate; 25 hub clocks per bit).
+// One PC on that cable can be all four PEs, PROBE included, through the PAPERS
+// window: serial:/dev/ttyUSB0@3000000?pe=K.  A PE on the link and a PE on
+// its pins barrier together.
+//
 // LEDs led[7:0]: PE0's section 3.2 display {CE, IR, D, S, B3, B2, B1, B0}.
 // Button FIRE1 (btn[1]) resets the hub.
 //
 // The ESP32 module shares six header pins (GP11..GN13).  wifi_en, its EN
 // pin, is held low: the ESP32 stays in reset while the hub runs, and the
 // constraint file puts only hub outputs on the shared pins.
-// Clock: the hub runs at 120 MHz from the PLL (rtl/common/pll.v); 4 hub
-// cycles pin to pin are 33.3 ns.
+// Clock: the hub runs at 75 MHz from the PLL (rtl/common/pll.v); 4 hub
+// cycles pin to pin are 53.3 ns.
 module top (
     input  wire        clk_25mhz,
     input  wire        btn_fire1,
@@ -29,23 +39,29 @@ module top (
     input  wire [3:0]  pe_ce,     // PE a's CE     (DB25 17)
     output wire [19:0] pe_st,     // PE a's I0, I1, I2, INT, Busy at [5a +: 5]
     output wire [7:0]  led,
-    output wire        wifi_en    // ESP32 EN: low keeps the ESP32 in reset
+    output wire        wifi_en,   // ESP32 EN: low keeps the ESP32 in reset
+    input  wire        uart_rx,   // FT231X TXD -> FPGA (ball M1, ftdi_txd)
+    output wire        uart_tx    // FPGA -> FT231X RXD (ball L4, ftdi_rxd)
 );
     assign wifi_en = 1'b0;
 
     localparam integer N = 4;
-    localparam integer W = 8;
-    localparam integer LW = 10;
+    localparam integer W = 8;    // papers_hub's register width at N = 4
+    localparam integer LW = 10;  // and its LED column width
 
-    // Hub clock: 120 MHz from the 25 MHz oscillator (EHXPLLL, CLKOP fed back).
-    // ecppll -i 25 -o 120: CLKI_DIV = 5, CLKFB_DIV = 24, CLKOP_DIV = 5,
-    // CLKOP_CPHASE = 2 (PFD 5 MHz, VCO 600 MHz).  120 MHz is 40 clocks per bit
-    // at the FT231X's 3 Mbaud.  mk/hw.mk reads HUB_KHZ: nextpnr must meet it
-    // or the bitstream build fails.
-    localparam integer HUB_KHZ = 120000;
+    // Hub clock: 75 MHz from the 25 MHz oscillator (EHXPLLL, CLKOP fed back).
+    // CLKI_DIV = 1, CLKFB_DIV = 3, CLKOP_DIV = 8, CLKOP_CPHASE = 3 (PFD
+    // 25 MHz, VCO 600 MHz; pll.v checks the ranges and the result).  With the
+    // link the ECP5-85F places the hub at 88.3 MHz (nextpnr, seed 1;
+    // link_port's command decode is the critical path), so 75 MHz, not the
+    // 120 MHz of the pins-only hub; 25 clocks per bit at the FT231X's
+    // 3 Mbaud.  mk/hw.mk reads HUB_KHZ: nextpnr must meet it or the
+    // bitstream build fails.
+    localparam integer HUB_KHZ = 75000;
+    localparam integer LINK_BAUD = 3000000;
     wire clk, pll_locked;
     pll #(.ARCH("ECP5"), .IN_KHZ(25000), .OUT_KHZ(HUB_KHZ),
-          .CLKI_DIV(5), .CLKFB_DIV(24), .CLKOP_DIV(5), .CLKOP_CPHASE(2))
+          .CLKI_DIV(1), .CLKFB_DIV(3), .CLKOP_DIV(8), .CLKOP_CPHASE(3))
         u_pll (.clk_in(clk_25mhz), .clk_out(clk), .locked(pll_locked));
 
     wire rst;
@@ -68,10 +84,20 @@ module top (
         end
     endgenerate
 
-    papers_hub #(.N(N)) u_hub (
+    wire       rx_valid, rx_ferr, tx_valid, tx_ready;
+    wire [7:0] rx_data, tx_data;
+    uart_stream #(.CLK_HZ(HUB_KHZ * 1000), .BAUD(LINK_BAUD)) u_uart (
+        .clk(clk), .rst(rst), .rx(uart_rx), .tx(uart_tx),
+        .rx_valid(rx_valid), .rx_data(rx_data), .rx_ferr(rx_ferr),
+        .tx_valid(tx_valid), .tx_ready(tx_ready), .tx_data(tx_data)
+    );
+
+    aggnet_hub #(.N(N), .CLK_HZ(HUB_KHZ * 1000)) u_hub (
         .clk(clk), .rst(rst),
         .pe_data(pe_data), .pe_ctrl(pe_ctrl),
-        .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad)
+        .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad),
+        .link_rx_valid(rx_valid), .link_rx_data(rx_data), .link_rx_ferr(rx_ferr),
+        .link_tx_valid(tx_valid), .link_tx_ready(tx_ready), .link_tx_data(tx_data)
     );
 
     // pe_led[0 +: LW] = {CE, IR, U1, U0, D, S, B3, B2, B1, B0}

@@ -1,7 +1,7 @@
 `default_nettype none
-// link_uart: a link port on a UART's pins (docs/link.md): rtl/common/sync2.v
-// on the rx pin, uart_rx, link_port, uart_tx.  The model is Hall's compute
-// node to COP serial channel (seed 004 chapter IV); the departures are those
+// link_uart: a link port on a UART's pins (docs/link.md): uart_stream
+// (rtl/common/sync2.v on the rx pin, uart_rx, uart_tx) and link_port.  The
+// model is Hall's compute node to COP serial channel (seed 004 chapter IV); the departures are those
 // of link_port and uart_rx/uart_tx (8N1 UART and byte frames with CRC instead
 // of Spanceiver words).
 //
@@ -49,21 +49,14 @@ module link_uart #(
     // Parameter ranges are checked by the submodules (uart_rx: CLK_HZ/BAUD;
     // link_port: N, PE_ID, HUB_PES, CLK_HZ, STAT_W; frame_rx: IDLE_CYCLES).
 
-    wire rx_q;
-    sync2 #(.W(1)) u_sync (.clk(clk), .rst(rst), .d(rx), .q(rx_q));
-
     wire       rx_valid, rx_ferr;
     wire [7:0] rx_data;
-    uart_rx #(.CLK_HZ(CLK_HZ), .BAUD(BAUD)) u_urx (
-        .clk(clk), .rst(rst), .rx(rx_q), .valid(rx_valid), .data(rx_data),
-        .ferr(rx_ferr)
-    );
-
     wire       tx_valid, tx_ready;
     wire [7:0] tx_data;
-    uart_tx #(.CLK_HZ(CLK_HZ), .BAUD(BAUD)) u_utx (
-        .clk(clk), .rst(rst), .in_valid(tx_valid), .in_ready(tx_ready),
-        .in_data(tx_data), .tx(tx)
+    uart_stream #(.CLK_HZ(CLK_HZ), .BAUD(BAUD)) u_uart (
+        .clk(clk), .rst(rst), .rx(rx), .tx(tx),
+        .rx_valid(rx_valid), .rx_data(rx_data), .rx_ferr(rx_ferr),
+        .tx_valid(tx_valid), .tx_ready(tx_ready), .tx_data(tx_data)
     );
 
     link_port #(

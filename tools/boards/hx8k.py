@@ -8,6 +8,8 @@ TITLE = "Lattice iCE40-HX8K breakout board (ICE40HX8K-B-EVN)"
 SOURCES = [
     "headers J1-J4, LEDs, clock, FT2232H UART, SPI flash: amaranth-lang/amaranth-boards, "
     "amaranth_boards/ice40_hx8k_b_evn.py (commit fd2f0df811a8dbcf6aa0b94ac0788dc71ac79e1e)",
+    "FT2232H channel B UART: the same file, UARTResource(0, rx=\"B10\", tx=\"B12\", ...) "
+    "(rx is the FPGA's input)",
     "LEDs and clock, cross-checked: YosysHQ/icestorm, examples/hx8kboard/hx8kboard.pcf "
     "(commit 3cdcf4b009bb8681ab7e2e09d65043f04334b60e)",
 ]
@@ -52,7 +54,7 @@ NETS = {
     "J3": "12 MHz oscillator",
     "B5": "LED D9", "B4": "LED D8", "A2": "LED D7", "A1": "LED D6",
     "C5": "LED D5", "C4": "LED D4", "B3": "LED D3", "C3": "LED D2",
-    "B10": "FT2232H UART RXD", "B12": "FT2232H UART TXD",
+    "B10": "FT2232H UART RXD (channel B, into the FPGA)", "B12": "FT2232H UART TXD (channel B, out of the FPGA)",
     "B13": "FT2232H RTS", "A15": "FT2232H CTS", "A16": "FT2232H DTR",
     "B14": "FT2232H DSR", "B15": "FT2232H DCD",
     "R12": "SPI flash CS", "R11": "SPI flash SCK", "P12": "SPI flash MOSI", "P11": "SPI flash MISO",
@@ -60,4 +62,6 @@ NETS = {
 USES = [
     (r"clk_12mhz", r"oscillator", "input", "the PLL reference"),
     (r"led\[\d+\]", r"^LED ", "output", "PE0's status display"),
+    (r"uart_rx", r"^FT2232H UART RXD", "input", "the link (rtl/link/uart_stream.v), 12 Mbaud"),
+    (r"uart_tx", r"^FT2232H UART TXD", "output", "the link (rtl/link/uart_stream.v), 12 Mbaud"),
 ]

@@ -37,7 +37,7 @@ NETS = {
     "35": "12 MHz oscillator",
     "10": "BTN_N user button",
     "11": "LEDR_N red LED", "37": "LEDG_N green LED",
-    "6": "FT2232H UART RX", "9": "FT2232H UART TX",
+    "6": "FT2232H UART RX (channel B, into the FPGA)", "9": "FT2232H UART TX (channel B, out of the FPGA)",
     "39": "RGB LED red", "40": "RGB LED green", "41": "RGB LED blue",
     "16": "SPI flash CS", "15": "SPI flash SCK", "14": "SPI flash IO0",
     "17": "SPI flash IO1", "12": "SPI flash IO2", "13": "SPI flash IO3",
@@ -46,4 +46,6 @@ USES = [
     (r"clk_12mhz", r"oscillator", "input", "the PLL reference"),
     (r"btn_n", r"^BTN_N", "input", "hub reset"),
     (r"led[rg]_n", r"^LED[RG]_N", "output", "PE0's status display"),
+    (r"uart_rx", r"^FT2232H UART RX ", "input", "the link (rtl/link/uart_stream.v), 12 Mbaud"),
+    (r"uart_tx", r"^FT2232H UART TX ", "output", "the link (rtl/link/uart_stream.v), 12 Mbaud"),
 ]

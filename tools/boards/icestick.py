@@ -41,7 +41,7 @@ NETS = {
     "21": "12 MHz oscillator",
     "99": "LED D1 (red)", "98": "LED D2 (red)", "97": "LED D3 (red)",
     "96": "LED D4 (red)", "95": "LED D5 (green)",
-    "9": "FT2232H UART RXD", "8": "FT2232H UART TXD", "7": "FT2232H RTS",
+    "9": "FT2232H UART RXD (channel B, into the FPGA)", "8": "FT2232H UART TXD (channel B, out of the FPGA)", "7": "FT2232H RTS",
     "4": "FT2232H CTS", "3": "FT2232H DTR", "2": "FT2232H DSR", "1": "FT2232H DCD",
     "106": "IrDA RXD", "105": "IrDA TXD", "107": "IrDA SD",
     "71": "SPI flash CS", "70": "SPI flash SCK", "67": "SPI flash MOSI", "68": "SPI flash MISO",

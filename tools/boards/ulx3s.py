@@ -87,6 +87,8 @@ USES = [
     (r"btn_fire1", r"^FIRE1", "input", "hub reset"),
     (r"led\[\d+\]", r"^LED ", "output", "PE0's status display"),
     (r"wifi_en", r"^ESP32 EN$", "output", "held low: the ESP32 stays in reset"),
+    (r"uart_rx", r"^FT231X TXD", "input", "the link (rtl/link/uart_stream.v), 3 Mbaud"),
+    (r"uart_tx", r"^FT231X RXD", "output", "the link (rtl/link/uart_stream.v), 3 Mbaud"),
     (r"pe_\w+\[\d+\]", r"^ESP32 GPIO", "output",
      "only hub outputs on ESP32-shared header pins: no cable driver ever fights the "
      "ESP32 there, and the ESP32 is held in reset by wifi_en"),

@@ -1,0 +1,667 @@
+// The board tops themselves (fw/<board>/top.v, every board of tools/boards/),
+// Verilated with the PLL model of rtl/common/pll.v (a pass-through: the
+// oscillator pin is the hub clock) and their power-on reset, so that what is
+// tested is the wiring of each top, not only the hub inside it:
+//   * HELLO and INFO over the UART pins: libaggnet's link::LinkClient, its
+//     bytes turned into 8N1 bits on the board's uart_rx pin at the top's
+//     LINK_BAUD on the board's clock, and the uart_tx pin turned back into
+//     bytes; the board reports its N, engines and clock (the top's HUB_KHZ),
+//     and the hub's bits on uart_tx are exactly HUB_KHZ*1000/LINK_BAUD
+//     cycles long;
+//   * every PE's pins against the PAPERS reference (sim/papers_model.hpp,
+//     written from the seed's PAL equations), every cycle: the status pins
+//     (Busy = /GO, and I0..I2, INT where the board has them) and PE0's LEDs,
+//     under random pin stimulus limited to the pins the board brings out;
+//   * a barrier of PEs on their pins and PEs on the UART (libaggnet's Papers
+//     over LinkPapersPort, one LinkClient per PE on the one serial line, as
+//     one PC on the board's USB cable): the PEs on the pins arrive last, and
+//     every PE's Busy pin must show GO in exactly the cycle the reference
+//     says, at most 4 hub cycles after the last pin moved; the PEs on the
+//     link must not leave before it.
+//
+// The reference sees what the hub's PAPERS engine sees: a PE's pins, or,
+// once the link owns the PE (OWNER, docs/papers_regmap.md), the registers
+// the link wrote.  The test learns those from the frames on the wire: a
+// WRITE is in the reference from the moment its ACK is on uart_tx.  While a
+// write is on its way (request sent, ACK not yet back) the hub may already
+// have applied it, so those cycles, and the reference's pipeline depth after
+// them, are not compared; the scenario keeps every edge it checks outside
+// them (the link PEs are waiting, their WAIT acknowledged, before the pin
+// PEs arrive).
+#include "harness.hpp"
+#include "hub_rtl.hpp"
+#include "link_hub.hpp"
+#include "papers_model.hpp"
+#include "seed.hpp"
+#include "test_board_tops_boards.hpp"  // generated: AGGNET_BOARD_TOPS(X, P)
+#include "vbits.hpp"
+
+#include <aggnet/link_defs.hpp>
+#include <aggnet/link_papers.hpp>
+#include <aggnet/papers.hpp>
+#include <aggnet/papers_regs.hpp>
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <functional>
+#include <map>
+#include <random>
+#include <sstream>
+#include <thread>
+
+using namespace aggnet;
+using aggnet::sim::HubModel;
+using aggnet::sim::LinkHub;
+using std::chrono::microseconds;
+using std::chrono::nanoseconds;
+namespace D = aggnet::link_defs;
+namespace R = aggnet::papers_regs;
+
+namespace {
+
+using Params = std::map<std::string, long>;
+
+// ---- which of the seed's pins a top brings out (its port names) ------------
+#define AGGNET_HAS_MEMBER(trait, member)                                                         \
+    template <class M, class = void>                                                             \
+    struct trait : std::false_type {};                                                           \
+    template <class M>                                                                           \
+    struct trait<M, std::void_t<decltype(std::declval<M&>().member)>> : std::true_type {};
+AGGNET_HAS_MEMBER(has_pe_d, pe_d)        // full PAPERS-4 in DB25 order (hx8k, hx1k)
+AGGNET_HAS_MEMBER(has_pe_dd, pe_dd)      // PAPERS-4 without PROBE, U0, U1 (ulx3s)
+AGGNET_HAS_MEMBER(has_pe_busy, pe_busy)  // barrier only: S, B0..B3 in, Busy out (icestick, icebreaker)
+AGGNET_HAS_MEMBER(has_btn_n, btn_n)      // active-low reset button
+AGGNET_HAS_MEMBER(has_btn_fire1, btn_fire1)  // active-high reset button
+AGGNET_HAS_MEMBER(has_ledg_n, ledg_n)    // two active-low LEDs (icebreaker)
+AGGNET_HAS_MEMBER(has_uart, uart_rx)     // the link on the board's USB UART (not on the HX1K boards)
+#undef AGGNET_HAS_MEMBER
+
+constexpr unsigned kW = 8;  // register width at N = 4 (papers_regs::reg_width(4))
+
+/// The LEDs each top shows, from its header (docs/hardware.md "What fits
+/// where"): bit i of the led port shows bit led_col[i] of PE0's section 3.2
+/// column {CE, IR, U1, U0, D, S, B3, B2, B1, B0}.  A new board adds its row.
+const std::map<std::string, std::vector<unsigned>>& led_cols() {
+    static const std::map<std::string, std::vector<unsigned>> m{
+        {"icestick", {0, 1, 2, 3, 4}},          // red LED1..4 = B0..B3, green = S
+        {"hx1k", {0, 1, 2, 3, 4}},              // B0..B3, S
+        {"hx8k", {0, 1, 2, 3, 4, 5, 8, 9}},     // D2..D9: B0..B3, S, D, IR, CE
+        {"ulx3s", {0, 1, 2, 3, 4, 5, 8, 9}},    // led[7:0]: the same
+        {"icebreaker", {4, 0}},                 // ledg_n = /S, ledr_n = /B0
+    };
+    return m;
+}
+
+/// What the test reads of a board top beside HubModel (BoardTop below).
+class BoardModel : public HubModel {
+public:
+    virtual const std::string& board() const = 0;
+    /// Cycles compared with the reference, mismatches, the first one.
+    virtual uint64_t compared() const = 0;
+    virtual uint64_t mismatches() const = 0;
+    virtual const std::string& first_mismatch() const = 0;
+    /// GO rises of any PE's Busy pin that fell on a compared cycle.
+    virtual uint64_t compared_go_rises() const = 0;
+    /// The last cycle PE a's Busy pin showed GO rising, on the board and in the reference.
+    virtual uint64_t go_rise_board(unsigned a) const = 0;
+    virtual uint64_t go_rise_ref(unsigned a) const = 0;
+    /// Shortest run of one level on uart_tx (cycles), and framing errors seen there.
+    virtual uint64_t shortest_tx_run() const = 0;
+    virtual uint64_t tx_framing_errors() const = 0;
+    /// Link PE a has S up (its SIG write ACKed) and a WAIT acknowledged and
+    /// not yet answered; arrivals(a) counts its ACKed SIG writes with S up.
+    virtual bool waiting_with_s(unsigned a) const = 0;
+    virtual unsigned arrivals(unsigned a) const = 0;
+};
+
+/// A Verilated board top as a HubModel whose byte streams are its UART pins:
+/// rx() queues bytes that go out as 8N1 bits on uart_rx at LINK_BAUD on the
+/// board's clock; the bits on uart_tx come back as tx_valid()/tx_data().  The
+/// PE pins are set and read in papers_hub's register layout (only the pins
+/// the top brings out; the others read 0).  Every tick also ticks the PAPERS
+/// reference and compares every PE's status pins and PE0's LEDs with it.
+template <class V>
+class BoardTop final : public BoardModel {
+public:
+    BoardTop(const std::string& board, const Params& p, uint64_t max_cycles)
+        : board_(board), n_(unsigned(p.at("N"))), hz_(uint64_t(p.at("HUB_KHZ")) * 1000),
+          baud_(p.count("LINK_BAUD") ? uint64_t(p.at("LINK_BAUD")) : 1), h_(board + "_top", max_cycles), ref_(n_), pins_d_(n_), pins_c_(n_),
+          sh_(n_), pending_(n_), waiting_(n_), arrivals_(n_), go_board_(n_), go_ref_(n_) {
+        if (n_ != 4) throw std::invalid_argument(board + ": the board tops are PAPERS-4 (N = 4)");
+        const auto it = led_cols().find(board);
+        if (it == led_cols().end()) throw std::invalid_argument(board + ": add its LEDs to led_cols()");
+        leds_ = it->second;
+        if constexpr (has_pe_d<V>::value) {
+            data_mask_ = 0xff, ctrl_mask_ = 0x0f, stat_mask_ = 0xf8;
+        } else if constexpr (has_pe_dd<V>::value) {
+            data_mask_ = 0xfd, ctrl_mask_ = 0x0c, stat_mask_ = 0xf8;
+        } else {
+            static_assert(has_pe_busy<V>::value, "a board top with pins this test does not know");
+            data_mask_ = 0xf8, ctrl_mask_ = 0, stat_mask_ = 0x80;
+        }
+        // Every PE starts alone and not at a barrier (mask = itself, S low), as
+        // Papers' attach leaves a port: an empty mask would make GO toggle
+        // every clock (the PAL's CLKSET and CLKRST both hold), in a phase
+        // that depends on when the por released the hub.
+        for (unsigned a = 0; a < n_; ++a) pins_d_[a] = reg_t(1) << (R::DATA_B0 + a);
+        if constexpr (has_uart<V>::value) {
+            if (!p.count("LINK_BAUD")) throw std::invalid_argument(board + ": a top with a UART declares LINK_BAUD");
+            h_->uart_rx = 1;
+        }
+        if constexpr (has_btn_n<V>::value) h_->btn_n = 1;
+        if constexpr (has_btn_fire1<V>::value) h_->btn_fire1 = 0;
+        for (unsigned a = 0; a < n_; ++a) drive(a);
+    }
+
+    // ---- HubModel ------------------------------------------------------------
+    unsigned pes() const override { return n_; }
+    /// A board top has no rst pin: its por holds the hub in reset for its
+    /// first cycles.  Idle that long, then start the reference in step.
+    void reset(unsigned cycles) override {
+        for (unsigned i = 0; i < cycles + kPorCycles; ++i) h_.tick();
+        ref_.reset(3);
+        cmp_from_ = h_.cycle() + kSettle;
+    }
+    void tick() override {
+        if constexpr (has_uart<V>::value) h_->uart_rx = ser_line();
+        h_.tick();
+        for (unsigned a = 0; a < n_; ++a) {
+            const reg_t d = sh_[a].owner ? sh_[a].data() : pins_d_[a] & data_mask_;
+            if (((d >> R::DATA_B0) & 0xf) == 0) empty_at_[a] = h_.cycle();
+            ref_.set_data(a, d);
+            ref_.set_ctrl(a, sh_[a].owner ? sh_[a].ctrl : uint8_t(pins_c_[a] & ctrl_mask_));
+        }
+        ref_.tick();
+        if constexpr (has_uart<V>::value) deserialize(h_.dut().uart_tx);
+        compare();
+    }
+    uint64_t cycle() const override { return h_.cycle(); }
+    void rx(bool valid, uint8_t data) override {
+        if (!valid) return;
+        serq_.push_back(data);
+        if (req_.push(data)) on_request(req_.frame());
+    }
+    /// A UART cannot hold the hub's transmitter back: the host always reads.
+    void tx_ready(bool) override {}
+    bool tx_valid() const override { return out_valid_; }
+    uint8_t tx_data() const override { return out_byte_; }
+    void set_data(unsigned a, reg_t v) override {
+        pins_d_.at(a) = v;
+        drive(a);
+    }
+    void set_ctrl(unsigned a, uint8_t v) override {
+        pins_c_.at(a) = v;
+        drive(a);
+    }
+    reg_t stat(unsigned a) const override {
+        V& m = h_.dut();
+        if constexpr (has_pe_busy<V>::value) return reg_t((m.pe_busy >> a) & 1) << (kW - 1);
+        else return sim::get_bits(m.pe_st, a * 5, 5) << R::STATUS_I0;
+    }
+    /// PE0's section 3.2 column bits that the board's LEDs show (others 0);
+    /// the board shows no other PE.
+    reg_t led(unsigned a) const override {
+        if (a != 0) return 0;
+        V& m = h_.dut();
+        reg_t col = 0;
+        for (unsigned i = 0; i < leds_.size(); ++i) {
+            bool on;
+            if constexpr (has_ledg_n<V>::value) on = !(i == 0 ? m.ledg_n : m.ledr_n);
+            else on = (m.led >> i) & 1;
+            if (on) col |= reg_t(1) << leds_[i];
+        }
+        return col;
+    }
+    void trace_to(const std::string& path) override { h_.trace_to(path); }
+    void close_trace() override { h_.close_trace(); }
+
+    // ---- BoardModel ------------------------------------------------------------
+    const std::string& board() const override { return board_; }
+    uint64_t compared() const override { return compared_; }
+    uint64_t mismatches() const override { return mismatches_; }
+    const std::string& first_mismatch() const override { return first_mismatch_; }
+    uint64_t compared_go_rises() const override { return compared_go_rises_; }
+    uint64_t go_rise_board(unsigned a) const override { return go_board_.at(a); }
+    uint64_t go_rise_ref(unsigned a) const override { return go_ref_.at(a); }
+    uint64_t shortest_tx_run() const override { return min_run_; }
+    uint64_t tx_framing_errors() const override { return ferr_; }
+    bool waiting_with_s(unsigned a) const override {
+        return waiting_.at(a) && sh_.at(a).owner && ((sh_.at(a).sig >> R::DATA_S) & 1);
+    }
+    unsigned arrivals(unsigned a) const override { return arrivals_.at(a); }
+
+private:
+    static constexpr unsigned kPorCycles = 32;  // por BITS = 4: 2 + 16 cycles, and margin
+    static constexpr uint64_t kSettle = 6;      // the reference's pipeline: 2 sync flops, GO, outputs
+
+    struct Shadow {  // what the link wrote into the PAPERS window for a PE
+        bool owner = false;
+        uint8_t sig = 0, ctrl = 0;
+        uint32_t mask = 0;
+        reg_t data() const { return reg_t(sig & 0xf) | reg_t(mask & 0xf) << R::DATA_B0; }
+    };
+    struct Pending {
+        bool on = false;
+        uint8_t seq = 0;
+        uint16_t addr = 0;
+        uint32_t value = 0;
+    };
+
+    void drive(unsigned a) {
+        V& m = h_.dut();
+        const reg_t d = pins_d_[a];
+        const uint8_t c = pins_c_[a];
+        const auto bit = [](reg_t v, unsigned b) { return reg_t((v >> b) & 1); };
+        if constexpr (has_pe_d<V>::value) {
+            sim::put_bits(m.pe_d, a * 8, 8, d & 0xff);
+            sim::put_bits(m.pe_c, a * 4, 4, c & 0x0f);
+        } else if constexpr (has_pe_dd<V>::value) {
+            sim::put_bits(m.pe_dd, a, 1, bit(d, R::DATA_D));
+            sim::put_bits(m.pe_ir, a, 1, bit(d, R::DATA_IR));
+            sim::put_bits(m.pe_s, a, 1, bit(d, R::DATA_S));
+            sim::put_bits(m.pe_b, a * 4, 4, (d >> R::DATA_B0) & 0xf);
+            sim::put_bits(m.pe_gi, a, 1, bit(c, R::CONTROL_GI));
+            sim::put_bits(m.pe_ce, a, 1, bit(c, R::CONTROL_CE));
+        } else {
+            sim::put_bits(m.pe_s, a, 1, bit(d, R::DATA_S));
+            sim::put_bits(m.pe_b, a * 4, 4, (d >> R::DATA_B0) & 0xf);
+            (void)c;
+        }
+    }
+
+    // 8N1 onto uart_rx: bit k of a character covers cycles [k*hz/baud, (k+1)*hz/baud).
+    int ser_line() {
+        const uint64_t now = h_.cycle();
+        if (ser_busy_ && (now - ser_start_) * baud_ / hz_ >= 10) ser_busy_ = false;
+        if (!ser_busy_ && !serq_.empty()) {
+            ser_busy_ = true;
+            ser_start_ = now;
+            ser_byte_ = serq_.front();
+            serq_.pop_front();
+        }
+        if (!ser_busy_) return 1;
+        const uint64_t k = (now - ser_start_) * baud_ / hz_;
+        return k == 0 ? 0 : k <= 8 ? (ser_byte_ >> (k - 1)) & 1 : 1;
+    }
+
+    // uart_tx back into bytes: sample bit k at (k + 1/2) bit times after the start edge.
+    void deserialize(int line) {
+        const uint64_t now = h_.cycle();
+        out_valid_ = false;
+        if (line != last_line_) {
+            if (last_edge_ && now - last_edge_ < min_run_) min_run_ = now - last_edge_;
+            last_edge_ = now;
+            last_line_ = line;
+        }
+        if (!des_busy_) {
+            if (line == 0) des_busy_ = true, des_start_ = now, des_bit_ = 0, des_byte_ = 0;
+            return;
+        }
+        const uint64_t at = des_start_ + ((2 * des_bit_ + 1) * hz_) / (2 * baud_);
+        if (now < at) return;
+        if (des_bit_ == 0 && line != 0) {  // a glitch, not a start bit
+            des_busy_ = false;
+            return;
+        }
+        if (des_bit_ >= 1 && des_bit_ <= 8) des_byte_ |= uint8_t(line << (des_bit_ - 1));
+        if (des_bit_ == 9) {
+            des_busy_ = false;
+            if (line != 1) {
+                ++ferr_;
+                return;
+            }
+            out_valid_ = true;
+            out_byte_ = des_byte_;
+            if (rep_.push(des_byte_)) on_reply(rep_.frame());
+            return;
+        }
+        ++des_bit_;
+    }
+
+    // ---- the link PEs' PAPERS registers, from the frames on the wire ------------
+    static bool papers_reg(uint16_t addr, uint16_t reg) { return addr == uint16_t(D::WIN_PAPERS << 12 | reg); }
+    void on_request(const link::Frame& f) {
+        if (f.pe >= n_ || f.op != D::OP_WRITE) return;
+        Pending& p = pending_[f.pe];
+        p.on = true, p.seq = f.seq, p.addr = f.addr, p.value = f.value(0, f.len);
+        unsettled_at_ = h_.cycle();
+    }
+    void on_reply(const link::Frame& f) {
+        if (f.pe >= n_) return;
+        Pending& p = pending_[f.pe];
+        Shadow& s = sh_[f.pe];
+        if (p.on && f.seq == p.seq && f.addr == p.addr && (f.op == D::OP_ACK || f.op == D::OP_ERR)) {
+            p.on = false;
+            unsettled_at_ = h_.cycle();
+            if (f.op == D::OP_ERR) return;
+            if (papers_reg(f.addr, R::W_SIG)) {
+                s.sig = uint8_t(p.value & 0xf), s.owner = true;
+                if ((s.sig >> R::DATA_S) & 1) ++arrivals_[f.pe];
+            } else if (papers_reg(f.addr, R::W_MASK0)) {
+                s.mask = p.value, s.owner = true;
+            } else if (papers_reg(f.addr, R::W_CTRL)) {
+                s.ctrl = uint8_t(p.value & 0x1f), s.owner = true;
+            } else if (papers_reg(f.addr, R::W_OWNER)) {
+                s.owner = p.value & 1;
+            }
+            return;
+        }
+        if (papers_reg(f.addr, R::W_STAT)) {
+            if (f.op == D::OP_ACK) waiting_[f.pe] = true;      // WAIT accepted, pending
+            else if (f.op == D::OP_DATA) waiting_[f.pe] = false;
+        }
+    }
+
+    // A PE whose mask is empty has a GO that toggles every clock (CLKSET and
+    // CLKRST both hold), in a phase set by when the mask emptied: a link
+    // write's exact cycle the test does not know.  Its own status is not
+    // compared then (nobody else's GO depends on its GO), nor for the
+    // reference's pipeline depth after.
+    void compare() {
+        const uint64_t now = h_.cycle();
+        bool settled = now >= cmp_from_ && now >= unsettled_at_ + kSettle;
+        for (const Pending& p : pending_) settled = settled && !p.on;
+        bool pe_ok[4];
+        for (unsigned a = 0; a < n_; ++a) {
+            pe_ok[a] = settled && now >= empty_at_[a] + kSettle;
+            const bool gb = go(a), gr = !((ref_.stat(a) >> (kW - 1)) & 1);
+            if (gb && !last_go_b_[a]) {
+                go_board_[a] = now;
+                if (pe_ok[a]) ++compared_go_rises_;
+            }
+            if (gr && !last_go_r_[a]) go_ref_[a] = now;
+            last_go_b_[a] = gb, last_go_r_[a] = gr;
+        }
+        if (!settled) return;
+        ++compared_;
+        for (unsigned a = 0; a < n_; ++a) {
+            if (!pe_ok[a]) continue;
+            const reg_t want = ref_.stat(a) & stat_mask_, got = stat(a);
+            if (want != got) mismatch("PE" + std::to_string(a) + " status pins", got, want);
+        }
+        reg_t lm = 0;
+        for (unsigned c : leds_) lm |= reg_t(1) << c;
+        if (led(0) != (ref_.led(0) & lm)) mismatch("PE0 LEDs", led(0), ref_.led(0) & lm);
+    }
+    void mismatch(const std::string& what, reg_t got, reg_t want) {
+        if (!mismatches_++) {
+            std::ostringstream o;
+            o << board_ << ": cycle " << h_.cycle() << ": " << what << " 0x" << std::hex << uint64_t(got)
+              << ", the PAPERS reference says 0x" << uint64_t(want);
+            first_mismatch_ = o.str();
+        }
+    }
+
+    std::string board_;
+    unsigned n_;
+    uint64_t hz_, baud_;
+    mutable sim::Harness<V> h_;
+    sim::PapersModel ref_;
+    std::vector<unsigned> leds_;
+    reg_t data_mask_ = 0, stat_mask_ = 0;
+    uint8_t ctrl_mask_ = 0;
+    std::vector<reg_t> pins_d_;
+    std::vector<uint8_t> pins_c_;
+    std::vector<Shadow> sh_;
+    std::vector<Pending> pending_;
+    std::vector<bool> waiting_;
+    std::vector<unsigned> arrivals_;
+    std::vector<uint64_t> go_board_, go_ref_;
+    bool last_go_b_[4] = {}, last_go_r_[4] = {};
+    uint64_t empty_at_[4] = {};
+    uint64_t cmp_from_ = UINT64_MAX, unsettled_at_ = 0;
+    uint64_t compared_ = 0, mismatches_ = 0, compared_go_rises_ = 0;
+    std::string first_mismatch_;
+    link::Decoder req_, rep_;
+    // serializer (host -> uart_rx)
+    std::deque<uint8_t> serq_;
+    bool ser_busy_ = false;
+    uint64_t ser_start_ = 0;
+    uint8_t ser_byte_ = 0;
+    // deserializer (uart_tx -> host)
+    bool des_busy_ = false, out_valid_ = false;
+    uint64_t des_start_ = 0, des_bit_ = 0;
+    uint8_t des_byte_ = 0, out_byte_ = 0;
+    int last_line_ = 1;
+    uint64_t last_edge_ = 0, min_run_ = UINT64_MAX, ferr_ = 0;
+};
+
+/// Every board of tools/boards/ (or those named in AGGNET_BOARDS, comma
+/// separated): fn(board, params of its top, factory).
+using Factory = std::function<std::unique_ptr<BoardModel>(uint64_t max_cycles)>;
+using BoardFn = std::function<void(const std::string&, const Params&, const Factory&)>;
+bool board_selected(const std::string& b) {
+    const char* env = std::getenv("AGGNET_BOARDS");
+    if (!env || !*env) return true;
+    return ("," + std::string(env) + ",").find("," + b + ",") != std::string::npos;
+}
+void for_each_board(const BoardFn& fn) {
+#define AGGNET_P(k, v) {#k, v}
+#define AGGNET_X(b, V, ...)                                                                       \
+    if (board_selected(#b)) {                                                                     \
+        const Params p{__VA_ARGS__};                                                              \
+        fn(#b, p, [&](uint64_t mc) { return std::make_unique<BoardTop<V>>(#b, p, mc); });          \
+    }
+    AGGNET_BOARD_TOPS(AGGNET_X, AGGNET_P)
+#undef AGGNET_X
+#undef AGGNET_P
+}
+
+/// The top carries the link (the HX1K boards cannot: fw/icestick/top.v).
+bool has_link(const std::string& board, const Params& p) {
+    if (p.count("LINK_BAUD")) return true;
+    std::printf("%s: no link on this board's top (no LINK_BAUD): only its pins are tested\n", board.c_str());
+    return false;
+}
+
+uint64_t ns_per_cycle(const Params& p) { return uint64_t((1000000 + p.at("HUB_KHZ") / 2) / p.at("HUB_KHZ")); }
+
+std::string device(const std::string& board, const Params& p) {
+    return "serial:" + board + "-uart@" + std::to_string(p.at("LINK_BAUD"));
+}
+
+/// Resends after 4000 bit times: every other PE's frames may be queued ahead
+/// of a reply on the one line.
+link::LinkConfig cfg(const Params& p) {
+    const auto bit = nanoseconds(1000000000LL / p.at("LINK_BAUD"));
+    link::LinkConfig c;
+    c.resend_timeout = bit * 4000;
+    c.max_attempts = 8;
+    c.idle_timeout = bit * 400;
+    return c;
+}
+
+}  // namespace
+
+TEST_CASE("board tops: HELLO and INFO over the UART pins report the board's size, engines and clock",
+          "[boards][link]") {
+    for_each_board([](const std::string& board, const Params& p, const Factory& make) {
+        if (!has_link(board, p)) return;
+        INFO(board << ": HUB_KHZ " << p.at("HUB_KHZ") << ", LINK_BAUD " << p.at("LINK_BAUD"));
+        auto model = make(50'000'000);
+        auto* top = model.get();
+        LinkHub hub(std::move(model), ns_per_cycle(p));
+        for (unsigned pe = 0; pe < 4; ++pe) {  // one client per PE, as LinkPapersPort has
+            link::LinkClient c(hub.endpoint(pe), device(board, p) + "?pe=" + std::to_string(pe), cfg(p));
+            const link::HelloInfo h = c.hello(pe);
+            CHECK(h.version == D::VERSION);
+            CHECK(h.hub_pes == unsigned(p.at("N")));
+            CHECK(h.first_pe == 0);
+            CHECK(h.port_pes == unsigned(p.at("N")));  // one PC on the cable can be every PE
+            CHECK(h.engines == (1u << D::WIN_INFO | 1u << D::WIN_PAPERS));
+            CHECK(h.clk_hz == uint64_t(p.at("HUB_KHZ")) * 1000);
+        }
+        link::LinkClient c(hub.endpoint(0), device(board, p) + "?pe=0", cfg(p));
+        CHECK(c.read(0, uint16_t(D::WIN_INFO << 12 | D::INFO_MAGIC), 4) == D::INFO_MAGIC_VALUE);
+        CHECK(c.read(0, uint16_t(D::WIN_INFO << 12 | D::INFO_CLK_KHZ), 4) == uint32_t(p.at("HUB_KHZ")));
+        CHECK(c.read(0, uint16_t(D::WIN_INFO << 12 | D::INFO_STAT + D::STAT_UART_FERR), 2) == 0);
+        CHECK(c.read(0, uint16_t(D::WIN_INFO << 12 | D::INFO_STAT + D::STAT_CRC_ERR), 2) == 0);
+        std::lock_guard<std::mutex> lk(hub.lock());
+        auto& b = *top;
+        // The hub's bits are exactly one bit time of LINK_BAUD long on the board's clock.
+        CHECK(b.tx_framing_errors() == 0);
+        CHECK(b.shortest_tx_run() == uint64_t(p.at("HUB_KHZ")) * 1000 / uint64_t(p.at("LINK_BAUD")));
+        // Nobody touched the pins: every PE idles, and the pins agree with the reference.
+        INFO(b.first_mismatch());
+        CHECK(b.mismatches() == 0);
+        CHECK(b.compared() > 1000);
+    });
+}
+
+TEST_CASE("board tops: every PE's pins against the PAPERS reference, cycle by cycle", "[boards][papers]") {
+    const uint64_t seed = aggnet::sim::test_seed("board_tops_pins");
+    for_each_board([&](const std::string& board, const Params&, const Factory& make) {
+        INFO(board);
+        auto top = make(10'000'000);
+        top->reset(3);
+        std::mt19937_64 rng(seed ^ std::hash<std::string>{}(board));
+        // Barriers need masks that name each other: draw masks from a few
+        // partitions, S and the other bits at random, each PE changing its
+        // pins now and then as a PC would (every pin, carried or not: the
+        // board drops what it does not bring out, and so must the check).
+        const reg_t parts[] = {0xf, 0x3, 0xc, 0x5, 0xa, 0x6, 0x9};
+        std::vector<reg_t> mask(4, 0xf);
+        uint64_t rises = 0;
+        std::vector<bool> last(4);
+        for (unsigned i = 0; i < 40000; ++i) {
+            if (rng() % 8 == 0) {
+                const unsigned a = unsigned(rng() % 4);
+                if (rng() % 16 == 0) {
+                    const reg_t part = parts[rng() % 7];
+                    for (unsigned q = 0; q < 4; ++q) mask[q] = (part >> q) & 1 ? part : (0xf & ~part);
+                }
+                reg_t d = reg_t(rng() % 8) | (reg_t(rng() % 2) << R::DATA_S) | mask[a] << R::DATA_B0;
+                if (rng() % 32 == 0) d ^= reg_t(1) << (R::DATA_B0 + rng() % 4);  // a mask that disagrees
+                top->set_data(a, d);
+                if (rng() % 8 == 0) top->set_ctrl(a, uint8_t(rng() % 32));
+            }
+            top->tick();
+            for (unsigned a = 0; a < 4; ++a) {
+                if (top->go(a) && !last[a]) ++rises;
+                last[a] = top->go(a);
+            }
+        }
+        INFO(top->first_mismatch());
+        CHECK(top->mismatches() == 0);
+        CHECK(top->compared() > 39000);
+        CHECK(rises > 100);  // barriers did happen
+        CHECK(top->compared_go_rises() == rises);
+    });
+}
+
+TEST_CASE("board tops: a barrier of PEs on the pins and PEs on the UART completes when the reference says",
+          "[boards][papers][link]") {
+    const uint64_t seed = aggnet::sim::test_seed("board_tops_mixed");
+    for_each_board([&](const std::string& board, const Params& p, const Factory& make) {
+        if (!has_link(board, p)) return;
+        std::mt19937_64 rng(seed ^ std::hash<std::string>{}(board));
+        // Which PEs are on the UART: a non-empty proper subset.
+        unsigned on_link = 0;
+        while (on_link == 0 || on_link == 0xf) on_link = unsigned(rng() % 16);
+        std::vector<unsigned> link_pes, pin_pes;
+        for (unsigned a = 0; a < 4; ++a) (((on_link >> a) & 1) ? link_pes : pin_pes).push_back(a);
+        INFO(board << ": PEs on the UART: mask 0x" << std::hex << on_link);
+        auto model = make(100'000'000);
+        BoardModel& b = *model;
+        LinkHub hub(std::move(model), ns_per_cycle(p));
+        const unsigned rounds = 3;
+        const auto to = std::chrono::milliseconds(200);
+        std::vector<std::vector<uint64_t>> leave(4);
+        std::vector<std::exception_ptr> err(4);
+        std::vector<std::thread> th;
+        for (unsigned pe : link_pes)
+            th.emplace_back([&, pe] {
+                try {
+                    link::LinkClient c(hub.endpoint(pe), device(board, p), cfg(p));
+                    LinkPapersPort port(c, hub.endpoint(pe), pe);
+                    Papers papers(port, to);
+                    papers.enqueue(0xf, to);
+                    for (unsigned r = 0; r < rounds; ++r) {
+                        papers.wait(to);
+                        leave[pe].push_back(hub.cycle());
+                    }
+                } catch (...) {
+                    err[pe] = std::current_exception();
+                }
+            });
+        // The PEs on the pins, driven here: mask all, S low.
+        auto& ep = hub.endpoint(pin_pes[0]);  // its clock: nobody talks to a PE on its pins
+        auto sleep = [&](nanoseconds d) {
+            uint8_t buf[64];
+            const auto until = ep.now() + d;
+            while (ep.now() < until) ep.recv(buf, sizeof buf, until);
+        };
+        auto until = [&](const std::function<bool()>& cond, const char* what) {
+            const auto end = ep.now() + to;
+            for (;;) {
+                {
+                    std::lock_guard<std::mutex> lk(hub.lock());
+                    if (cond()) return true;
+                }
+                if (ep.now() >= end) {
+                    FAIL_CHECK(board << ": never " << what);
+                    return false;
+                }
+                sleep(microseconds(2));
+            }
+        };
+        const reg_t mask_pins = reg_t(0xf) << R::DATA_B0;
+        {
+            std::lock_guard<std::mutex> lk(hub.lock());
+            for (unsigned a : pin_pes) hub.pins().set_data(a, mask_pins);
+        }
+        std::vector<uint64_t> last_pin(rounds);
+        bool ok = true;
+        for (unsigned r = 0; r < rounds && ok; ++r) {
+            // Every PE on the UART has arrived: S written, its WAIT for GO pending.
+            ok = until([&] {
+                for (unsigned a : link_pes)
+                    if (b.arrivals(a) != r + 1 || !b.waiting_with_s(a)) return false;
+                return true;
+            }, "saw every link PE arrive");
+            if (!ok) break;
+            // Then the PEs on the pins arrive, one by one, a little apart.
+            std::vector<unsigned> order = pin_pes;
+            std::shuffle(order.begin(), order.end(), rng);
+            for (unsigned a : order) {
+                sleep(nanoseconds(ns_per_cycle(p) * (rng() % 200)));
+                std::lock_guard<std::mutex> lk(hub.lock());
+                hub.pins().set_data(a, mask_pins | reg_t(1) << R::DATA_S);
+                last_pin[r] = hub.pins().cycle();  // the edge it is sampled at
+            }
+            ok = until([&] {
+                for (unsigned a = 0; a < 4; ++a)
+                    if (!b.go(a)) return false;
+                return true;
+            }, "showed GO on every Busy pin");
+            if (!ok) break;
+            {
+                std::lock_guard<std::mutex> lk(hub.lock());
+                for (unsigned a = 0; a < 4; ++a) {
+                    INFO("round " << r << " PE" << a << ": last pin PE arrived at cycle " << last_pin[r]);
+                    CHECK(b.go_rise_board(a) == b.go_rise_ref(a));
+                    CHECK(b.go_rise_board(a) > last_pin[r]);
+                    CHECK(b.go_rise_board(a) - last_pin[r] <= 4);  // BRIEF: at most 4 hub cycles, pin to pin
+                }
+            }
+            // The PEs on the pins see GO and withdraw S, as the seed's P_OUT(p) does.
+            for (unsigned a : order) {
+                sleep(nanoseconds(ns_per_cycle(p) * (rng() % 200)));
+                std::lock_guard<std::mutex> lk(hub.lock());
+                hub.pins().set_data(a, mask_pins);
+            }
+        }
+        for (auto& t : th) t.join();
+        for (auto& e : err)
+            if (e) std::rethrow_exception(e);
+        std::lock_guard<std::mutex> lk(hub.lock());
+        INFO(b.first_mismatch());
+        CHECK(b.mismatches() == 0);
+        CHECK(b.compared_go_rises() >= 4 * rounds);
+        for (unsigned a : link_pes) {
+            REQUIRE(leave[a].size() == rounds);
+            for (unsigned r = 0; r < rounds; ++r) CHECK(leave[a][r] > last_pin[r]);  // nobody leaves early
+        }
+    });
+}
