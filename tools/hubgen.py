@@ -10,6 +10,10 @@ writes the three includes aggnet_hub.v pulls in:
   rtl/hub/aggnet_hub_params.vh   EN_<ENGINE> (1: built in) and the derived
                                  parameters, inside the hub's #( ) list
   rtl/hub/aggnet_hub_ports.vh    every engine's pins, inside the port list
+  rtl/hub/aggnet_hub_pass.vh     for a module that wraps aggnet_hub with the
+                                 same parameters and engine ports
+                                 (rtl/hub/aggnet_uart_hub.v): the parameter
+                                 and port connections, passed through by name
   rtl/hub/aggnet_hub_engines.vh  per engine: the window decode, the slot
                                  instance (or, with EN_<ENGINE> = 0, its
                                  outputs tied low and its window answering
@@ -51,6 +55,23 @@ def gen_ports():
             o.append("    // %s (window %d; rtl/%s/manifest.json)" % (c.name, c.window, c.name))
         for p in s["ports"]:
             o.append("    %-6s wire [(%s)-1:0] %s," % (p["dir"], p["width"], p["name"]))
+    return "\n".join(o) + "\n"
+
+
+def gen_pass():
+    o = [HEAD.rstrip(),
+         "// For a wrapper of aggnet_hub that includes aggnet_hub_params.vh and",
+         "// aggnet_hub_ports.vh itself: `AGGNET_HUB_PARAMS inside the instance's #( ),",
+         "// after its own parameters; `AGGNET_HUB_PORTS inside its port list, before",
+         "// the link ports.  Each item starts (params) or ends (ports) with a comma."]
+    params = []
+    ports = []
+    for c, s in slots():
+        params.append(".EN_%s(EN_%s)" % (c.name.upper(), c.name.upper()))
+        params += [".%s(%s)" % (p["name"], p["name"]) for p in s["hub_params"]]
+        ports += [".%s(%s)" % (p["name"], p["name"]) for p in s["ports"]]
+    o.append("`define AGGNET_HUB_PARAMS " + "".join(", " + x for x in params))
+    o.append("`define AGGNET_HUB_PORTS " + "".join(x + ", " for x in ports))
     return "\n".join(o) + "\n"
 
 
@@ -123,6 +144,7 @@ TARGETS = {
     "rtl/hub/aggnet_hub_params.vh": gen_params,
     "rtl/hub/aggnet_hub_ports.vh": gen_ports,
     "rtl/hub/aggnet_hub_engines.vh": gen_engines,
+    "rtl/hub/aggnet_hub_pass.vh": gen_pass,
 }
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 `default_nettype none
 // fw/hx8k/top.v: full PAPERS-4 (seed 000) and the aggnet link on the
 // Lattice iCE40-HX8K breakout board (iCE40HX8K-CT256).
-// Only wiring: pll, por, rtl/hub/aggnet_hub.v (N = 4) and rtl/link/uart_stream.v.
+// Only wiring: pll, por and rtl/hub/aggnet_uart_hub.v (aggnet_hub N = 4 with
+// its link on the UART, rtl/link/uart_stream.v).
 //
 // Every parallel-port signal of the seed has a pin: per PE 8 data pins in
 // (DB25 2-9 = D0..D7 = D, PROBE, IR, S, B0..B3), 4 control pins in (DB25 1,
@@ -66,21 +67,14 @@ module top (
         end
     endgenerate
 
-    wire       rx_valid, rx_ferr, tx_valid, tx_ready;
-    wire [7:0] rx_data, tx_data;
-    uart_stream #(.CLK_HZ(HUB_KHZ * 1000), .BAUD(LINK_BAUD)) u_uart (
-        .clk(clk), .rst(rst), .rx(uart_rx), .tx(uart_tx),
-        .rx_valid(rx_valid), .rx_data(rx_data), .rx_ferr(rx_ferr),
-        .tx_valid(tx_valid), .tx_ready(tx_ready), .tx_data(tx_data)
-    );
 
     // pe_d is the data register's layout {B3..B0, S, IR, PROBE, D} per PE already.
-    aggnet_hub #(.N(N), .CLK_HZ(HUB_KHZ * 1000)) u_hub (
+    // The one hub top with its link port on the USB UART (rtl/hub/aggnet_uart_hub.v).
+    aggnet_uart_hub #(.N(N), .CLK_HZ(HUB_KHZ * 1000), .BAUD(LINK_BAUD)) u_hub (
         .clk(clk), .rst(rst),
         .pe_data(pe_d), .pe_ctrl(pe_ctrl),
         .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad),
-        .link_rx_valid(rx_valid), .link_rx_data(rx_data), .link_rx_ferr(rx_ferr),
-        .link_tx_valid(tx_valid), .link_tx_ready(tx_ready), .link_tx_data(tx_data)
+        .uart_rx(uart_rx), .uart_tx(uart_tx)
     );
 
     // pe_led[0 +: LW] = {CE, IR, U1, U0, D, S, B3, B2, B1, B0}
