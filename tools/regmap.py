@@ -48,6 +48,56 @@ REGS = [
     ("CONTROL", "IE", 4,       "Interrupt enable (inside the PC; no pin)", "none",     False, "Table 5 bit 4"),
 ]
 
+# The PC's DB25 connector (IBM PC/AT parallel port), the one table of which
+# pin carries which port bit and PAPERS signal for a 4-PE (8-bit) port:
+# (DB25 pin, register, bit, the PC's signal name, PAPERS signal).  Checked
+# against REGS by check_db25(); what the PC inverts comes from REGS.  Read by
+# tools/wiring.py and generated into papers_regs.hpp (DB25_PINS) for
+# libaggnet's pin check (aggnet board-check).  Not part of the map hash.
+DB25 = [
+    (1,  "CONTROL", 0, "/Strobe",   "U0"),
+    (2,  "DATA",    0, "D0",        "D"),
+    (3,  "DATA",    1, "D1",        "PROBE"),
+    (4,  "DATA",    2, "D2",        "IR"),
+    (5,  "DATA",    3, "D3",        "S"),
+    (6,  "DATA",    4, "D4",        "B0"),
+    (7,  "DATA",    5, "D5",        "B1"),
+    (8,  "DATA",    6, "D6",        "B2"),
+    (9,  "DATA",    7, "D7",        "B3"),
+    (10, "STATUS",  6, "/Ack",      "INT"),
+    (11, "STATUS",  7, "Busy",      "GO"),
+    (12, "STATUS",  5, "PaperEnd",  "I2"),
+    (13, "STATUS",  4, "Select",    "I1"),
+    (14, "CONTROL", 1, "/AutoFd",   "U1"),
+    (15, "STATUS",  3, "/Error",    "I0"),
+    (16, "CONTROL", 2, "/Init",     "GI"),
+    (17, "CONTROL", 3, "/SelectIn", "CE"),
+]
+
+
+def db25_inverts(reg, bit):
+    """The PC's port hardware inverts this bit between register and pin."""
+    return bool(pc_invert_mask(reg) >> bit & 1) or (reg == "STATUS" and bit == 7)
+
+
+def check_db25():
+    """DB25 agrees with REGS: each signal at its register bit (N = 4: W = 8),
+    every pin once, every pinned REGS signal on a pin."""
+    pos = {}
+    for r, n, bit, *_ in REGS:
+        if isinstance(bit, int):
+            pos[(r, n)] = bit
+    pos[("STATUS", "INT")], pos[("STATUS", "GO")] = 6, 7
+    for k in range(1, 4):
+        pos[("DATA", "B%d" % k)] = pos[("DATA", "B0")] + k
+    for k in range(1, 3):
+        pos[("STATUS", "I%d" % k)] = pos[("STATUS", "I0")] + k
+    pins = [p for p, *_ in DB25]
+    assert sorted(pins) == list(range(1, 18)), "DB25: pins 1..17 once each"
+    for pin, reg, bit, _pc, sig in DB25:
+        assert pos.get((reg, sig)) == bit, "DB25 pin %d: %s is not %s bit %d in REGS" % (pin, sig, reg, bit)
+
+
 # The PAPERS window on the hub's register bus (docs/link.md): the same port,
 # addressed per PE over the link, so a PC without a parallel port runs PAPERS.
 # The PE is the one the link frame names.  (name, register, access, bits, meaning)
@@ -156,6 +206,22 @@ def gen_hpp():
         "/// the Busy pin with /GO as the seed's PAL does, so a read sees GO = 1.",
         "constexpr unsigned PC_STATUS_INVERT_BIT_FROM_TOP = 1;",
         "",
+        "/// The PC's DB25 connector for a 4-PE (8-bit) port: which pin carries",
+        "/// which port bit and PAPERS signal (tools/regmap.py DB25).",
+        "struct Db25Pin {",
+        "    enum Reg { data, status, control } reg;",
+        "    unsigned bit;        ///< bit of that register",
+        "    unsigned pin;        ///< DB25 pin",
+        "    const char* pc;      ///< the PC's name of the signal",
+        "    const char* signal;  ///< the PAPERS signal on it",
+        "    bool pc_inverts;     ///< the pin's level is the register bit inverted",
+        "};",
+        "inline constexpr Db25Pin DB25_PINS[] = {",
+    ] + ["    {Db25Pin::%s, %d, %d, \"%s\", \"%s\", %s}," % (reg.lower(), bit, pin, pc, sig,
+                                                         "true" if db25_inverts(reg, bit) else "false")
+         for pin, reg, bit, pc, sig in DB25] + [
+        "};",
+        "",
         "}  // namespace aggnet::papers_regs",
     ]
     return "\n".join(out) + "\n"
@@ -221,7 +287,7 @@ TARGETS = {
 
 
 def main():
-    return gentables.main("regmap", __doc__, TARGETS, ROOT)
+    return gentables.main("regmap", __doc__, TARGETS, ROOT, before=check_db25)
 
 
 if __name__ == "__main__":

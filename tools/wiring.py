@@ -24,16 +24,26 @@ import pincheck  # noqa: E402
 
 DOC = os.path.join(ROOT, "docs", "wiring.md")
 
-# DB25 pin -> (PC port register bit, PC signal name), seed 000 Tables 3-5
-DB25 = {
-    1: ("C0", "/Strobe"), 2: ("D0", "D0"), 3: ("D1", "D1"), 4: ("D2", "D2"), 5: ("D3", "D3"),
-    6: ("D4", "D4"), 7: ("D5", "D5"), 8: ("D6", "D6"), 9: ("D7", "D7"),
-    10: ("S6", "/Ack"), 11: ("S7", "Busy"), 12: ("S5", "PaperEnd"), 13: ("S4", "Select"),
-    14: ("C1", "/AutoFd"), 15: ("S3", "/Error"), 16: ("C2", "/Init"), 17: ("C3", "/SelectIn"),
-}
-DATA = ["D", "PROBE", "IR", "S", "B0", "B1", "B2", "B3"]
-CTRL = [("U0", 1), ("U1", 14), ("GI", 16), ("CE", 17)]
-STAT = [("I0", 15), ("I1", 13), ("I2", 12), ("INT", 10), ("BUSY", 11)]
+# The DB25 pin map is tools/regmap.py's DB25 table (the one copy): pin ->
+# (PC port register bit, PC signal name), and per register the PAPERS
+# signals in bit order with their pins, as the board tops' ports take them
+# (pe_d: data bits 0..7; pe_c: control bits 0..3; pe_st: status bits 3..7,
+# where the Busy pin carries the hub's BUSY = /GO).
+import regmap  # noqa: E402
+
+regmap.check_db25()
+_REG_LETTER = {"DATA": "D", "STATUS": "S", "CONTROL": "C"}
+DB25 = {pin: (_REG_LETTER[reg] + str(bit), pc) for pin, reg, bit, pc, _sig in regmap.DB25}
+
+
+def _signals(reg, first_bit):
+    rows = sorted((bit, sig, pin) for pin, r, bit, _pc, sig in regmap.DB25 if r == reg and bit >= first_bit)
+    return [("BUSY" if sig == "GO" else sig, pin) for _bit, sig, pin in rows]
+
+
+DATA = [sig for sig, _pin in _signals("DATA", 0)]
+CTRL = _signals("CONTROL", 0)
+STAT = _signals("STATUS", regmap.fixed("STATUS", "I0"))
 
 
 def port_meaning(port):

@@ -374,12 +374,13 @@ bool check_link(const std::string& spec, const Options& o, const Sink& out) {
 
 namespace {
 
-/// A bit of the PC's port and its DB25 pin (IBM PC/AT parallel port: data
-/// bit i on pin 2+i; status bits 3..7 on 15, 13, 12, 10, 11; control bits
-/// 0..3 on 1, 14, 16, 17), with what PAPERS makes of it (papers_regs.hpp,
-/// docs/papers_regmap.md).
+/// A bit of the PC's port and its DB25 pin, with what PAPERS makes of it:
+/// papers_regs.hpp's DB25_PINS (generated from tools/regmap.py's DB25 table,
+/// the one pin map), annotated for our PE and the hub's size.
 struct Pin {
-    enum Reg { data, status, control } reg;
+    using Reg = R::Db25Pin::Reg;
+    static constexpr Reg data = R::Db25Pin::data, status = R::Db25Pin::status, control = R::Db25Pin::control;
+    Reg reg;
     unsigned bit, db25;
     const char* pc;      ///< the PC's name of the pin
     std::string papers;  ///< its PAPERS signal
@@ -387,26 +388,15 @@ struct Pin {
 };
 
 std::vector<Pin> pins_of(unsigned pe, unsigned n) {
-    std::vector<Pin> v{
-        {Pin::control, R::CONTROL_U0, 1, "Strobe", "U0", true},
-        {Pin::data, R::DATA_D, 2, "D0", "D", false},
-        {Pin::data, R::DATA_PROBE, 3, "D1", "PROBE", false},
-        {Pin::data, R::DATA_IR, 4, "D2", "IR", false},
-        {Pin::data, R::DATA_S, 5, "D3", "S", false},
-    };
-    static const char* dn[] = {"D4", "D5", "D6", "D7"};
-    for (unsigned k = 0; k < 4; ++k)
-        v.push_back({Pin::data, R::DATA_B0 + k, 6 + k, dn[k],
-                     "B" + std::to_string(k) + (k == pe ? " (our own)" : k >= n ? " (no such PE)" : ""), false});
-    v.push_back({Pin::status, R::STATUS_INT(n), 10, "Ack", "INT", false});
-    v.push_back({Pin::status, R::STATUS_GO(n), 11, "Busy", "GO", true});
-    static const unsigned ip[] = {15, 13, 12};
-    static const char* in[] = {"Error", "Select", "PaperEnd"};
-    for (unsigned k = 0; k < 3; ++k)
-        v.push_back({Pin::status, R::STATUS_I0 + k, ip[k], in[k], "I" + std::to_string(k), false});
-    v.push_back({Pin::control, R::CONTROL_U1, 14, "AutoFd", "U1", true});
-    v.push_back({Pin::control, R::CONTROL_GI, 16, "Init", "GI", false});
-    v.push_back({Pin::control, R::CONTROL_CE, 17, "SelectIn", "CE", true});
+    std::vector<Pin> v;
+    for (const R::Db25Pin& p : R::DB25_PINS) {
+        std::string sig = p.signal;
+        if (p.reg == R::Db25Pin::data && p.bit >= R::DATA_B0) {
+            const unsigned k = p.bit - R::DATA_B0;
+            sig += k == pe ? " (our own)" : k >= n ? " (no such PE)" : "";
+        }
+        v.push_back({p.reg, p.bit, p.pin, p.pc, sig, p.pc_inverts});
+    }
     return v;
 }
 

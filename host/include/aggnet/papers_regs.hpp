@@ -49,4 +49,34 @@ constexpr uint8_t PC_CONTROL_INVERT = 0x0b;
 /// the Busy pin with /GO as the seed's PAL does, so a read sees GO = 1.
 constexpr unsigned PC_STATUS_INVERT_BIT_FROM_TOP = 1;
 
+/// The PC's DB25 connector for a 4-PE (8-bit) port: which pin carries
+/// which port bit and PAPERS signal (tools/regmap.py DB25).
+struct Db25Pin {
+    enum Reg { data, status, control } reg;
+    unsigned bit;        ///< bit of that register
+    unsigned pin;        ///< DB25 pin
+    const char* pc;      ///< the PC's name of the signal
+    const char* signal;  ///< the PAPERS signal on it
+    bool pc_inverts;     ///< the pin's level is the register bit inverted
+};
+inline constexpr Db25Pin DB25_PINS[] = {
+    {Db25Pin::control, 0, 1, "/Strobe", "U0", true},
+    {Db25Pin::data, 0, 2, "D0", "D", false},
+    {Db25Pin::data, 1, 3, "D1", "PROBE", false},
+    {Db25Pin::data, 2, 4, "D2", "IR", false},
+    {Db25Pin::data, 3, 5, "D3", "S", false},
+    {Db25Pin::data, 4, 6, "D4", "B0", false},
+    {Db25Pin::data, 5, 7, "D5", "B1", false},
+    {Db25Pin::data, 6, 8, "D6", "B2", false},
+    {Db25Pin::data, 7, 9, "D7", "B3", false},
+    {Db25Pin::status, 6, 10, "/Ack", "INT", false},
+    {Db25Pin::status, 7, 11, "Busy", "GO", true},
+    {Db25Pin::status, 5, 12, "PaperEnd", "I2", false},
+    {Db25Pin::status, 4, 13, "Select", "I1", false},
+    {Db25Pin::control, 1, 14, "/AutoFd", "U1", true},
+    {Db25Pin::status, 3, 15, "/Error", "I0", false},
+    {Db25Pin::control, 2, 16, "/Init", "GI", false},
+    {Db25Pin::control, 3, 17, "/SelectIn", "CE", true},
+};
+
 }  // namespace aggnet::papers_regs
