@@ -318,6 +318,12 @@ TEST_CASE("a mask naming a PE >= N is rejected by the host and ignored safely by
     std::vector<std::function<void(Transport&)>> progs(3);
     reg_t st = 0;
     progs[0] = [&](Transport& t) {
+        // Attach first, as libaggnet does (our own mask, S low): from reset the
+        // pins name no PE, and an empty mask makes GO toggle every cycle
+        // (README departure 7), so the bad write would otherwise freeze GO at
+        // whichever phase it met (seen with AGGNET_SEED=16542815950008810048).
+        t.write_data(reg_t(0b0001) << R::DATA_B0);
+        hub.delay(0, 20);
         t.write_data((reg_t(0b1001) << R::DATA_B0) | (reg_t(1) << R::DATA_S));
         hub.delay(0, 10000);
         st = t.read_status();
