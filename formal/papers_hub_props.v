@@ -5,8 +5,10 @@
 // (h) If the pins of the 4 cycles before this one were all equal, reset was
 //     low in those cycles, and they satisfy PE a's barrier: a's mask is not
 //     empty, every PE j in it has S_j high and B_j[a], and no PE j with
-//     B_j[a] has IR_j high (an IR term reads GO = 0, Table 7), then the Busy
-//     pin of a (status bit W-1, driven with /GO) is low in this cycle.
+//     B_j[a] has IR_j high (an IR term reads GO = 0, Table 7), and a and
+//     every PE j of its mask are present (CE pin low, papers_hub Presence),
+//     then the Busy pin of a (status bit W-1, driven with /GO) is low in this
+//     cycle.
 //     This is the BRIEF's "S pin -> GO pin in 4 clock edges".
 // (t) Tightness: with the same pins held only 3 cycles after reset, Busy is
 //     still high (GO has not reached the pin yet).
@@ -24,16 +26,23 @@ module papers_hub_props #(
 `include "papers_regs.vh"
     wire [N*W-1:0]  pe_stat;
     wire [N*LW-1:0] pe_led;
-    wire [N-1:0]    pe_irq, pe_bad;
+    wire [N-1:0]    pe_irq, pe_bad, pe_present;
 
     papers_hub #(.N(N)) dut (
         .clk(clk), .rst(rst), .pe_data(pe_data), .pe_ctrl(pe_ctrl),
-        .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad)
+        .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad), .pe_present(pe_present)
     );
 
 `ifdef FORMAL
     // Barrier condition on the raw pins (register layout of papers_regs.vh).
     reg [N-1:0] cond;
+    wire [N-1:0] here;
+    genvar g;
+    generate
+        for (g = 0; g < N; g = g + 1) begin : g_here
+            assign here[g] = pe_ctrl[g*5 + PAPERS_CONTROL_CE] != PAPERS_CTRL_CABLE_INVERT[PAPERS_CONTROL_CE];
+        end
+    endgenerate
     integer a, j;
     always @* begin
         for (a = 0; a < N; a = a + 1) begin
@@ -43,12 +52,13 @@ module papers_hub_props #(
             for (j = 0; j < MW; j = j + 1) begin
                 if (pe_data[a*W + PAPERS_DATA_B0 + j]) begin
                     if (j >= N) cond[a] = 1'b0;
-                    else if (!(pe_data[j*W + PAPERS_DATA_S] && pe_data[j*W + PAPERS_DATA_B0 + a]))
+                    else if (!(pe_data[j*W + PAPERS_DATA_S] && pe_data[j*W + PAPERS_DATA_B0 + a] && here[j]))
                         cond[a] = 1'b0;
                 end
-                if (j < N && pe_data[j*W + PAPERS_DATA_IR] && pe_data[j*W + PAPERS_DATA_B0 + a])
+                if (j < N && pe_data[j*W + PAPERS_DATA_IR] && pe_data[j*W + PAPERS_DATA_B0 + a] && here[j])
                     cond[a] = 1'b0;
             end
+            if (!here[a]) cond[a] = 1'b0;
         end
     end
 

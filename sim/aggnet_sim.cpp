@@ -1099,7 +1099,12 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "aggnet-sim: %s\n", e.what());
         return 1;
     }
-    for (unsigned pe = 0; pe < n; ++pe) model->set_data(pe, 0), model->set_ctrl(pe, 0);
+    // No cable is plugged into the virtual hub's pins: they read high, as a
+    // board's pull-ups hold them, so every PE is absent (papers_hub,
+    // Presence) until the link drives it.
+    const reg_t floating = (reg_t(1) << papers_regs::reg_width(n)) - 1;
+    for (unsigned pe = 0; pe < n; ++pe)
+        model->set_data(pe, floating), model->set_ctrl(pe, uint8_t((1u << papers_regs::CTRL_WIDTH) - 1));
     auto hub = std::make_unique<Hub>(n, std::move(model), Injector(faults, fault_seed));
     try {
         hub->start();

@@ -6,8 +6,12 @@
 //     (PE_x I_k = PE_(x+k+1)%N D), generalised to N;
 //   * the section 3.2 LED columns (CE, IR, U1, U0, D, S, B);
 // plus the hub's documented synchronous timing (2-flop synchronizers, GO
-// register, output registers; rtl/papers/papers_hub.v header) and its two
-// extensions (PROBE, absent PEs read as S = 0, B = 0).
+// register, output registers; rtl/papers/papers_hub.v header) and its
+// extensions: PROBE; PEs j >= N read as S = 0, B = 0; and presence: control
+// pins are taken as the cable carries them (CE active low,
+// papers_regs::CABLE_CONTROL_INVERT), and a PE whose CE is 0 is absent: it
+// reads as alone and idle (every pin 0 but its own mask bit) and its LED
+// column is dark (tools/regmap.py CABLE_ACTIVE_LOW).
 #pragma once
 
 #include "papers_pins.hpp"
@@ -95,7 +99,7 @@ private:
         if (rst) {
             for (unsigned a = 0; a < n_; ++a) {
                 d1_[a] = d2_[a] = 0;
-                c1_[a] = c2_[a] = 0;
+                c1_[a] = c2_[a] = papers_regs::CABLE_CONTROL_INVERT;  // absent until sampled
                 go_[a] = false;
                 stat_[a] = reg_t(1) << papers_regs::STATUS_GO(n_);  // Busy pin = /GO = 1
                 led_[a] = 0;
@@ -103,16 +107,25 @@ private:
             }
             return;
         }
+        // Presence: what the hub sees of each PE after its synchronizers.
+        std::vector<reg_t> dq(n_);
+        std::vector<uint8_t> cq(n_);
+        for (unsigned a = 0; a < n_; ++a) {
+            const uint8_t logic = uint8_t(c2_[a] ^ papers_regs::CABLE_CONTROL_INVERT);
+            const bool here = (logic >> papers_regs::CONTROL_CE) & 1;
+            dq[a] = here ? d2_[a] : reg_t(1) << (papers_regs::DATA_B0 + a);
+            cq[a] = here ? logic : 0;
+        }
         std::vector<bool> go_next(n_);
         for (unsigned a = 0; a < n_; ++a) {
-            const PalOut o = pal(d2_, c2_, go_[a], a);
+            const PalOut o = pal(dq, cq, go_[a], a);
             reg_t st = o.ivec << papers_regs::STATUS_I0;
             if (!o.go_rd) st |= reg_t(1) << papers_regs::STATUS_GO(n_);  // Busy pin = PEaGO
             if (o.INT) st |= reg_t(1) << papers_regs::STATUS_INT(n_);
             // Section 3.2 display column: CE, IR, U1, U0, D, S, B(MW-1)..B0.
-            const auto cbit = [&](unsigned b) { return reg_t((c2_[a] >> b) & 1); };
-            const auto dbit = [&](unsigned b) { return reg_t((d2_[a] >> b) & 1); };
-            reg_t led = (d2_[a] >> papers_regs::DATA_B0) & mask_bits(mw_);
+            const auto cbit = [&](unsigned b) { return reg_t((cq[a] >> b) & 1); };
+            const auto dbit = [&](unsigned b) { return reg_t((dq[a] >> b) & 1); };
+            reg_t led = (dq[a] >> papers_regs::DATA_B0) & mask_bits(mw_);
             led |= dbit(papers_regs::DATA_S) << mw_;
             led |= dbit(papers_regs::DATA_D) << (mw_ + 1);
             led |= cbit(papers_regs::CONTROL_U0) << (mw_ + 2);
@@ -120,7 +133,7 @@ private:
             led |= dbit(papers_regs::DATA_IR) << (mw_ + 4);
             led |= cbit(papers_regs::CONTROL_CE) << (mw_ + 5);
             stat_[a] = st;
-            led_[a] = led;
+            led_[a] = ((cq[a] >> papers_regs::CONTROL_CE) & 1) ? led : 0;
             irq_[a] = o.irq;
             bad_[a] = o.bad;
             go_next[a] = o.clkset ? true : (o.clkrst ? false : go_[a]);

@@ -45,7 +45,7 @@ public:
 
     FakePpdev() : hub_(sim::make_papers_rtl(2, "fake_ppdev")) {
         hub_->reset(3);
-        hub_->set_ctrl(1, 0x09);  // PE1: CE | U0 (pins)
+        hub_->set_ctrl(1, uint8_t(0x09 ^ papers_regs::CABLE_CONTROL_INVERT));  // PE1: CE | U0 at pin levels (CE low)
     }
     int open(const char* path, int) override {
         if (open_errno) return errno = open_errno, -1;

@@ -230,7 +230,7 @@ TEST_CASE("aggnet_hub: PAPERS window registers, refusals, OWNER and the pins", "
     CHECK(c.read(1, pap(R::W_MASK0), 4) == 0x6);
     CHECK(c.read(3, pap(R::W_MASK0), 4) == 0x9);
     CHECK(c.read(1, pap(R::W_CTRL), 1) == 0x1f);
-    CHECK(c.read(3, pap(R::W_CTRL), 1) == 0);
+    CHECK(c.read(3, pap(R::W_CTRL), 1) == 1u << R::CONTROL_CE);  // reset value: present
     // Mask bits for PEs >= N are not stored.
     c.write(0, pap(R::W_MASK0), 0xffffffffu, 4);
     CHECK(c.read(0, pap(R::W_MASK0), 4) == 0xf);

@@ -70,7 +70,7 @@ using Params = std::map<std::string, long>;
     struct trait<M, std::void_t<decltype(std::declval<M&>().member)>> : std::true_type {};
 AGGNET_HAS_MEMBER(has_pe_d, pe_d)        // full PAPERS-4 in DB25 order (hx8k, hx1k)
 AGGNET_HAS_MEMBER(has_pe_dd, pe_dd)      // PAPERS-4 without PROBE, U0, U1 (ulx3s)
-AGGNET_HAS_MEMBER(has_pe_busy, pe_busy)  // barrier only: S, B0..B3 in, Busy out (icestick, icebreaker)
+AGGNET_HAS_MEMBER(has_pe_busy, pe_busy)  // barrier only: S, CE, the other PEs' B in, Busy out (icestick, icebreaker)
 AGGNET_HAS_MEMBER(has_btn_n, btn_n)      // active-low reset button
 AGGNET_HAS_MEMBER(has_btn_fire1, btn_fire1)  // active-high reset button
 AGGNET_HAS_MEMBER(has_ledg_n, ledg_n)    // two active-low LEDs (icebreaker)
@@ -138,7 +138,8 @@ public:
             data_mask_ = 0xfd, ctrl_mask_ = 0x0c, stat_mask_ = 0xf8;
         } else {
             static_assert(has_pe_busy<V>::value, "a board top with pins this test does not know");
-            data_mask_ = 0xf8, ctrl_mask_ = 0, stat_mask_ = 0x80;
+            // The PE's own mask bit has no pin (the top ties it to 1); CE does.
+            data_mask_ = 0xf8, ctrl_mask_ = 1u << R::CONTROL_CE, stat_mask_ = 0x80, own_bit_tied_ = true;
         }
         // Every PE starts alone and not at a barrier (mask = itself, S low), as
         // Papers' attach leaves a port: an empty mask would make GO toggle
@@ -167,10 +168,14 @@ public:
         if constexpr (has_uart<V>::value) h_->uart_rx = ser_line();
         h_.tick();
         for (unsigned a = 0; a < n_; ++a) {
-            const reg_t d = sh_[a].owner ? sh_[a].data() : pins_d_[a] & data_mask_;
+            const reg_t own = own_bit_tied_ ? reg_t(1) << (R::DATA_B0 + a) : 0;
+            const reg_t d = sh_[a].owner ? sh_[a].data() : (pins_d_[a] & data_mask_) | own;
             if (((d >> R::DATA_B0) & 0xf) == 0) empty_at_[a] = h_.cycle();
             ref_.set_data(a, d);
-            ref_.set_ctrl(a, sh_[a].owner ? sh_[a].ctrl : uint8_t(pins_c_[a] & ctrl_mask_));
+            // Control at the cable's levels (CE active low); the link's CTRL
+            // register holds logic levels.
+            ref_.set_ctrl(a, sh_[a].owner ? uint8_t(sh_[a].ctrl ^ R::CABLE_CONTROL_INVERT)
+                                          : uint8_t(pins_c_[a] & ctrl_mask_));
         }
         ref_.tick();
         if constexpr (has_uart<V>::value) deserialize(h_.dut().uart_tx);
@@ -237,7 +242,7 @@ private:
 
     struct Shadow {  // what the link wrote into the PAPERS window for a PE
         bool owner = false;
-        uint8_t sig = 0, ctrl = 0;
+        uint8_t sig = 0, ctrl = 1u << R::CONTROL_CE;  // CTRL's reset value
         uint32_t mask = 0;
         reg_t data() const { return reg_t(sig & 0xf) | reg_t(mask & 0xf) << R::DATA_B0; }
     };
@@ -265,8 +270,9 @@ private:
             sim::put_bits(m.pe_ce, a, 1, bit(c, R::CONTROL_CE));
         } else {
             sim::put_bits(m.pe_s, a, 1, bit(d, R::DATA_S));
-            sim::put_bits(m.pe_b, a * 4, 4, (d >> R::DATA_B0) & 0xf);
-            (void)c;
+            sim::put_bits(m.pe_ce, a, 1, bit(c, R::CONTROL_CE));
+            for (unsigned k = 0, j = 0; k < 4; ++k)  // the other PEs' bits, in PE order
+                if (k != a) sim::put_bits(m.pe_bx, a * 3 + j++, 1, bit(d, R::DATA_B0 + k));
         }
     }
 
@@ -401,6 +407,7 @@ private:
     std::vector<unsigned> leds_;
     reg_t data_mask_ = 0, stat_mask_ = 0;
     uint8_t ctrl_mask_ = 0;
+    bool own_bit_tied_ = false;  // reduced tops: PE a's own mask bit is 1, its pin carries CE
     std::vector<reg_t> pins_d_;
     std::vector<uint8_t> pins_c_;
     std::vector<Shadow> sh_;

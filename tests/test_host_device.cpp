@@ -139,9 +139,11 @@ TEST_CASE("ppdev: exact register bytes for attach, enqueue, wait, waitvec, mode,
     PpdevTransport t("/dev/parport0", 0, 2, fake);
     Papers p(t);
     using C = FakePpdev::Call;
-    // Attach: control CE|U0 = 0x09 logical, the PC inverts 0x0b: register 0x02.
+    // Attach: control CE|U0 = 0x09 logical; the PC inverts 0x0b, and CE goes
+    // out active low (presence, papers_regs::CABLE_CONTROL_INVERT), so the
+    // register is 0x09 ^ 0x03 = 0x0a: pin 17 low, pin 1 (U0) high.
     // Data: our own mask, B0 at bit 4.
-    REQUIRE(fake->writes() == std::vector<C>{{PPWCONTROL, 0x02}, {PPWDATA, 0x10}});
+    REQUIRE(fake->writes() == std::vector<C>{{PPWCONTROL, 0x0a}, {PPWDATA, 0x10}});
 
     p.enqueue(0x3);  // alone before: no wait, just the new mask
     REQUIRE(fake->writes().back() == C{PPWDATA, 0x30});
@@ -172,8 +174,8 @@ TEST_CASE("ppdev: exact register bytes for attach, enqueue, wait, waitvec, mode,
     fake->partner_d = false;
     CHECK(p.waitvec(true, milliseconds(500)) == 0x1);
 
-    p.set_mode(true);  // CE|GI|U0 = 0x0d logical -> register 0x06
-    CHECK(fake->writes().back() == C{PPWCONTROL, 0x06});
+    p.set_mode(true);  // CE|GI|U0 = 0x0d logical -> register 0x0d ^ 0x03 = 0x0e
+    CHECK(fake->writes().back() == C{PPWCONTROL, 0x0e});
     p.set_interrupt_request(true);  // IR added to the pins as they are (D = 1 from the last waitvec)
     CHECK(fake->writes().back() == C{PPWDATA, 0x35});
     for (auto& c : fake->calls) CHECK((c.req == PPCLAIM || c.req == PPWDATA || c.req == PPWCONTROL || c.req == PPRSTATUS));

@@ -127,6 +127,29 @@ def parse_constraints(text, family):
     return out
 
 
+def parse_pulls(text, family):
+    """{port bit: 'up' | 'down' | 'none'}: the pad's pull resistor, where the
+    file says (iCE40: `set_io -pullup yes`, else none, the iCE40 having no
+    pull-downs; ECP5: IOBUF PULLMODE=UP|DOWN|NONE)."""
+    out = {}
+    for line in text.splitlines():
+        code = line.split("#", 1)[0].strip()
+        if family == "ice40":
+            toks = code.split()
+            if not toks or toks[0] != "set_io":
+                continue
+            up = any(toks[i] == "-pullup" and i + 1 < len(toks) and toks[i + 1] == "yes" for i in range(len(toks)))
+            pos = [t for i, t in enumerate(toks[1:], 1) if not t.startswith("-") and toks[i - 1] not in
+                   ("-pullup", "-pullup_resistor", "-io_std")]
+            if len(pos) == 2:
+                out[pos[0]] = "up" if up else "none"
+        else:
+            for m in re.finditer(r'IOBUF\s+PORT\s+"([^"]+)"([^;]*);', code):
+                pm = re.search(r"PULLMODE=(\w+)", m.group(2))
+                out[m.group(1)] = pm.group(1).lower() if pm else "none"
+    return out
+
+
 def parse_top_ports(text):
     """{port bit: direction} from the ANSI port list of a board top."""
     text = re.sub(r"//[^\n]*", "", text)
@@ -222,6 +245,22 @@ def check(board, ctext, ttext):
             errs.append(("port", "%s: the top has no port bit %s" % (where, port)))
     for p in sorted(set(ports) - set(by_port)):
         errs.append(("port", "port bit %s of the top is not placed by %s" % (p, board.CONSTRAINTS)))
+    # (pull) presence, rtl/papers/papers_hub.v: an unplugged cable must read
+    # "absent", so every PE's CE input pulls up (CE is read active low), and
+    # no other PE input is left without a pull to float.
+    import wiring  # the meaning of each top port (a late import: wiring imports us)
+    pulls = parse_pulls(ctext, board.FAMILY)
+    for port in sorted(by_port):
+        meaning = wiring.port_meaning(port) if ports.get(port) == "input" else None
+        if meaning is None:
+            continue
+        pe, sig, _pin, _d = meaning
+        pull = pulls.get(port, pulls.get(re.sub(r"\[0\]$", "", port), "none"))
+        if sig == "CE" and pull != "up":
+            errs.append(("pull", "%s (PE%d CE) must pull up, so that an unplugged cable reads absent; it pulls %s"
+                         % (port, pe, pull)))
+        elif pull == "none":
+            errs.append(("pull", "%s (PE%d %s) has no pull resistor: an unplugged cable would float" % (port, pe, sig)))
     # the oscillator's frequency: nextpnr derives the PLL clock from it
     pat = (r'set_frequency\s+(\S+)\s+([\d.]+)' if board.FAMILY == "ice40"
            else r'FREQUENCY\s+PORT\s+"([^"]+)"\s+([\d.]+)\s*MHZ')
@@ -258,7 +297,8 @@ def _replace_ball(ctext, family, port, new):
     done = False
     for line in ctext.splitlines():
         if family == "ice40":
-            m = re.match(r"^(\s*set_io\s+(?:-nowarn\s+)?)(\S+)(\s+)(\S+)(.*)$", line)
+            m = re.match(r"^(\s*set_io\s+(?:(?:-nowarn|-pullup\s+\S+|-pullup_resistor\s+\S+|-io_std\s+\S+)\s+)*)"
+                         r"(\S+)(\s+)(\S+)(.*)$", line)
             if m and m.group(2) == port and not done:
                 line = m.group(1) + m.group(2) + m.group(3) + new + m.group(5)
                 done = True
@@ -286,7 +326,7 @@ def selftest():
         ("icestick", "pe_s[0]", "8", "b", "the FT2232H TXD pin"),
         ("icestick", "pe_s[0]", "5", "a", "pin 5 of the TQ144 (not a user I/O)"),
         ("icebreaker", "pe_s[0]", "11", "b", "the red LED pin under a PE port"),
-        ("icebreaker", "pe_b[0]", "4", "c", "P1A1, already PE0's S"),
+        ("icebreaker", "pe_bx[0]", "4", "c", "P1A1, already PE0's S"),
         ("ulx3s", "pe_dd[0]", "F4", "dir", "a PE input on the ESP32 GPIO26 header pin"),
         ("ulx3s", "pe_dd[0]", "L4", "b", "the FT231X RXD ball"),
         ("ulx3s", "pe_dd[0]", "Y99", "a", "a ball the CABGA381 does not have"),
@@ -324,9 +364,22 @@ def selftest():
         if not any(r == "clock" for r, _ in errs):
             print("pincheck selftest: NOT caught: %s oscillator frequency %r" % (name, bad), file=sys.stderr)
             failures += 1
+    # a CE input that does not pull up, and a PE input without a pull (presence)
+    pull_cases = [("icestick", "set_io -nowarn -pullup yes pe_ce[0] ", "set_io -nowarn pe_ce[0] "),
+                  ("hx8k", "set_io -nowarn -pullup yes pe_d[3] ", "set_io -nowarn pe_d[3] "),
+                  ("ulx3s", 'IOBUF PORT "pe_ce[0]" IO_TYPE=LVCMOS33 PULLMODE=UP',
+                   'IOBUF PORT "pe_ce[0]" IO_TYPE=LVCMOS33 PULLMODE=DOWN')]
+    for name, good, bad in pull_cases:
+        b = boards.load(name)
+        ctext = read(b.CONSTRAINTS)
+        errs = check(b, ctext.replace(good, bad, 1), read(boards.top_path(name))) if good in ctext else []
+        if not any(r == "pull" for r, _ in errs):
+            print("pincheck selftest: NOT caught: %s %r" % (name, bad), file=sys.stderr)
+            failures += 1
+    freq_cases += pull_cases
     # a port the top lacks (and so a top port left unplaced)
     b = boards.load("icestick")
-    ctext = read(b.CONSTRAINTS).replace("set_io -nowarn pe_s[0] ", "set_io -nowarn pe_x[0] ", 1)
+    ctext = read(b.CONSTRAINTS).replace("set_io -nowarn -pullup yes pe_s[0] ", "set_io -nowarn -pullup yes pe_x[0] ", 1)
     errs = check(b, ctext, read(boards.top_path("icestick")))
     if not any(r == "port" for r, _ in errs):
         print("pincheck selftest: a misspelt port was not caught", file=sys.stderr)

@@ -105,13 +105,29 @@ WINDOW = [
     ("SIG",   0x000, "RW", 4,  "D (bit 0), PROBE (1), IR (2), S (3): the data register's low bits, as this PE drives them"),
     ("MASK0", 0x001, "RW", 32, "barrier mask, PE k at bit k for k = 0..31 (bits for PEs >= N are ignored and read 0)"),
     ("MASK1", 0x002, "RW", 32, "PE 32+k at bit k (hubs of N > 32 PEs only; NO_REG otherwise)"),
-    ("CTRL",  0x003, "RW", 5,  "U0 (0), U1 (1), GI (2), CE (3), IE (4) at their logic level (no PC inversion)"),
+    ("CTRL",  0x003, "RW", 5,  "U0 (0), U1 (1), GI (2), CE (3), IE (4) at their logic level (no PC inversion); CE = 1 after reset, so a PE the link takes over is present until it clears CE"),
     ("STAT",  0x004, "R",  4,  "GO (0), INT (1), IRQ = INT and IE (2), BAD: the mask names a PE >= N (3); as Table 7 reads them"),
     ("IVEC0", 0x005, "R",  32, "PE k's D at bit k for k = 0..31, or its arrival (S high, mask naming us) while our PROBE is set; our own bit reads 0"),
     ("IVEC1", 0x006, "R",  32, "PE 32+k at bit k (hubs of N > 32 PEs only; NO_REG otherwise)"),
     ("OWNER", 0x007, "RW", 1,  "1: the link drives this PE's pins inside the hub (any write of SIG, MASK0/1 or CTRL sets it); 0: the parallel-port pins do (after reset)"),
+    ("PRESENT0", 0x008, "R", 32, "PE k present at bit k for k = 0..31: its CE is 1 at the hub (a cabled PE whose PC drives DB25 pin 17 low, or a link PE whose CTRL has CE); an absent PE reads as alone and idle. The same for every PE"),
+    ("PRESENT1", 0x009, "R", 32, "PE 32+k at bit k (hubs of N > 32 PEs only; NO_REG otherwise)"),
 ]
 WINDOW_STAT_BITS = {"GO": 0, "INT": 1, "IRQ": 2, "BAD": 3}
+
+# Presence (an aggnet rule, not the seed's; issue 10 item 3): iCE40 pads have
+# pull-ups only, so an unplugged cable reads every line high, which at the
+# seed's polarity is "S up with every mask bit set": a PE that would fire
+# everyone's barrier.  So the hub reads these lines active-low on the cable,
+# and a PE counts as present only while its CE line is driven low (as a
+# running libaggnet leaves it: CE = 1, the seed's "connection established").
+# While a PE is absent the hub sees it alone and idle (every pin 0 but its
+# own mask bit): it never arrives, names nobody, raises no interrupt.  On the cable CE is then the PC's own
+# /SelectIn polarity: libaggnet writes the control register with
+# PC_CONTROL_INVERT ^ CABLE_CONTROL_INVERT (LPT_CONTROL_XOR), not with the
+# seed's P_MODE() compensation, for this bit.
+# (register, name): the line is active low on the cable.
+CABLE_ACTIVE_LOW = [("CONTROL", "CE")]
 
 CTRL_WIDTH = 5
 MIN_MW = 4  # the seed's four mask bits: hubs with N < 4 keep the full byte
@@ -127,6 +143,15 @@ def pc_invert_mask(reg):
     return m
 
 
+def cable_invert_mask(reg):
+    """Bits of `reg` the hub reads active-low on the cable (CABLE_ACTIVE_LOW)."""
+    m = 0
+    for r, name in CABLE_ACTIVE_LOW:
+        if r == reg:
+            m |= 1 << fixed(r, name)
+    return m
+
+
 def fixed(reg, name):
     for r, n, bit, *_ in REGS:
         if r == reg and n == name:
@@ -138,7 +163,7 @@ def map_hash():
     """CRC-32 of the canonical text of both tables: the register map's
     identity, reported by the hub's INFO window and checked by libaggnet."""
     import zlib
-    text = repr(REGS) + repr(WINDOW) + repr(WINDOW_STAT_BITS) + repr((CTRL_WIDTH, MIN_MW))
+    text = repr(REGS) + repr(WINDOW) + repr(WINDOW_STAT_BITS) + repr((CTRL_WIDTH, MIN_MW)) + repr(CABLE_ACTIVE_LOW)
     return zlib.crc32(text.encode()) & 0xFFFFFFFF
 
 
@@ -156,6 +181,8 @@ def gen_vh():
     out.append("localparam integer PAPERS_STATUS_INT_FROM_TOP = 2;")
     out.append(f"localparam integer PAPERS_CTRL_WIDTH = {CTRL_WIDTH};")
     out.append(f"localparam integer PAPERS_MIN_MW = {MIN_MW};")
+    out.append("// Control lines the hub reads active-low on the cable (presence: CE, tools/regmap.py CABLE_ACTIVE_LOW)")
+    out.append(f"localparam [{CTRL_WIDTH - 1}:0] PAPERS_CTRL_CABLE_INVERT = {CTRL_WIDTH}'h{cable_invert_mask('CONTROL'):02X};")
     out.append("// The PAPERS window on the hub's register bus (register numbers, addr 11..0)")
     for n, reg, acc, bits, meaning in WINDOW:
         out.append(f"localparam [11:0] PAPERS_W_{n} = 12'h{reg:03X};  // {acc}, {bits} bits: {meaning}")
@@ -205,6 +232,12 @@ def gen_hpp():
         "/// Status: the PC inverts Busy (bit 7 of an 8-bit port); the hub drives",
         "/// the Busy pin with /GO as the seed's PAL does, so a read sees GO = 1.",
         "constexpr unsigned PC_STATUS_INVERT_BIT_FROM_TOP = 1;",
+        "/// Control lines the hub reads active-low on the cable (CE: a PE is present",
+        "/// only while its PC drives the line low; an unplugged cable reads high).",
+        f"constexpr uint8_t CABLE_CONTROL_INVERT = 0x{cable_invert_mask('CONTROL'):02x};",
+        "/// What libaggnet XORs into the control register so that every pin reads",
+        "/// as the hub wants it: the PC's inversion undone, the cable's applied.",
+        f"constexpr uint8_t LPT_CONTROL_XOR = 0x{pc_invert_mask('CONTROL') ^ cable_invert_mask('CONTROL'):02x};",
         "",
         "/// The PC's DB25 connector for a 4-PE (8-bit) port: which pin carries",
         "/// which port bit and PAPERS signal (tools/regmap.py DB25).",
@@ -215,10 +248,12 @@ def gen_hpp():
         "    const char* pc;      ///< the PC's name of the signal",
         "    const char* signal;  ///< the PAPERS signal on it",
         "    bool pc_inverts;     ///< the pin's level is the register bit inverted",
+        "    bool active_low;     ///< the hub reads the line active-low (CE: presence)",
         "};",
         "inline constexpr Db25Pin DB25_PINS[] = {",
-    ] + ["    {Db25Pin::%s, %d, %d, \"%s\", \"%s\", %s}," % (reg.lower(), bit, pin, pc, sig,
-                                                         "true" if db25_inverts(reg, bit) else "false")
+    ] + ["    {Db25Pin::%s, %d, %d, \"%s\", \"%s\", %s, %s}," % (
+             reg.lower(), bit, pin, pc, sig, "true" if db25_inverts(reg, bit) else "false",
+             "true" if (reg, sig) in CABLE_ACTIVE_LOW else "false")
          for pin, reg, bit, pc, sig in DB25] + [
         "};",
         "",
@@ -239,6 +274,15 @@ def gen_md():
         "compensates for the control register, and the hub drives the Busy pin",
         "with /GO (as the seed's PAL equation for PEaGO does) so that a status",
         "read sees GO = 1 when the barrier has fired.",
+        "",
+        "Presence (aggnet, not the seed): the hub reads CE active-low on the cable",
+        "(DB25 pin 17 low = connected, the PC's own /SelectIn polarity), and a PE",
+        "counts as present only while CE is 1. An unplugged cable, whose lines the",
+        "FPGA's pull-ups hold high, is therefore absent, and inside the hub an",
+        "absent PE reads as alone and idle (every pin 0 but its own mask bit): it",
+        "never arrives at a barrier, names no other PE and requests no interrupt,",
+        "and its LED column is dark. libaggnet XORs the control register with",
+        f"`0x{pc_invert_mask('CONTROL') ^ cable_invert_mask('CONTROL'):02x}` (LPT_CONTROL_XOR).",
         "",
         "| register | bit | name | meaning | DB25 pin | PC inverts | seed |",
         "| --- | --- | --- | --- | --- | --- | --- |",
@@ -269,7 +313,7 @@ def gen_md():
     out += [
         "",
         "A write to a read-only register is refused (ERR REFUSED); a register not",
-        "listed (or MASK1/IVEC1 on a hub of 32 PEs or fewer) answers ERR NO_REG.",
+        "listed (or MASK1/IVEC1/PRESENT1 on a hub of 32 PEs or fewer) answers ERR NO_REG.",
         f"Register-map hash (INFO window MAP_HASH+1): `0x{map_hash():08X}`.",
     ]
     out.append("")

@@ -62,6 +62,10 @@ def port_meaning(port):
         return (i // 5, s, p, "out")
     if name == "pe_b":
         return (i // 4, "B%d" % (i % 4), 6 + i % 4, "in")
+    if name == "pe_bx":  # reduced tops: the 3 mask bits naming the other PEs, in PE order
+        a, j = i // 3, i % 3
+        k = j if j < a else j + 1
+        return (a, "B%d" % k, 6 + k, "in")
     single = {"pe_s": ("S", 5, "in"), "pe_dd": ("D", 2, "in"), "pe_ir": ("IR", 4, "in"),
               "pe_gi": ("GI", 16, "in"), "pe_ce": ("CE", 17, "in"), "pe_busy": ("BUSY", 11, "out")}
     if name in single:

@@ -6,10 +6,14 @@
 //
 // The iCEBreaker breaks out 24 user I/Os (Pmods 1A, 1B, 2), not the 68 a full
 // PAPERS-4 needs (4 PEs x (8 data + 4 control + 5 status)).  This top is the
-// reduced "barrier-only" PAPERS-4: per PE the S pin and the four mask pins
-// B0..B3 come in and the Busy pin (/GO) goes out = 6 pins per PE, 24 in all.
-// D, PROBE, IR, GI, CE, U0, U1 are tied to 0, so the I bits, INT and the
-// interrupt paths are not available on the pins of this board
+// reduced "barrier-only" PAPERS-4: per PE the S pin, the three mask pins
+// naming the other PEs, and CE (DB25 17, read active low: presence) come in,
+// and the Busy pin (/GO) goes out = 6 pins per PE, 24 in all.  A PE's own
+// mask bit has no pin: it is 1 (a mask leaving its own PE out is not
+// available on this board), so that its pin can carry CE, without which an unplugged cable (pulled up: S high,
+// every mask bit set) would fire everyone's barrier (rtl/papers/papers_hub.v,
+// Presence).  D, PROBE, IR, GI, U0, U1 are tied to 0, so the I bits, INT and
+// the interrupt paths are not available on the pins of this board
 // (docs/hardware.md).  The full 68-pin PAPERS-4 for the same chip family
 // is fw/hx1k/top.v (a custom HX1K-TQ144 board) and fw/hx8k/top.v (iCE40-HX8K
 // breakout).
@@ -33,7 +37,8 @@ module top (
     input  wire        clk_12mhz,
     input  wire        btn_n,
     input  wire [3:0]  pe_s,      // PE a's S (DB25 pin 5, D3)
-    input  wire [15:0] pe_b,      // PE a's B0..B3 at [4a +: 4] (DB25 pins 6-9, D4-D7)
+    input  wire [3:0]  pe_ce,     // PE a's CE, active low: presence (DB25 pin 17, /SelectIn)
+    input  wire [11:0] pe_bx,     // PE a's mask bits naming the other PEs, in PE order, at [3a +: 3] (DB25 6-9 less its own)
     output wire [3:0]  pe_busy,   // PE a's Busy (DB25 pin 11) = /GO
     output wire        ledr_n,
     output wire        ledg_n,
@@ -66,12 +71,23 @@ module top (
     wire [N*LW-1:0] pe_led;
     wire [N-1:0]    pe_irq, pe_bad;
 
-    genvar a;
+    genvar a, j;
     generate
         for (a = 0; a < N; a = a + 1) begin : g_pe
-            // {B3..B0, S, IR, PROBE, D}
-            assign pe_data[a*W +: W] = {pe_b[a*4 +: 4], pe_s[a], 1'b0, 1'b0, 1'b0};
-            assign pe_ctrl[a*5 +: 5] = 5'b00000;  // IE, CE, GI, U1, U0
+            // {B3..B0, S, IR, PROBE, D}: B_a, the PE's own bit, is 1; the
+            // other three come from pe_bx in PE order.
+            wire [3:0] b;
+            for (j = 0; j < 4; j = j + 1) begin : g_b
+                if (j == a) begin : g_own
+                    assign b[j] = 1'b1;
+                end else begin : g_other
+                    assign b[j] = pe_bx[a*3 + ((j < a) ? j : j - 1)];
+                end
+            end
+            assign pe_data[a*W +: W] = {b, pe_s[a], 1'b0, 1'b0, 1'b0};
+            // {IE, CE, GI, U1, U0} as the cable carries them: CE is the
+            // active-low pin (papers_hub: Presence); the others are 0.
+            assign pe_ctrl[a*5 +: 5] = {1'b0, pe_ce[a], 3'b000};
             assign pe_busy[a]        = pe_stat[a*W + W - 1];
         end
     endgenerate

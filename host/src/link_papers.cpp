@@ -76,6 +76,13 @@ reg_t LinkPapersPort::in(Deadline) {
     return r;
 }
 
+bool LinkPapersPort::present(uint64_t& pes, Deadline) {
+    pes = c_.read(pe_, addr(R::W_PRESENT0), 4);
+    ++accesses_;
+    if (n_ > 32) pes |= uint64_t(c_.read(pe_, addr(R::W_PRESENT1), 4)) << 32, ++accesses_;
+    return true;
+}
+
 void LinkPapersPort::mode(uint8_t control, Deadline) {
     c_.write(pe_, addr(R::W_CTRL), control & 0x1f, 1);  // logic level: no PC inversion on the link
     ++accesses_;

@@ -48,7 +48,7 @@ reg_t LptPort::in(Deadline d) { return t_.read_status(d); }
 reg_t LptPort::wait(reg_t watch, reg_t last, Deadline d) { return t_.wait_status(watch, last, d); }
 
 void LptPort::mode(uint8_t control, Deadline d) {
-    t_.write_control(static_cast<uint8_t>(control ^ R::PC_CONTROL_INVERT), d);
+    t_.write_control(static_cast<uint8_t>(control ^ R::LPT_CONTROL_XOR), d);
 }
 
 // ---- Papers ----------------------------------------------------------------
@@ -165,6 +165,15 @@ Papers::Waited Papers::wait_go(bool level, uint64_t mask, Deadline end, std::chr
         const uint64_t missing = others & ~here;
         const uint64_t never = missing & ~seen, left = missing & seen;
         msg << " waiting for barrier mask " << hex(mask) << "; never arrived: " << pe_list(never);
+        uint64_t here_now = 0;
+        bool asked = false;
+        try {
+            asked = never && port_.present(here_now, cleanup);
+        } catch (const Error&) {  // the timeout is the news; a failing link shows on the next access
+        }
+        if (asked && (never & ~here_now))
+            msg << " (absent at the hub: " << pe_list(never & ~here_now)
+                << ", whose CE is 0: cable unplugged, PC off, or not attached)";
         if (left) msg << "; arrived, then left before it completed (timed out themselves, or passed it with "
                          "a different mask): " << pe_list(left);
         msg << " (arrived: S high with a mask naming PE" << pe_ << ")";

@@ -5,12 +5,15 @@
 // Contract: q follows d two rising edges of clk later.  Each bit is
 // synchronized on its own; a bus that must be seen coherently needs its own
 // handshake (PAPERS signals are independent levels, so none is needed).
-// rst (synchronous, active high) clears both stages so that simulation and
-// formal start from a known state; it is not needed for correct operation.
+// rst (synchronous, active high) sets both stages to RESET (default 0) so
+// that simulation and formal start from a known state, and so that a user
+// can choose the level an input reads until it has been sampled (papers_hub:
+// "absent").
 //
-// Parameters: W >= 1.
+// Parameters: W >= 1; RESET, W bits.
 module sync2 #(
-    parameter integer W = 1
+    parameter integer   W     = 1,
+    parameter [W-1:0]   RESET = {W{1'b0}}
 ) (
     input  wire         clk,
     input  wire         rst,
@@ -28,8 +31,8 @@ module sync2 #(
 
     always @(posedge clk) begin
         if (rst) begin
-            meta   <= {W{1'b0}};
-            stable <= {W{1'b0}};
+            meta   <= RESET;
+            stable <= RESET;
         end else begin
             meta   <= d;
             stable <= meta;

@@ -16,6 +16,9 @@
 // pins do, so a link-owned PE sees exactly the timing of a cabled one: 4
 // cycles from the write of S to GO (seed 000 section 3.1 via papers_hub).
 //
+// PRESENT0/1 read papers_hub's presence vector (a PE whose CE is 1; for a
+// link PE, CE in its CTRL).
+//
 // Reads of STAT and IVEC come from papers_hub's registered status outputs,
 // decoded as the PC would read them (GO = NOT Busy pin, seed 000 Table 4/7)
 // and with the I bits of Table 4 (I_k = PE (a+k+1)%N) put back in PE order:
@@ -55,7 +58,8 @@ module papers_bus #(
     output wire [N*5-1:0]  hub_ctrl,
     input  wire [N*W-1:0]  hub_stat,
     input  wire [N-1:0]    hub_irq,
-    input  wire [N-1:0]    hub_bad
+    input  wire [N-1:0]    hub_bad,
+    input  wire [N-1:0]    hub_present
 );
 `include "papers_regs.vh"
 
@@ -92,7 +96,8 @@ module papers_bus #(
                 assign mask_mw = mask[a];
             end
             assign hub_data[a*W +: W] = owner[a] ? {mask_mw, sig[a]} : pin_data[a*W +: W];
-            assign hub_ctrl[a*5 +: 5] = owner[a] ? ctrl[a] : pin_ctrl[a*5 +: 5];
+            // CTRL holds logic levels; papers_hub takes the cable's (CE active low).
+            assign hub_ctrl[a*5 +: 5] = owner[a] ? ctrl[a] ^ PAPERS_CTRL_CABLE_INVERT : pin_ctrl[a*5 +: 5];
         end
     endgenerate
 
@@ -148,6 +153,14 @@ module papers_bus #(
                                     if (req_we && is_hi_ok) err = ERR_REFUSED;
                                 end
                 PAPERS_W_OWNER: rd[0] = owner[p];
+                PAPERS_W_PRESENT0: begin
+                                    rd[LO-1:0] = hub_present[LO-1:0];
+                                    if (req_we) err = ERR_REFUSED;
+                                end
+                PAPERS_W_PRESENT1: begin
+                                    if (is_hi_ok) rd = hi_bits(hub_present); else err = ERR_NO_REG;
+                                    if (req_we && is_hi_ok) err = ERR_REFUSED;
+                                end
                 default:        err = ERR_NO_REG;
             endcase
         end
@@ -184,7 +197,7 @@ module papers_bus #(
             for (i = 0; i < N; i = i + 1) begin
                 sig[i]  <= 4'd0;
                 mask[i] <= {N{1'b0}};
-                ctrl[i] <= 5'd0;
+                ctrl[i] <= 5'd1 << PAPERS_CONTROL_CE;  // present once the link owns it
             end
         end else begin
             rsp_valid <= req_valid;

@@ -6,14 +6,17 @@
 // positions come from rtl/papers/papers_regs.vh, generated from
 // tools/regmap.py; for N = 4 they are exactly seed Tables 3, 4 and 5):
 //   pe_data[a*W +: W]   data-register pins D, PROBE, IR, S, B0..B(MW-1)
-//   pe_ctrl[a*5 +: 5]   control bits U0, U1, GI, CE, IE at their true logic
-//                       level (the PC's own inversion is undone by the host)
+//   pe_ctrl[a*5 +: 5]   control bits U0, U1, GI, CE, IE as the cable carries
+//                       them: U0, U1, GI at their logic level (the PC's own
+//                       inversion is undone by the host), CE active low
+//                       (PAPERS_CTRL_CABLE_INVERT: DB25 pin 17 low = CE).
 //   pe_stat[a*W +: W]   status pins: I0..I(MW-2) at bits 3.., INT (Ack) at
 //                       W-2, and at W-1 the Busy pin driven with /GO as the
 //                       seed's PAL does, so the PC (which inverts Busy) reads GO.
 //   pe_led[a*LW +: LW]  section 3.2 display: {CE, IR, U1, U0, D, S, B(MW-1)..B0}
 //   pe_irq[a]           INT AND IE: the interrupt the PE's PC would take.
 //   pe_bad[a]           the PE's mask names a PE >= N (N < 4 only).
+//   pe_present[a]       the PE is present: its CE is 1 (see Presence).
 // with MW = max(N,4), W = MW + 4, LW = MW + 6.
 //
 // Timing (clk cycles, counted as rising edges after an input pin changes):
@@ -22,6 +25,18 @@
 //   section 4.3.3 skew between GO and the data bits is gone).
 //   IR -> INT: 3 (INT is combinational from the synchronized IR).  All
 //   outputs are registered: no glitches on the cable.
+//
+// Presence (aggnet, not the seed; tools/regmap.py CABLE_ACTIVE_LOW): iCE40
+// pads have pull-ups only, so an unplugged cable reads every line high, at
+// the seed's polarity S up with every mask bit set.  CE is therefore read
+// active-low on the cable, and a PE whose CE is 0 (its pin 17 high: cable
+// unplugged, PC off with its port floating, or libaggnet not attached) is
+// absent: inside the hub its pins read as a PE alone and idle (S, D, IR,
+// PROBE and every control bit 0, its mask naming only itself, so that its GO
+// rests at 0 instead of toggling as an empty mask would), so it never
+// arrives, names no other PE, requests no interrupt, and its LED column is
+// dark.  A present PE is exactly the seed's.  Presence is decided on the
+// synchronized pins in the same cycle as the others, so it adds no cycle.
 //
 // rst: synchronous, active high.  Parameters: N in 2..64.
 module papers_hub #(
@@ -37,7 +52,8 @@ module papers_hub #(
     output reg  [N*W-1:0]  pe_stat,
     output reg  [N*LW-1:0] pe_led,
     output reg  [N-1:0]    pe_irq,
-    output reg  [N-1:0]    pe_bad
+    output reg  [N-1:0]    pe_bad,
+    output wire [N-1:0]    pe_present
 );
 `include "papers_regs.vh"
 
@@ -57,24 +73,34 @@ module papers_hub #(
     wire [N*W-1:0] data_q;
     wire [N*5-1:0] ctrl_q;
     sync2 #(.W(N*W)) u_sync_data (.clk(clk), .rst(rst), .d(pe_data), .q(data_q));
-    sync2 #(.W(N*5)) u_sync_ctrl (.clk(clk), .rst(rst), .d(pe_ctrl), .q(ctrl_q));
+    // The control synchronizers reset to "CE pin high": every PE is absent
+    // until its pins have been sampled (no empty-mask GO toggling at reset).
+    sync2 #(.W(N*5), .RESET({N{PAPERS_CTRL_CABLE_INVERT}})) u_sync_ctrl (
+        .clk(clk), .rst(rst), .d(pe_ctrl), .q(ctrl_q));
 
-    // Unpack the register layout into per-signal vectors.
+    // Presence, then unpack the register layout into per-signal vectors
+    // (an absent PE's pins all read 0).
     wire [N-1:0]    s, d, ir, probe, gi, ie, ce, u0, u1;
     wire [N*MW-1:0] mask;
     genvar a;
     generate
         for (a = 0; a < N; a = a + 1) begin : g_unpack
-            assign s[a]     = data_q[a*W + PAPERS_DATA_S];
-            assign d[a]     = data_q[a*W + PAPERS_DATA_D];
-            assign ir[a]    = data_q[a*W + PAPERS_DATA_IR];
-            assign probe[a] = data_q[a*W + PAPERS_DATA_PROBE];
-            assign mask[a*MW +: MW] = data_q[a*W + PAPERS_DATA_B0 +: MW];
-            assign u0[a]    = ctrl_q[a*5 + PAPERS_CONTROL_U0];
-            assign u1[a]    = ctrl_q[a*5 + PAPERS_CONTROL_U1];
-            assign gi[a]    = ctrl_q[a*5 + PAPERS_CONTROL_GI];
-            assign ce[a]    = ctrl_q[a*5 + PAPERS_CONTROL_CE];
-            assign ie[a]    = ctrl_q[a*5 + PAPERS_CONTROL_IE];
+            wire [4:0]   c_logic = ctrl_q[a*5 +: 5] ^ PAPERS_CTRL_CABLE_INVERT;
+            wire         here    = c_logic[PAPERS_CONTROL_CE];
+            wire [W-1:0] alone   = {{(W-1){1'b0}}, 1'b1} << (PAPERS_DATA_B0 + a);
+            wire [W-1:0] dq      = here ? data_q[a*W +: W] : alone;
+            wire [4:0]   cq      = here ? c_logic : 5'd0;
+            assign pe_present[a] = here;
+            assign s[a]     = dq[PAPERS_DATA_S];
+            assign d[a]     = dq[PAPERS_DATA_D];
+            assign ir[a]    = dq[PAPERS_DATA_IR];
+            assign probe[a] = dq[PAPERS_DATA_PROBE];
+            assign mask[a*MW +: MW] = dq[PAPERS_DATA_B0 +: MW];
+            assign u0[a]    = cq[PAPERS_CONTROL_U0];
+            assign u1[a]    = cq[PAPERS_CONTROL_U1];
+            assign gi[a]    = cq[PAPERS_CONTROL_GI];
+            assign ce[a]    = cq[PAPERS_CONTROL_CE];
+            assign ie[a]    = cq[PAPERS_CONTROL_IE];
         end
     endgenerate
 
@@ -97,7 +123,8 @@ module papers_hub #(
             assign stat_next[a*W + W - PAPERS_STATUS_INT_FROM_TOP] = int_rd[a];
             assign stat_next[a*W + PAPERS_STATUS_I0 +: MW-1]       = ivec[a*(MW-1) +: MW-1];
             assign stat_next[a*W +: PAPERS_STATUS_I0]              = {PAPERS_STATUS_I0{1'b0}};
-            assign led_next[a*LW +: LW] = {ce[a], ir[a], u1[a], u0[a], d[a], s[a], mask[a*MW +: MW]};
+            assign led_next[a*LW +: LW] = pe_present[a] ? {ce[a], ir[a], u1[a], u0[a], d[a], s[a], mask[a*MW +: MW]}
+                                                        : {LW{1'b0}};
         end
     endgenerate
 

@@ -17,17 +17,21 @@ localparam integer PAPERS_STATUS_GO_FROM_TOP = 1;
 localparam integer PAPERS_STATUS_INT_FROM_TOP = 2;
 localparam integer PAPERS_CTRL_WIDTH = 5;
 localparam integer PAPERS_MIN_MW = 4;
+// Control lines the hub reads active-low on the cable (presence: CE, tools/regmap.py CABLE_ACTIVE_LOW)
+localparam [4:0] PAPERS_CTRL_CABLE_INVERT = 5'h08;
 // The PAPERS window on the hub's register bus (register numbers, addr 11..0)
 localparam [11:0] PAPERS_W_SIG = 12'h000;  // RW, 4 bits: D (bit 0), PROBE (1), IR (2), S (3): the data register's low bits, as this PE drives them
 localparam [11:0] PAPERS_W_MASK0 = 12'h001;  // RW, 32 bits: barrier mask, PE k at bit k for k = 0..31 (bits for PEs >= N are ignored and read 0)
 localparam [11:0] PAPERS_W_MASK1 = 12'h002;  // RW, 32 bits: PE 32+k at bit k (hubs of N > 32 PEs only; NO_REG otherwise)
-localparam [11:0] PAPERS_W_CTRL = 12'h003;  // RW, 5 bits: U0 (0), U1 (1), GI (2), CE (3), IE (4) at their logic level (no PC inversion)
+localparam [11:0] PAPERS_W_CTRL = 12'h003;  // RW, 5 bits: U0 (0), U1 (1), GI (2), CE (3), IE (4) at their logic level (no PC inversion); CE = 1 after reset, so a PE the link takes over is present until it clears CE
 localparam [11:0] PAPERS_W_STAT = 12'h004;  // R, 4 bits: GO (0), INT (1), IRQ = INT and IE (2), BAD: the mask names a PE >= N (3); as Table 7 reads them
 localparam [11:0] PAPERS_W_IVEC0 = 12'h005;  // R, 32 bits: PE k's D at bit k for k = 0..31, or its arrival (S high, mask naming us) while our PROBE is set; our own bit reads 0
 localparam [11:0] PAPERS_W_IVEC1 = 12'h006;  // R, 32 bits: PE 32+k at bit k (hubs of N > 32 PEs only; NO_REG otherwise)
 localparam [11:0] PAPERS_W_OWNER = 12'h007;  // RW, 1 bits: 1: the link drives this PE's pins inside the hub (any write of SIG, MASK0/1 or CTRL sets it); 0: the parallel-port pins do (after reset)
+localparam [11:0] PAPERS_W_PRESENT0 = 12'h008;  // R, 32 bits: PE k present at bit k for k = 0..31: its CE is 1 at the hub (a cabled PE whose PC drives DB25 pin 17 low, or a link PE whose CTRL has CE); an absent PE reads as alone and idle. The same for every PE
+localparam [11:0] PAPERS_W_PRESENT1 = 12'h009;  // R, 32 bits: PE 32+k at bit k (hubs of N > 32 PEs only; NO_REG otherwise)
 localparam integer PAPERS_W_STAT_GO = 0;
 localparam integer PAPERS_W_STAT_INT = 1;
 localparam integer PAPERS_W_STAT_IRQ = 2;
 localparam integer PAPERS_W_STAT_BAD = 3;
-localparam [31:0] PAPERS_MAP_HASH = 32'h7761FCF0;  // CRC-32 of this register map
+localparam [31:0] PAPERS_MAP_HASH = 32'hB0BDC075;  // CRC-32 of this register map

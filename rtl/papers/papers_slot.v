@@ -55,6 +55,7 @@ module papers_slot #(
     wire           rsp_valid;
     wire [31:0]    rsp_rdata;
     wire [1:0]     rsp_err;
+    wire [N-1:0]   present;
 
     papers_bus #(.N(N)) u_bus (
         .clk(clk), .rst(rst),
@@ -62,13 +63,13 @@ module papers_slot #(
         .req_reg(bus_req_addr[11:0]), .req_wdata(bus_req_wdata),
         .rsp_valid(rsp_valid), .rsp_rdata(rsp_rdata), .rsp_err(rsp_err),
         .pin_data(pe_data), .pin_ctrl(pe_ctrl), .hub_data(hub_data), .hub_ctrl(hub_ctrl),
-        .hub_stat(pe_stat), .hub_irq(pe_irq), .hub_bad(pe_bad)
+        .hub_stat(pe_stat), .hub_irq(pe_irq), .hub_bad(pe_bad), .hub_present(present)
     );
 
     papers_hub #(.N(N)) u_hub (
         .clk(clk), .rst(rst),
         .pe_data(hub_data), .pe_ctrl(hub_ctrl),
-        .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad)
+        .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad), .pe_present(present)
     );
 
     assign bus_rsp_valid = rsp_valid;

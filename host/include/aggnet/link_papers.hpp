@@ -38,6 +38,7 @@ public:
     reg_t in(Deadline d) override;
     void mode(uint8_t control, Deadline d) override;
     reg_t wait(reg_t watch, reg_t last, Deadline d) override;
+    bool present(uint64_t& pes, Deadline d) override;  ///< PRESENT0/1
     uint64_t accesses() const override { return accesses_; }
     std::string describe() const override;
 

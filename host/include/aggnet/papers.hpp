@@ -63,6 +63,13 @@ public:
     virtual reg_t wait(reg_t watch, reg_t last, Deadline d) = 0;
     /// Every P_OUT / P_MODE so far has taken effect at the hub.
     virtual void flush(Deadline) {}
+    /// The PEs the hub counts as present (CE at 1: rtl/papers/papers_hub.v,
+    /// Presence), where the port can ask (the link's PRESENT registers);
+    /// a parallel port cannot, and returns false.
+    virtual bool present(uint64_t& pes, Deadline d) {
+        (void)pes, (void)d;
+        return false;
+    }
     /// Register requests made so far.
     virtual uint64_t accesses() const = 0;
     virtual std::string describe() const = 0;

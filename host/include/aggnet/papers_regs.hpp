@@ -32,22 +32,30 @@ constexpr unsigned STATUS_INT(unsigned n) { return reg_width(n) - 2; }
 constexpr uint16_t W_SIG = 0x000;  // RW, 4 bits: D (bit 0), PROBE (1), IR (2), S (3): the data register's low bits, as this PE drives them
 constexpr uint16_t W_MASK0 = 0x001;  // RW, 32 bits: barrier mask, PE k at bit k for k = 0..31 (bits for PEs >= N are ignored and read 0)
 constexpr uint16_t W_MASK1 = 0x002;  // RW, 32 bits: PE 32+k at bit k (hubs of N > 32 PEs only; NO_REG otherwise)
-constexpr uint16_t W_CTRL = 0x003;  // RW, 5 bits: U0 (0), U1 (1), GI (2), CE (3), IE (4) at their logic level (no PC inversion)
+constexpr uint16_t W_CTRL = 0x003;  // RW, 5 bits: U0 (0), U1 (1), GI (2), CE (3), IE (4) at their logic level (no PC inversion); CE = 1 after reset, so a PE the link takes over is present until it clears CE
 constexpr uint16_t W_STAT = 0x004;  // R, 4 bits: GO (0), INT (1), IRQ = INT and IE (2), BAD: the mask names a PE >= N (3); as Table 7 reads them
 constexpr uint16_t W_IVEC0 = 0x005;  // R, 32 bits: PE k's D at bit k for k = 0..31, or its arrival (S high, mask naming us) while our PROBE is set; our own bit reads 0
 constexpr uint16_t W_IVEC1 = 0x006;  // R, 32 bits: PE 32+k at bit k (hubs of N > 32 PEs only; NO_REG otherwise)
 constexpr uint16_t W_OWNER = 0x007;  // RW, 1 bits: 1: the link drives this PE's pins inside the hub (any write of SIG, MASK0/1 or CTRL sets it); 0: the parallel-port pins do (after reset)
+constexpr uint16_t W_PRESENT0 = 0x008;  // R, 32 bits: PE k present at bit k for k = 0..31: its CE is 1 at the hub (a cabled PE whose PC drives DB25 pin 17 low, or a link PE whose CTRL has CE); an absent PE reads as alone and idle. The same for every PE
+constexpr uint16_t W_PRESENT1 = 0x009;  // R, 32 bits: PE 32+k at bit k (hubs of N > 32 PEs only; NO_REG otherwise)
 constexpr unsigned W_STAT_GO = 0;
 constexpr unsigned W_STAT_INT = 1;
 constexpr unsigned W_STAT_IRQ = 2;
 constexpr unsigned W_STAT_BAD = 3;
-constexpr uint32_t MAP_HASH = 0x7761FCF0;  // CRC-32 of this register map
+constexpr uint32_t MAP_HASH = 0xB0BDC075;  // CRC-32 of this register map
 
 /// Bits the PC's own port hardware inverts between register and pin.
 constexpr uint8_t PC_CONTROL_INVERT = 0x0b;
 /// Status: the PC inverts Busy (bit 7 of an 8-bit port); the hub drives
 /// the Busy pin with /GO as the seed's PAL does, so a read sees GO = 1.
 constexpr unsigned PC_STATUS_INVERT_BIT_FROM_TOP = 1;
+/// Control lines the hub reads active-low on the cable (CE: a PE is present
+/// only while its PC drives the line low; an unplugged cable reads high).
+constexpr uint8_t CABLE_CONTROL_INVERT = 0x08;
+/// What libaggnet XORs into the control register so that every pin reads
+/// as the hub wants it: the PC's inversion undone, the cable's applied.
+constexpr uint8_t LPT_CONTROL_XOR = 0x03;
 
 /// The PC's DB25 connector for a 4-PE (8-bit) port: which pin carries
 /// which port bit and PAPERS signal (tools/regmap.py DB25).
@@ -58,25 +66,26 @@ struct Db25Pin {
     const char* pc;      ///< the PC's name of the signal
     const char* signal;  ///< the PAPERS signal on it
     bool pc_inverts;     ///< the pin's level is the register bit inverted
+    bool active_low;     ///< the hub reads the line active-low (CE: presence)
 };
 inline constexpr Db25Pin DB25_PINS[] = {
-    {Db25Pin::control, 0, 1, "/Strobe", "U0", true},
-    {Db25Pin::data, 0, 2, "D0", "D", false},
-    {Db25Pin::data, 1, 3, "D1", "PROBE", false},
-    {Db25Pin::data, 2, 4, "D2", "IR", false},
-    {Db25Pin::data, 3, 5, "D3", "S", false},
-    {Db25Pin::data, 4, 6, "D4", "B0", false},
-    {Db25Pin::data, 5, 7, "D5", "B1", false},
-    {Db25Pin::data, 6, 8, "D6", "B2", false},
-    {Db25Pin::data, 7, 9, "D7", "B3", false},
-    {Db25Pin::status, 6, 10, "/Ack", "INT", false},
-    {Db25Pin::status, 7, 11, "Busy", "GO", true},
-    {Db25Pin::status, 5, 12, "PaperEnd", "I2", false},
-    {Db25Pin::status, 4, 13, "Select", "I1", false},
-    {Db25Pin::control, 1, 14, "/AutoFd", "U1", true},
-    {Db25Pin::status, 3, 15, "/Error", "I0", false},
-    {Db25Pin::control, 2, 16, "/Init", "GI", false},
-    {Db25Pin::control, 3, 17, "/SelectIn", "CE", true},
+    {Db25Pin::control, 0, 1, "/Strobe", "U0", true, false},
+    {Db25Pin::data, 0, 2, "D0", "D", false, false},
+    {Db25Pin::data, 1, 3, "D1", "PROBE", false, false},
+    {Db25Pin::data, 2, 4, "D2", "IR", false, false},
+    {Db25Pin::data, 3, 5, "D3", "S", false, false},
+    {Db25Pin::data, 4, 6, "D4", "B0", false, false},
+    {Db25Pin::data, 5, 7, "D5", "B1", false, false},
+    {Db25Pin::data, 6, 8, "D6", "B2", false, false},
+    {Db25Pin::data, 7, 9, "D7", "B3", false, false},
+    {Db25Pin::status, 6, 10, "/Ack", "INT", false, false},
+    {Db25Pin::status, 7, 11, "Busy", "GO", true, false},
+    {Db25Pin::status, 5, 12, "PaperEnd", "I2", false, false},
+    {Db25Pin::status, 4, 13, "Select", "I1", false, false},
+    {Db25Pin::control, 1, 14, "/AutoFd", "U1", true, false},
+    {Db25Pin::status, 3, 15, "/Error", "I0", false, false},
+    {Db25Pin::control, 2, 16, "/Init", "GI", false, false},
+    {Db25Pin::control, 3, 17, "/SelectIn", "CE", true, true},
 };
 
 }  // namespace aggnet::papers_regs
