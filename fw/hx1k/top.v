@@ -49,7 +49,7 @@ module top (
     wire [N*5-1:0]  pe_ctrl;
     wire [N*W-1:0]  pe_stat;
     wire [N*LW-1:0] pe_led;
-    wire [N-1:0]    pe_irq, pe_bad;
+    wire [N-1:0]    pe_irq, pe_bad, pe_present;
 
     genvar a;
     generate
@@ -63,12 +63,13 @@ module top (
     papers_hub #(.N(N)) u_hub (
         .clk(clk), .rst(rst),
         .pe_data(pe_d), .pe_ctrl(pe_ctrl),
-        .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad)
+        .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad),
+        .pe_present(pe_present)
     );
 
     // pe_led[0 +: LW] = {CE, IR, U1, U0, D, S, B3, B2, B1, B0}
     assign led = pe_led[4:0];
 
-    wire unused_ok = &{1'b0, pe_stat, pe_led, pe_irq, pe_bad};
+    wire unused_ok = &{1'b0, pe_stat, pe_led, pe_irq, pe_bad, pe_present};
 endmodule
 `default_nettype wire
