@@ -157,11 +157,11 @@ TEST_CASE("board-check pins: a sound cable passes every pin one PE can observe",
     auto got = pin_check(fake, ok);
     CHECK(ok);
     CHECK(got["pin steps"].verdict == bc::Verdict::pass);
-    for (unsigned pin : {4, 5, 6, 7, 8, 9, 10, 11, 16}) {
+    for (unsigned pin : {4, 5, 6, 7, 8, 9, 10, 11, 16, 17}) {
         INFO("pin " << pin << ": " << got["pin " + std::to_string(pin)].detail);
         CHECK(got["pin " + std::to_string(pin)].verdict == bc::Verdict::pass);
     }
-    for (unsigned pin : {1, 2, 3, 12, 13, 14, 15, 17}) {
+    for (unsigned pin : {1, 2, 3, 12, 13, 14, 15}) {
         INFO("pin " << pin);
         CHECK(got["pin " + std::to_string(pin)].verdict == bc::Verdict::skip);
     }
@@ -184,6 +184,10 @@ TEST_CASE("board-check pins: a broken wire is named by its DB25 pin and how it i
         {"Busy stuck high", &FakePpdev::stat_stuck, &FakePpdev::stat_level, 1u << 7, 1u << 7, 11, "stuck high"},
         {"Ack stuck high", &FakePpdev::stat_stuck, &FakePpdev::stat_level, 1u << 6, 1u << 6, 10, "stuck high"},
         {"Init (GI) stuck low", &FakePpdev::ctrl_stuck, &FakePpdev::ctrl_level, 1u << 2, 0, 16, "stuck low"},
+        // Presence (CE read active low on the cable): a broken /SelectIn wire,
+        // pulled high, leaves the PE absent; one shorted low, always present.
+        {"SelectIn (CE) stuck high", &FakePpdev::ctrl_stuck, &FakePpdev::ctrl_level, 1u << 3, 1u << 3, 17, "stuck high"},
+        {"SelectIn (CE) stuck low", &FakePpdev::ctrl_stuck, &FakePpdev::ctrl_level, 1u << 3, 0, 17, "stuck low"},
     };
     for (const Case& c : cases) {
         INFO(c.what);

@@ -240,7 +240,7 @@ TEST_CASE("vhub: a timeout names the PEs that never arrived, apart from those th
     // PE3 never came.  PE1 and PE2 had arrived when PE0 gave up.
     CHECK(never[0] == 0x8);
     CHECK(left[0] == 0);
-    CHECK_THAT(what[0], Contains("never arrived: PE3") && !Contains("left"));
+    CHECK_THAT(what[0], Contains("never arrived: PE3") && !Contains("left") && !Contains("absent"));
     // Each PE withdraws S when it gives up: the later ones saw it arrive and
     // leave, and say so apart from PE3, which never arrived.
     CHECK(never[1] == 0x8);
@@ -248,6 +248,33 @@ TEST_CASE("vhub: a timeout names the PEs that never arrived, apart from those th
     CHECK(never[2] == 0x8);
     CHECK(left[2] == 0x3);
     CHECK_THAT(what[2], Contains("never arrived: PE3") && Contains("timed out themselves") && Contains("PE0, PE1"));
+}
+
+// Presence (rtl/papers/papers_hub.v): a PE nobody attached is absent (the
+// virtual hub's pins float high, like a board's with no cable in), and the
+// hub's PRESENT registers let the timeout say so.
+TEST_CASE("vhub: a timeout says which missing PEs are absent at the hub", "[system][vhub][presence]") {
+    SimProcess hub(4);
+    std::vector<std::string> what(3);
+    std::vector<uint64_t> never(3, ~uint64_t(0)), present(3, 0);
+    run_pes(hub, 3, [&](unsigned pe, PapersPort& port) {
+        Papers p(port);
+        REQUIRE(port.present(present[pe], port.in_time(kTo)));
+        p.enqueue(0xf, kTo);
+        try {
+            p.wait(milliseconds(300));
+        } catch (const TimeoutError& e) {
+            never[pe] = e.never_arrived;
+            what[pe] = e.what();
+        }
+    });
+    for (unsigned pe = 0; pe < 3; ++pe) {
+        INFO("PE" << pe << ": " << what[pe]);
+        CHECK((present[pe] & 0x8) == 0);      // PE3: nobody, pins floating
+        CHECK((present[pe] >> pe & 1) == 1);  // itself, attached
+        CHECK(never[pe] == 0x8);
+        CHECK_THAT(what[pe], Contains("never arrived: PE3") && Contains("absent at the hub: PE3"));
+    }
 }
 
 TEST_CASE("vhub: one program on the shared link socket acts as every PE", "[system][vhub]") {

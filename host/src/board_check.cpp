@@ -385,6 +385,11 @@ struct Pin {
     const char* pc;      ///< the PC's name of the pin
     std::string papers;  ///< its PAPERS signal
     bool pc_inverts;     ///< the pin's level is the register bit inverted
+    bool active_low;     ///< the hub reads the line active low (CE: presence)
+    /// The pin's level (on the cable) for a logic level of its signal:
+    /// libaggnet undoes the PC's inversion of control lines and applies the
+    /// cable's (papers_regs::LPT_CONTROL_XOR); the PC inverts Busy.
+    bool pin_high(bool level) const { return reg == control ? level != active_low : level != pc_inverts; }
 };
 
 std::vector<Pin> pins_of(unsigned pe, unsigned n) {
@@ -395,7 +400,7 @@ std::vector<Pin> pins_of(unsigned pe, unsigned n) {
             const unsigned k = p.bit - R::DATA_B0;
             sig += k == pe ? " (our own)" : k >= n ? " (no such PE)" : "";
         }
-        v.push_back({p.reg, p.bit, p.pin, p.pc, sig, p.pc_inverts});
+        v.push_back({p.reg, p.bit, p.pin, p.pc, sig, p.pc_inverts, p.active_low});
     }
     return v;
 }
@@ -403,7 +408,7 @@ std::vector<Pin> pins_of(unsigned pe, unsigned n) {
 /// Whether one PE can observe the pin alone (mask = ourselves).
 bool observable(const Pin& p) {
     if (p.reg == Pin::data) return p.bit == R::DATA_IR || p.bit == R::DATA_S || p.bit >= R::DATA_B0;
-    if (p.reg == Pin::control) return p.bit == R::CONTROL_GI;
+    if (p.reg == Pin::control) return p.bit == R::CONTROL_GI || p.bit == R::CONTROL_CE;  // CE: presence
     return p.bit > R::STATUS_I0 + 2;  // INT, GO
 }
 
@@ -441,7 +446,10 @@ std::vector<Reading> predict(const std::vector<Step>& steps, const std::vector<P
     std::vector<Reading> out;
     Tri go = TX;  // unknown before the first step
     for (const Step& s : steps) {
-        const unsigned d = force(Pin::data, s.data), c = force(Pin::control, s.control);
+        unsigned d = force(Pin::data, s.data), c = force(Pin::control, s.control);
+        // Presence (rtl/papers/papers_hub.v): with CE at 0 the hub sees us
+        // alone and idle: S, IR and every control bit 0, our own mask bit.
+        if (!(c >> R::CONTROL_CE & 1)) d = 1u << (R::DATA_B0 + a), c = 0;
         const unsigned mine = d >> R::DATA_B0 & 0xf;
         const bool own = mine >> a & 1, sreq = d >> R::DATA_S & 1;
         if (mine == 0) go = TX;  // CLKSET and CLKRST both hold: GO toggles
@@ -478,6 +486,8 @@ bool check_pins(PapersPort& port, const Options& o, const Sink& out) {
     std::vector<Step> steps{
         {own, base, "mask " + me + ", S low"},
         {uint8_t(own | S), base, "S high"},
+        {uint8_t(own | S), uint8_t(base & ~(1u << R::CONTROL_CE)), "S high, CE off (absent)"},
+        {uint8_t(own | S), base, "S high, CE on again"},
         {uint8_t(own | S), gi, "S high, GI"},
         {uint8_t(own | S), base, "S high, GI off"},
         {own, base, "S low"},
@@ -574,7 +584,7 @@ bool check_pins(PapersPort& port, const Options& o, const Sink& out) {
         std::string stuck;
         for (const Fault& f : best) {
             if (&pins[size_t(f.pin)] != p) continue;
-            const bool high = f.level != p->pc_inverts;  // pin level from the register level
+            const bool high = p->pin_high(f.level);
             stuck = strf("stuck %s: %s reads as %d whatever is driven", high ? "high" : "low", p->papers.c_str(),
                          int(f.level));
         }

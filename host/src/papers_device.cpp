@@ -20,6 +20,7 @@ public:
     void mode(uint8_t control, Deadline d) override { inner().mode(control, d); }
     reg_t wait(reg_t watch, reg_t last, Deadline d) override { return inner().wait(watch, last, d); }
     void flush(Deadline d) override { inner().flush(d); }
+    bool present(uint64_t& pes, Deadline d) override { return inner().present(pes, d); }
     uint64_t accesses() const override { return inner().accesses(); }
     std::string describe() const override { return inner().describe(); }
     virtual Transport* transport() { return nullptr; }

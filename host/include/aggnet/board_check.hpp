@@ -26,7 +26,8 @@
 // section 3.1) predict with every pin sound and with each pin stuck at each
 // level, and every DB25 pin gets a line: PASS, FAIL (naming how it is stuck),
 // or SKIP for the pins one PE cannot observe alone (D, PROBE, I0..I2 need a
-// second PE; U0, U1, CE drive only the status display).
+// second PE; U0, U1 drive only the status display; CE, read active low,
+// makes the PE absent when 0, which the steps check).
 //
 // Every step has a deadline: link commands are bounded by the link's resends,
 // waits and the loopback by Options::step_timeout.
