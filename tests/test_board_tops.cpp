@@ -10,8 +10,10 @@
 //     cycles long;
 //   * every PE's pins against the PAPERS reference (sim/papers_model.hpp,
 //     written from the seed's PAL equations), every cycle: the status pins
-//     (Busy = /GO, and I0..I2, INT where the board has them) and PE0's LEDs,
-//     under random pin stimulus limited to the pins the board brings out;
+//     (Busy = /GO, and I0..I2, INT where the board has them) and the status
+//     display (every PE's section 3.2 column in turn, page by page, as
+//     docs/hardware.md's tables say), under random pin stimulus limited to
+//     the pins the board brings out;
 //   * a barrier of PEs on their pins and PEs on the UART (libaggnet's Papers
 //     over LinkPapersPort, one LinkClient per PE on the one serial line, as
 //     one PC on the board's USB cable): the PEs on the pins arrive last, and
@@ -47,6 +49,7 @@
 #include <functional>
 #include <map>
 #include <random>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -73,24 +76,37 @@ AGGNET_HAS_MEMBER(has_pe_dd, pe_dd)      // PAPERS-4 without PROBE, U0, U1 (ulx3
 AGGNET_HAS_MEMBER(has_pe_busy, pe_busy)  // barrier only: S, CE, the other PEs' B in, Busy out (icestick, icebreaker)
 AGGNET_HAS_MEMBER(has_btn_n, btn_n)      // active-low reset button
 AGGNET_HAS_MEMBER(has_btn_fire1, btn_fire1)  // active-high reset button
-AGGNET_HAS_MEMBER(has_ledg_n, ledg_n)    // two active-low LEDs (icebreaker)
+AGGNET_HAS_MEMBER(has_ledg_n, ledg_n)    // two active-low LEDs and an RGB LED (icebreaker)
 AGGNET_HAS_MEMBER(has_uart, uart_rx)     // the link on the board's USB UART (not on the HX1K boards)
 #undef AGGNET_HAS_MEMBER
 
 constexpr unsigned kW = 8;  // register width at N = 4 (papers_regs::reg_width(4))
 
-/// The LEDs each top shows, from its header (docs/hardware.md "What fits
-/// where"): bit i of the led port shows bit led_col[i] of PE0's section 3.2
-/// column {CE, IR, U1, U0, D, S, B3, B2, B1, B0}.  A new board adds its row.
-const std::map<std::string, std::vector<unsigned>>& led_cols() {
-    static const std::map<std::string, std::vector<unsigned>> m{
-        {"icestick", {0, 1, 2, 3, 4}},          // red LED1..4 = B0..B3, green = S
-        {"hx1k", {0, 1, 2, 3, 4}},              // B0..B3, S
-        {"hx8k", {0, 1, 2, 3, 4, 5, 8, 9}},     // D2..D9: B0..B3, S, D, IR, CE
-        {"ulx3s", {0, 1, 2, 3, 4, 5, 8, 9}},    // led[7:0]: the same
-        {"icebreaker", {4, 0}},                 // ledg_n = /S, ledr_n = /B0
-    };
-    return m;
+/// The status display each top drives (docs/hardware.md "The status
+/// display"; rtl/papers/papers_display.v): every PE in turn, each in
+/// `pages` pages, the LEDs as bit i = LED i lit, from the shown PE's
+/// section 3.2 column (bit 0..3 B0..B3, 4 S, 5 D, 6 U0, 7 U1, 8 IR, 9 CE),
+/// the PE shown and the page.  Written from the docs' tables, not the RTL.
+/// A new board adds its case.
+unsigned display_pages(const std::string& board) {
+    if (board == "hx8k" || board == "ulx3s") return 2;
+    if (board == "icestick" || board == "hx1k") return 3;
+    if (board == "icebreaker") return 5;
+    throw std::invalid_argument(board + ": add its status display to display_pages() and expected_leds()");
+}
+uint32_t expected_leds(const std::string& board, reg_t col, unsigned sel, unsigned page) {
+    const auto b = [&](unsigned k) { return uint32_t((col >> k) & 1); };
+    if (board == "hx8k" || board == "ulx3s")  // led[7:6] = PE; {CE, IR, U1, U0, D, S} / {B3..B0}
+        return (sel & 3) << 6 | (page == 0 ? uint32_t(col >> 4) & 0x3f : uint32_t(col) & 0xf);
+    if (board == "icestick" || board == "hx1k") {  // red led[3:0], green led[4]
+        if (page == 0) return b(9) << 4 | 1u << (sel & 3);       // the PE shown; CE
+        if (page == 1) return b(4) << 4 | (uint32_t(col >> 5) & 0xf);  // S; IR, U1, U0, D
+        return uint32_t(col) & 0xf;                                // B3..B0
+    }
+    // icebreaker: bit 0 red LED, bit 1 green LED, bits 2..4 the RGB LED's red, green, blue
+    static const unsigned pair[5][2] = {{9, 4}, {8, 5}, {7, 6}, {1, 0}, {3, 2}};  // {R, G}
+    const uint32_t rgb = page == 0 ? (sel == 3 ? 7u : 1u << sel) : 0u;
+    return b(pair[page][0]) | b(pair[page][1]) << 1 | rgb << 2;
 }
 
 /// What the test reads of a board top beside HubModel (BoardTop below).
@@ -101,6 +117,8 @@ public:
     virtual uint64_t compared() const = 0;
     virtual uint64_t mismatches() const = 0;
     virtual const std::string& first_mismatch() const = 0;
+    /// Distinct (PE shown, page) states of the status display on compared cycles.
+    virtual size_t display_states() const = 0;
     /// GO rises of any PE's Busy pin that fell on a compared cycle.
     virtual uint64_t compared_go_rises() const = 0;
     /// The last cycle PE a's Busy pin showed GO rising, on the board and in the reference.
@@ -129,9 +147,7 @@ public:
           baud_(p.count("LINK_BAUD") ? uint64_t(p.at("LINK_BAUD")) : 1), h_(board + "_top", max_cycles), ref_(n_), pins_d_(n_), pins_c_(n_),
           sh_(n_), pending_(n_), waiting_(n_), arrivals_(n_), go_board_(n_), go_ref_(n_) {
         if (n_ != 4) throw std::invalid_argument(board + ": the board tops are PAPERS-4 (N = 4)");
-        const auto it = led_cols().find(board);
-        if (it == led_cols().end()) throw std::invalid_argument(board + ": add its LEDs to led_cols()");
-        leds_ = it->second;
+        pages_ = display_pages(board);
         if constexpr (has_pe_d<V>::value) {
             data_mask_ = 0xff, ctrl_mask_ = 0x0f, stat_mask_ = 0xf8;
         } else if constexpr (has_pe_dd<V>::value) {
@@ -204,19 +220,16 @@ public:
         if constexpr (has_pe_busy<V>::value) return reg_t((m.pe_busy >> a) & 1) << (kW - 1);
         else return sim::get_bits(m.pe_st, a * 5, 5) << R::STATUS_I0;
     }
-    /// PE0's section 3.2 column bits that the board's LEDs show (others 0);
-    /// the board shows no other PE.
-    reg_t led(unsigned a) const override {
-        if (a != 0) return 0;
+    /// A board top shows every PE's column in turn (leds()), not one column
+    /// per PE: compare() checks the display against the reference.
+    reg_t led(unsigned) const override { return 0; }
+    /// The LEDs lit, in expected_leds()'s bit order.
+    uint32_t leds() const {
         V& m = h_.dut();
-        reg_t col = 0;
-        for (unsigned i = 0; i < leds_.size(); ++i) {
-            bool on;
-            if constexpr (has_ledg_n<V>::value) on = !(i == 0 ? m.ledg_n : m.ledr_n);
-            else on = (m.led >> i) & 1;
-            if (on) col |= reg_t(1) << leds_[i];
-        }
-        return col;
+        if constexpr (has_ledg_n<V>::value)
+            return uint32_t(!m.ledr_n) | uint32_t(!m.ledg_n) << 1 | (uint32_t(~m.rgb_n) & 7u) << 2;
+        else
+            return uint32_t(m.led);
     }
     void trace_to(const std::string& path) override { h_.trace_to(path); }
     void close_trace() override { h_.close_trace(); }
@@ -224,6 +237,7 @@ public:
     // ---- BoardModel ------------------------------------------------------------
     const std::string& board() const override { return board_; }
     uint64_t compared() const override { return compared_; }
+    size_t display_states() const override { return shown_.size(); }
     uint64_t mismatches() const override { return mismatches_; }
     const std::string& first_mismatch() const override { return first_mismatch_; }
     uint64_t compared_go_rises() const override { return compared_go_rises_; }
@@ -386,9 +400,14 @@ private:
             const reg_t want = ref_.stat(a) & stat_mask_, got = stat(a);
             if (want != got) mismatch("PE" + std::to_string(a) + " status pins", got, want);
         }
-        reg_t lm = 0;
-        for (unsigned c : leds_) lm |= reg_t(1) << c;
-        if (led(0) != (ref_.led(0) & lm)) mismatch("PE0 LEDs", led(0), ref_.led(0) & lm);
+        // The status display: the PE and page it shows (papers_display's
+        // registers), and its LEDs against that PE's reference column.
+        V& m = h_.dut();
+        const unsigned sel = m.rootp->top__DOT__u_display__DOT__sel, page = m.rootp->top__DOT__u_display__DOT__page;
+        if (sel >= n_ || page >= pages_) mismatch("display state (PE, page)", sel, page);
+        shown_.insert(sel * 8 + page);
+        const uint32_t want = expected_leds(board_, ref_.led(sel % n_), sel % n_, page % pages_), got = leds();
+        if (want != got) mismatch("LEDs showing PE" + std::to_string(sel) + " page " + std::to_string(page), got, want);
     }
     void mismatch(const std::string& what, reg_t got, reg_t want) {
         if (!mismatches_++) {
@@ -404,7 +423,8 @@ private:
     uint64_t hz_, baud_;
     mutable sim::Harness<V> h_;
     sim::PapersModel ref_;
-    std::vector<unsigned> leds_;
+    unsigned pages_ = 1;
+    std::set<unsigned> shown_;  // sel * 8 + page
     reg_t data_mask_ = 0, stat_mask_ = 0;
     uint8_t ctrl_mask_ = 0;
     bool own_bit_tied_ = false;  // reduced tops: PE a's own mask bit is 1, its pin carries CE
@@ -552,6 +572,9 @@ TEST_CASE("board tops: every PE's pins against the PAPERS reference, cycle by cy
         INFO(top->first_mismatch());
         CHECK(top->mismatches() == 0);
         CHECK(top->compared() > 39000);
+        // The display scanned every PE and page (PAGE_CYCLES = 97 in this
+        // simulation: rtl/hub/manifest.json board_args).
+        CHECK(top->display_states() == 4 * display_pages(board));
         CHECK(rises > 100);  // barriers did happen
         CHECK(top->compared_go_rises() == rises);
     });

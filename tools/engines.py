@@ -67,6 +67,7 @@ TEST = {
     "timeout": F("int", default=DEFAULT_TIMEOUT),
     "seeded": F("bool", default=False),  # random stimulus: `make test-fresh` reruns it
     "boards": F("bool", default=False),  # also verilates every board top (tools/boards/, fw/<board>/top.v)
+    "board_args": F("strs", default=[]),  # extra verilator arguments for those board tops (e.g. -G overrides)
 }
 MODEL = {
     "family": F("str", True),      # make_<family>_rtl(), <family>_rtl_sizes(), <family>_models
@@ -345,7 +346,7 @@ class Registry:
                 bds = []
                 for b in (board_tops(self.root) if t["boards"] else []):
                     bds.append(b)
-                    models.append({"prefix": b["prefix"], "top": "top", "args": list(c.verilator_args),
+                    models.append({"prefix": b["prefix"], "top": "top", "args": c.verilator_args + t["board_args"],
                                    "extra": [b["top_file"]]})
                 out.append(dict(t, engine=c.name, models=models, boards=bds))
         return out

@@ -29,7 +29,8 @@
 // (channel B is the second ttyUSB of the FT2232H).  A PE on the link and a PE
 // on its pins barrier together.
 //
-// LEDs (active low): PE0 section 3.2 display, green LEDG_N = S, red LEDR_N = B0.
+// LEDs: every PE's section 3.2 display in turn on LEDR_N, LEDG_N and the
+// RGB LED (below).
 // The user button BTN_N resets the hub.
 // Clock: the hub runs at 24 MHz from the PLL (rtl/common/pll.v); 4 hub
 // cycles pin to pin are 167 ns.
@@ -42,6 +43,7 @@ module top (
     output wire [3:0]  pe_busy,   // PE a's Busy (DB25 pin 11) = /GO
     output wire        ledr_n,
     output wire        ledg_n,
+    output wire [2:0]  rgb_n,     // RGB LED, low = lit: red (pin 39), green (40), blue (41)
     input  wire        uart_rx,   // FT2232H channel B TXD -> FPGA (pin 6)
     output wire        uart_tx    // FPGA -> FT2232H channel B RXD (pin 9)
 );
@@ -56,6 +58,8 @@ module top (
     // path), so 24 MHz, not the 72 MHz of the pins-only hub.  mk/hw.mk reads HUB_KHZ: nextpnr and icetime
     // must meet it or the bitstream build fails.
     localparam integer HUB_KHZ = 24000;
+    // Status display: 0.5 s per page (a parameter so that simulation can shorten it).
+    parameter integer PAGE_CYCLES = HUB_KHZ * 500;
     localparam integer LINK_BAUD = 6000000;
     wire clk, pll_locked;
     pll #(.ARCH("ICE40_PAD"), .IN_KHZ(12000), .OUT_KHZ(HUB_KHZ),
@@ -101,10 +105,32 @@ module top (
         .uart_rx(uart_rx), .uart_tx(uart_tx)
     );
 
-    // pe_led[0 +: LW] = {CE, IR, U1, U0, D, S, B3, B2, B1, B0}
-    assign ledg_n = !pe_led[4];
-    assign ledr_n = !pe_led[0];
+    // The section 3.2 display for every PE (rtl/papers/papers_display.v): a
+    // slow scan, five pages of PAGE_CYCLES (0.5 s) per PE on the red and
+    // green LEDs {R, G}: page 0 {CE, S}, 1 {IR, D}, 2 {U1, U0}, 3 {B1, B0},
+    // 4 {B3, B2}.  On page 0 the RGB LED names the PE shown: PE0 red, PE1
+    // green, PE2 blue, PE3 white; it is dark on the other pages, so it also
+    // marks where a PE's five pages begin.  An absent PE's column is dark.
+    wire [5:0]    disp_sel;
+    wire [2:0]    disp_page;
+    wire [LW-1:0] col;   // {CE, IR, U1, U0, D, S, B3, B2, B1, B0}
+    papers_display #(.N(N), .LW(LW), .PAGES(5), .PAGE_CYCLES(PAGE_CYCLES)) u_display (
+        .clk(clk), .rst(rst), .pe_led(pe_led), .sel(disp_sel), .page(disp_page), .col(col));
+    reg [1:0] rg;  // {R, G}
+    always @(*) begin
+        case (disp_page)
+            3'd0:    rg = {col[9], col[4]};
+            3'd1:    rg = {col[8], col[5]};
+            3'd2:    rg = {col[7], col[6]};
+            3'd3:    rg = {col[1], col[0]};
+            default: rg = {col[3], col[2]};
+        endcase
+    end
+    assign ledr_n = !rg[1];
+    assign ledg_n = !rg[0];
+    wire [2:0] colour = (disp_sel[1:0] == 2'd3) ? 3'b111 : 3'b001 << disp_sel[1:0];  // {B, G, R}
+    rgb_led #(.ARCH("ICE40_UP")) u_rgb (.on((disp_page == 3'd0) ? colour : 3'b000), .pad_n(rgb_n));
 
-    wire unused_ok = &{1'b0, pe_stat, pe_led, pe_irq, pe_bad};
+    wire unused_ok = &{1'b0, disp_sel, pe_stat, pe_led, pe_irq, pe_bad};
 endmodule
 `default_nettype wire

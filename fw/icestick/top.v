@@ -23,7 +23,7 @@
 // 8 TX; tools/boards/icestick.py) stays unused; for PAPERS over USB use an
 // iCEBreaker, the HX8K breakout or a ULX3S (docs/hardware.md).
 //
-// LEDs: PE0's section 3.2 display, green = S, red LED1..LED4 = B0..B3.
+// LEDs: every PE's section 3.2 display in turn (below).
 // Clock: the hub runs at 120 MHz from the PLL (rtl/common/pll.v); 4 hub
 // cycles pin to pin are 33.3 ns.
 module top (
@@ -43,6 +43,8 @@ module top (
     // (PFD 12 MHz, VCO 960 MHz).  mk/hw.mk reads HUB_KHZ: nextpnr and icetime
     // must meet it or the bitstream build fails.
     localparam integer HUB_KHZ = 120000;
+    // Status display: 0.5 s per page (a parameter so that simulation can shorten it).
+    parameter integer PAGE_CYCLES = HUB_KHZ * 500;
     wire clk, pll_locked;
     pll #(.ARCH("ICE40_CORE"), .IN_KHZ(12000), .OUT_KHZ(HUB_KHZ),
           .DIVR(0), .DIVF(79), .DIVQ(3), .FILTER_RANGE(1))
@@ -85,9 +87,20 @@ module top (
         .pe_present(pe_present)
     );
 
-    // pe_led[0 +: LW] = {CE, IR, U1, U0, D, S, B3, B2, B1, B0}
-    assign led = {pe_led[4], pe_led[3:0]};
 
-    wire unused_ok = &{1'b0, pe_stat, pe_led, pe_irq, pe_bad, pe_present};
+    // The section 3.2 display for every PE (rtl/papers/papers_display.v): a
+    // slow scan, three pages of PAGE_CYCLES (0.5 s) per PE, red led[3:0],
+    // green led[4]:  page 0: red = the PE shown (LED k for PE k), green = CE;
+    // page 1: red = {IR, U1, U0, D}, green = S;  page 2: red = B3..B0,
+    // green off.  An absent PE's column is dark (page 0 still names it).
+    wire [5:0]    disp_sel;
+    wire [2:0]    disp_page;
+    wire [LW-1:0] col;   // {CE, IR, U1, U0, D, S, B3, B2, B1, B0}
+    papers_display #(.N(N), .LW(LW), .PAGES(3), .PAGE_CYCLES(PAGE_CYCLES)) u_display (
+        .clk(clk), .rst(rst), .pe_led(pe_led), .sel(disp_sel), .page(disp_page), .col(col));
+    assign led = (disp_page == 3'd0) ? {col[9], 4'b0001 << disp_sel[1:0]} :
+                 (disp_page == 3'd1) ? {col[4], col[8:5]} : {1'b0, col[3:0]};
+
+    wire unused_ok = &{1'b0, disp_sel, pe_stat, pe_led, pe_irq, pe_bad, pe_present};
 endmodule
 `default_nettype wire

@@ -21,7 +21,7 @@
 // window: serial:/dev/ttyUSB0@3000000?pe=K.  A PE on the link and a PE on
 // its pins barrier together.
 //
-// LEDs led[7:0]: PE0's section 3.2 display {CE, IR, D, S, B3, B2, B1, B0}.
+// LEDs led[7:0]: every PE's section 3.2 display in turn (below).
 // Button FIRE1 (btn[1]) resets the hub.
 //
 // The ESP32 module shares six header pins (GP11..GN13).  wifi_en, its EN
@@ -59,6 +59,8 @@ module top (
     // 3 Mbaud.  mk/hw.mk reads HUB_KHZ: nextpnr must meet it or the
     // bitstream build fails.
     localparam integer HUB_KHZ = 75000;
+    // Status display: 0.5 s per page (a parameter so that simulation can shorten it).
+    parameter integer PAGE_CYCLES = HUB_KHZ * 500;
     localparam integer LINK_BAUD = 3000000;
     wire clk, pll_locked;
     pll #(.ARCH("ECP5"), .IN_KHZ(25000), .OUT_KHZ(HUB_KHZ),
@@ -94,9 +96,18 @@ module top (
         .uart_rx(uart_rx), .uart_tx(uart_tx)
     );
 
-    // pe_led[0 +: LW] = {CE, IR, U1, U0, D, S, B3, B2, B1, B0}
-    assign led = {pe_led[9:8], pe_led[5:0]};
 
-    wire unused_ok = &{1'b0, pe_stat, pe_led, pe_irq, pe_bad};
+    // The section 3.2 display for every PE (rtl/papers/papers_display.v): a
+    // slow scan, two pages of PAGE_CYCLES (0.5 s) per PE.  led[7:6] = the PE
+    // shown (binary); page 0: led[5:0] = {CE, IR, U1, U0, D, S}; page 1:
+    // led[5:0] = {0, 0, B3, B2, B1, B0}.  An absent PE's column is dark.
+    wire [5:0]    disp_sel;
+    wire [2:0]    disp_page;
+    wire [LW-1:0] col;   // {CE, IR, U1, U0, D, S, B3, B2, B1, B0}
+    papers_display #(.N(N), .LW(LW), .PAGES(2), .PAGE_CYCLES(PAGE_CYCLES)) u_display (
+        .clk(clk), .rst(rst), .pe_led(pe_led), .sel(disp_sel), .page(disp_page), .col(col));
+    assign led = {disp_sel[1:0], (disp_page == 3'd0) ? col[9:4] : {2'b00, col[3:0]}};
+
+    wire unused_ok = &{1'b0, disp_sel, pe_stat, pe_led, pe_irq, pe_bad};
 endmodule
 `default_nettype wire

@@ -61,7 +61,7 @@ NETS = {
 }
 USES = [
     (r"clk_12mhz", r"oscillator", "input", "the PLL reference"),
-    (r"led\[\d+\]", r"^LED ", "output", "PE0's status display"),
+    (r"led\[\d+\]", r"^LED ", "output", "the status display (every PE in turn)"),
     (r"uart_rx", r"^FT2232H UART RXD", "input", "the link (rtl/link/uart_stream.v), 12 Mbaud"),
     (r"uart_tx", r"^FT2232H UART TXD", "output", "the link (rtl/link/uart_stream.v), 12 Mbaud"),
 ]

@@ -48,5 +48,5 @@ NETS = {
 }
 USES = [
     (r"clk_12mhz", r"oscillator", "input", "the PLL reference"),
-    (r"led\[\d+\]", r"^LED ", "output", "PE0's status display"),
+    (r"led\[\d+\]", r"^LED ", "output", "the status display (every PE in turn)"),
 ]

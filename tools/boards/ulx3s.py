@@ -85,7 +85,7 @@ NETS = {
 USES = [
     (r"clk_25mhz", r"oscillator", "input", "the PLL reference"),
     (r"btn_fire1", r"^FIRE1", "input", "hub reset"),
-    (r"led\[\d+\]", r"^LED ", "output", "PE0's status display"),
+    (r"led\[\d+\]", r"^LED ", "output", "the status display (every PE in turn)"),
     (r"wifi_en", r"^ESP32 EN$", "output", "held low: the ESP32 stays in reset"),
     (r"uart_rx", r"^FT231X TXD", "input", "the link (rtl/link/uart_stream.v), 3 Mbaud"),
     (r"uart_tx", r"^FT231X RXD", "output", "the link (rtl/link/uart_stream.v), 3 Mbaud"),
