@@ -393,21 +393,26 @@ private:
             if (gr && !last_go_r_[a]) go_ref_[a] = now;
             last_go_b_[a] = gb, last_go_r_[a] = gr;
         }
+        // The status display: the PE and page it shows (papers_display's
+        // registers), and its LEDs against that PE's reference column.  The
+        // tops register their LED pins, so the pins show the state of the
+        // cycle before: compared when both cycles are settled.
+        V& m = h_.dut();
+        const unsigned sel = m.rootp->top__DOT__u_display__DOT__sel, page = m.rootp->top__DOT__u_display__DOT__page;
+        const uint32_t lit = leds(), prev_want = want_leds_;
+        const bool prev_settled = want_settled_;
+        want_leds_ = expected_leds(board_, ref_.led(sel % n_), sel % n_, page % pages_);
+        want_settled_ = settled;
         if (!settled) return;
         ++compared_;
+        if (sel >= n_ || page >= pages_) mismatch("display state (PE, page)", sel, page);
+        shown_.insert(sel * 8 + page);
+        if (prev_settled && prev_want != lit) mismatch("LEDs (the display)", lit, prev_want);
         for (unsigned a = 0; a < n_; ++a) {
             if (!pe_ok[a]) continue;
             const reg_t want = ref_.stat(a) & stat_mask_, got = stat(a);
             if (want != got) mismatch("PE" + std::to_string(a) + " status pins", got, want);
         }
-        // The status display: the PE and page it shows (papers_display's
-        // registers), and its LEDs against that PE's reference column.
-        V& m = h_.dut();
-        const unsigned sel = m.rootp->top__DOT__u_display__DOT__sel, page = m.rootp->top__DOT__u_display__DOT__page;
-        if (sel >= n_ || page >= pages_) mismatch("display state (PE, page)", sel, page);
-        shown_.insert(sel * 8 + page);
-        const uint32_t want = expected_leds(board_, ref_.led(sel % n_), sel % n_, page % pages_), got = leds();
-        if (want != got) mismatch("LEDs showing PE" + std::to_string(sel) + " page " + std::to_string(page), got, want);
     }
     void mismatch(const std::string& what, reg_t got, reg_t want) {
         if (!mismatches_++) {
@@ -425,6 +430,8 @@ private:
     sim::PapersModel ref_;
     unsigned pages_ = 1;
     std::set<unsigned> shown_;  // sel * 8 + page
+    uint32_t want_leds_ = 0;     // the LEDs expected one cycle later (registered pins)
+    bool want_settled_ = false;  // ... computed on a settled cycle
     reg_t data_mask_ = 0, stat_mask_ = 0;
     uint8_t ctrl_mask_ = 0;
     bool own_bit_tied_ = false;  // reduced tops: PE a's own mask bit is 1, its pin carries CE

@@ -80,8 +80,10 @@ module top (
     wire [LW-1:0] col;   // {CE, IR, U1, U0, D, S, B3, B2, B1, B0}
     papers_display #(.N(N), .LW(LW), .PAGES(3), .PAGE_CYCLES(PAGE_CYCLES)) u_display (
         .clk(clk), .rst(rst), .pe_led(pe_led), .sel(disp_sel), .page(disp_page), .col(col));
-    assign led = (disp_page == 3'd0) ? {col[9], 4'b0001 << disp_sel[1:0]} :
+    reg [4:0] led_r;  // registered: a flop drives each LED pin (one cycle later)
+    always @(posedge clk) led_r <= (disp_page == 3'd0) ? {col[9], 4'b0001 << disp_sel[1:0]} :
                  (disp_page == 3'd1) ? {col[4], col[8:5]} : {1'b0, col[3:0]};
+    assign led = led_r;
 
     wire unused_ok = &{1'b0, disp_sel, pe_stat, pe_led, pe_irq, pe_bad, pe_present};
 endmodule

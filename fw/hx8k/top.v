@@ -88,7 +88,9 @@ module top (
     wire [LW-1:0] col;   // {CE, IR, U1, U0, D, S, B3, B2, B1, B0}
     papers_display #(.N(N), .LW(LW), .PAGES(2), .PAGE_CYCLES(PAGE_CYCLES)) u_display (
         .clk(clk), .rst(rst), .pe_led(pe_led), .sel(disp_sel), .page(disp_page), .col(col));
-    assign led = {disp_sel[1:0], (disp_page == 3'd0) ? col[9:4] : {2'b00, col[3:0]}};
+    reg [7:0] led_r;  // registered: a flop drives each LED pin (one cycle later)
+    always @(posedge clk) led_r <= {disp_sel[1:0], (disp_page == 3'd0) ? col[9:4] : {2'b00, col[3:0]}};
+    assign led = led_r;
 
     wire unused_ok = &{1'b0, disp_sel, pe_stat, pe_led, pe_irq, pe_bad};
 endmodule

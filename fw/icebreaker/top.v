@@ -126,10 +126,16 @@ module top (
             default: rg = {col[3], col[2]};
         endcase
     end
-    assign ledr_n = !rg[1];
-    assign ledg_n = !rg[0];
     wire [2:0] colour = (disp_sel[1:0] == 2'd3) ? 3'b111 : 3'b001 << disp_sel[1:0];  // {B, G, R}
-    rgb_led #(.ARCH("ICE40_UP")) u_rgb (.on((disp_page == 3'd0) ? colour : 3'b000), .pad_n(rgb_n));
+    reg [1:0] rg_r;    // registered: a flop drives each LED (one cycle later)
+    reg [2:0] rgb_on;
+    always @(posedge clk) begin
+        rg_r   <= rg;
+        rgb_on <= (disp_page == 3'd0) ? colour : 3'b000;
+    end
+    assign ledr_n = !rg_r[1];
+    assign ledg_n = !rg_r[0];
+    rgb_led #(.ARCH("ICE40_UP")) u_rgb (.on(rgb_on), .pad_n(rgb_n));
 
     wire unused_ok = &{1'b0, disp_sel, pe_stat, pe_led, pe_irq, pe_bad};
 endmodule
