@@ -394,20 +394,21 @@ private:
             last_go_b_[a] = gb, last_go_r_[a] = gr;
         }
         // The status display: the PE and page it shows (papers_display's
-        // registers), and its LEDs against that PE's reference column.  The
-        // tops register their LED pins, so the pins show the state of the
-        // cycle before: compared when both cycles are settled.
+        // registers), and its LEDs against that PE's reference column.
+        // papers_display has two register stages (column, LED pins), so the
+        // pins show what was selected two cycles before: compared when all
+        // three cycles are settled.
         V& m = h_.dut();
         const unsigned sel = m.rootp->top__DOT__u_display__DOT__sel, page = m.rootp->top__DOT__u_display__DOT__page;
-        const uint32_t lit = leds(), prev_want = want_leds_;
-        const bool prev_settled = want_settled_;
-        want_leds_ = expected_leds(board_, ref_.led(sel % n_), sel % n_, page % pages_);
-        want_settled_ = settled;
+        const uint32_t lit = leds();
+        const Want due = wants_[0];
+        wants_[0] = wants_[1];
+        wants_[1] = {expected_leds(board_, ref_.led(sel % n_), sel % n_, page % pages_), settled};
         if (!settled) return;
         ++compared_;
         if (sel >= n_ || page >= pages_) mismatch("display state (PE, page)", sel, page);
         shown_.insert(sel * 8 + page);
-        if (prev_settled && prev_want != lit) mismatch("LEDs (the display)", lit, prev_want);
+        if (due.settled && wants_[0].settled && due.leds != lit) mismatch("LEDs (the display)", lit, due.leds);
         for (unsigned a = 0; a < n_; ++a) {
             if (!pe_ok[a]) continue;
             const reg_t want = ref_.stat(a) & stat_mask_, got = stat(a);
@@ -430,8 +431,11 @@ private:
     sim::PapersModel ref_;
     unsigned pages_ = 1;
     std::set<unsigned> shown_;  // sel * 8 + page
-    uint32_t want_leds_ = 0;     // the LEDs expected one cycle later (registered pins)
-    bool want_settled_ = false;  // ... computed on a settled cycle
+    struct Want {
+        uint32_t leds = 0;     // the LEDs expected two cycles later
+        bool settled = false;  // computed on a settled cycle
+    };
+    Want wants_[2];  // [0]: due next cycle
     reg_t data_mask_ = 0, stat_mask_ = 0;
     uint8_t ctrl_mask_ = 0;
     bool own_bit_tied_ = false;  // reduced tops: PE a's own mask bit is 1, its pin carries CE

@@ -75,26 +75,11 @@ module top (
     wire [N*LW-1:0] pe_led;
     wire [N-1:0]    pe_irq, pe_bad;
 
-    genvar a, j;
-    generate
-        for (a = 0; a < N; a = a + 1) begin : g_pe
-            // {B3..B0, S, IR, PROBE, D}: B_a, the PE's own bit, is 1; the
-            // other three come from pe_bx in PE order.
-            wire [3:0] b;
-            for (j = 0; j < 4; j = j + 1) begin : g_b
-                if (j == a) begin : g_own
-                    assign b[j] = 1'b1;
-                end else begin : g_other
-                    assign b[j] = pe_bx[a*3 + ((j < a) ? j : j - 1)];
-                end
-            end
-            assign pe_data[a*W +: W] = {b, pe_s[a], 1'b0, 1'b0, 1'b0};
-            // {IE, CE, GI, U1, U0} as the cable carries them: CE is the
-            // active-low pin (papers_hub: Presence); the others are 0.
-            assign pe_ctrl[a*5 +: 5] = {1'b0, pe_ce[a], 3'b000};
-            assign pe_busy[a]        = pe_stat[a*W + W - 1];
-        end
-    endgenerate
+    // The reduced barrier-only cable (S, CE, the other PEs' mask bits in,
+    // Busy out) in papers_hub's register layout.
+    papers_barrier_pins #(.N(N), .W(W)) u_pins (
+        .pe_s(pe_s), .pe_ce(pe_ce), .pe_bx(pe_bx), .pe_busy(pe_busy),
+        .pe_data(pe_data), .pe_ctrl(pe_ctrl), .pe_stat(pe_stat));
 
 
     // The one hub top with its link port on the USB UART (rtl/hub/aggnet_uart_hub.v).
@@ -105,38 +90,15 @@ module top (
         .uart_rx(uart_rx), .uart_tx(uart_tx)
     );
 
-    // The section 3.2 display for every PE (rtl/papers/papers_display.v): a
-    // slow scan, five pages of PAGE_CYCLES (0.5 s) per PE on the red and
-    // green LEDs {R, G}: page 0 {CE, S}, 1 {IR, D}, 2 {U1, U0}, 3 {B1, B0},
-    // 4 {B3, B2}.  On page 0 the RGB LED names the PE shown: PE0 red, PE1
-    // green, PE2 blue, PE3 white; it is dark on the other pages, so it also
-    // marks where a PE's five pages begin.  An absent PE's column is dark.
-    wire [5:0]    disp_sel;
-    wire [2:0]    disp_page;
-    wire [LW-1:0] col;   // {CE, IR, U1, U0, D, S, B3, B2, B1, B0}
-    papers_display #(.N(N), .LW(LW), .PAGES(5), .PAGE_CYCLES(PAGE_CYCLES)) u_display (
-        .clk(clk), .rst(rst), .pe_led(pe_led), .sel(disp_sel), .page(disp_page), .col(col));
-    reg [1:0] rg;  // {R, G}
-    always @(*) begin
-        case (disp_page)
-            3'd0:    rg = {col[9], col[4]};
-            3'd1:    rg = {col[8], col[5]};
-            3'd2:    rg = {col[7], col[6]};
-            3'd3:    rg = {col[1], col[0]};
-            default: rg = {col[3], col[2]};
-        endcase
-    end
-    wire [2:0] colour = (disp_sel[1:0] == 2'd3) ? 3'b111 : 3'b001 << disp_sel[1:0];  // {B, G, R}
-    reg [1:0] rg_r;    // registered: a flop drives each LED (one cycle later)
-    reg [2:0] rgb_on;
-    always @(posedge clk) begin
-        rg_r   <= rg;
-        rgb_on <= (disp_page == 3'd0) ? colour : 3'b000;
-    end
-    assign ledr_n = !rg_r[1];
-    assign ledg_n = !rg_r[0];
-    rgb_led #(.ARCH("ICE40_UP")) u_rgb (.on(rgb_on), .pad_n(rgb_n));
+    // The section 3.2 display for every PE, one at a time (rtl/papers/
+    // papers_display.v, layout "RGB": 5 pages on the red and green LEDs, the PE as a colour on the RGB LED; docs/hardware.md, "The status display").
+    wire [7:0] disp_leds;
+    papers_display #(.N(N), .LW(LW), .LAYOUT("RGB"), .PAGE_CYCLES(PAGE_CYCLES)) u_display (
+        .clk(clk), .rst(rst), .pe_led(pe_led), .leds(disp_leds));
+    assign ledr_n = !disp_leds[0];
+    assign ledg_n = !disp_leds[1];
+    rgb_led #(.ARCH("ICE40_UP")) u_rgb (.on(disp_leds[4:2]), .pad_n(rgb_n));
 
-    wire unused_ok = &{1'b0, disp_sel, pe_stat, pe_led, pe_irq, pe_bad};
+    wire unused_ok = &{1'b0, disp_leds[7:5], pe_stat, pe_led, pe_irq, pe_bad};
 endmodule
 `default_nettype wire

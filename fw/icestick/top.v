@@ -59,26 +59,11 @@ module top (
     wire [N*LW-1:0] pe_led;
     wire [N-1:0]    pe_irq, pe_bad, pe_present;
 
-    genvar a, j;
-    generate
-        for (a = 0; a < N; a = a + 1) begin : g_pe
-            // {B3..B0, S, IR, PROBE, D}: B_a, the PE's own bit, is 1; the
-            // other three come from pe_bx in PE order.
-            wire [3:0] b;
-            for (j = 0; j < 4; j = j + 1) begin : g_b
-                if (j == a) begin : g_own
-                    assign b[j] = 1'b1;
-                end else begin : g_other
-                    assign b[j] = pe_bx[a*3 + ((j < a) ? j : j - 1)];
-                end
-            end
-            assign pe_data[a*W +: W] = {b, pe_s[a], 1'b0, 1'b0, 1'b0};
-            // {IE, CE, GI, U1, U0} as the cable carries them: CE is the
-            // active-low pin (papers_hub: Presence); the others are 0.
-            assign pe_ctrl[a*5 +: 5] = {1'b0, pe_ce[a], 3'b000};
-            assign pe_busy[a]        = pe_stat[a*W + W - 1];
-        end
-    endgenerate
+    // The reduced barrier-only cable (S, CE, the other PEs' mask bits in,
+    // Busy out) in papers_hub's register layout.
+    papers_barrier_pins #(.N(N), .W(W)) u_pins (
+        .pe_s(pe_s), .pe_ce(pe_ce), .pe_bx(pe_bx), .pe_busy(pe_busy),
+        .pe_data(pe_data), .pe_ctrl(pe_ctrl), .pe_stat(pe_stat));
 
     papers_hub #(.N(N)) u_hub (
         .clk(clk), .rst(rst),
@@ -88,21 +73,13 @@ module top (
     );
 
 
-    // The section 3.2 display for every PE (rtl/papers/papers_display.v): a
-    // slow scan, three pages of PAGE_CYCLES (0.5 s) per PE, red led[3:0],
-    // green led[4]:  page 0: red = the PE shown (LED k for PE k), green = CE;
-    // page 1: red = {IR, U1, U0, D}, green = S;  page 2: red = B3..B0,
-    // green off.  An absent PE's column is dark (page 0 still names it).
-    wire [5:0]    disp_sel;
-    wire [2:0]    disp_page;
-    wire [LW-1:0] col;   // {CE, IR, U1, U0, D, S, B3, B2, B1, B0}
-    papers_display #(.N(N), .LW(LW), .PAGES(3), .PAGE_CYCLES(PAGE_CYCLES)) u_display (
-        .clk(clk), .rst(rst), .pe_led(pe_led), .sel(disp_sel), .page(disp_page), .col(col));
-    reg [4:0] led_r;  // registered: a flop drives each LED pin (one cycle later)
-    always @(posedge clk) led_r <= (disp_page == 3'd0) ? {col[9], 4'b0001 << disp_sel[1:0]} :
-                 (disp_page == 3'd1) ? {col[4], col[8:5]} : {1'b0, col[3:0]};
-    assign led = led_r;
+    // The section 3.2 display for every PE, one at a time (rtl/papers/
+    // papers_display.v, layout "LED5": 3 pages, the PE on the red LEDs of page 0; docs/hardware.md, "The status display").
+    wire [7:0] disp_leds;
+    papers_display #(.N(N), .LW(LW), .LAYOUT("LED5"), .PAGE_CYCLES(PAGE_CYCLES)) u_display (
+        .clk(clk), .rst(rst), .pe_led(pe_led), .leds(disp_leds));
+    assign led = disp_leds[4:0];
 
-    wire unused_ok = &{1'b0, disp_sel, pe_stat, pe_led, pe_irq, pe_bad, pe_present};
+    wire unused_ok = &{1'b0, disp_leds[7:5], pe_stat, pe_led, pe_irq, pe_bad, pe_present};
 endmodule
 `default_nettype wire

@@ -97,19 +97,13 @@ module top (
     );
 
 
-    // The section 3.2 display for every PE (rtl/papers/papers_display.v): a
-    // slow scan, two pages of PAGE_CYCLES (0.5 s) per PE.  led[7:6] = the PE
-    // shown (binary); page 0: led[5:0] = {CE, IR, U1, U0, D, S}; page 1:
-    // led[5:0] = {0, 0, B3, B2, B1, B0}.  An absent PE's column is dark.
-    wire [5:0]    disp_sel;
-    wire [2:0]    disp_page;
-    wire [LW-1:0] col;   // {CE, IR, U1, U0, D, S, B3, B2, B1, B0}
-    papers_display #(.N(N), .LW(LW), .PAGES(2), .PAGE_CYCLES(PAGE_CYCLES)) u_display (
-        .clk(clk), .rst(rst), .pe_led(pe_led), .sel(disp_sel), .page(disp_page), .col(col));
-    reg [7:0] led_r;  // registered: a flop drives each LED pin (one cycle later)
-    always @(posedge clk) led_r <= {disp_sel[1:0], (disp_page == 3'd0) ? col[9:4] : {2'b00, col[3:0]}};
-    assign led = led_r;
+    // The section 3.2 display for every PE, one at a time (rtl/papers/
+    // papers_display.v, layout "LED8": the PE number on led[7:6], its column in 2 pages; docs/hardware.md, "The status display").
+    wire [7:0] disp_leds;
+    papers_display #(.N(N), .LW(LW), .LAYOUT("LED8"), .PAGE_CYCLES(PAGE_CYCLES)) u_display (
+        .clk(clk), .rst(rst), .pe_led(pe_led), .leds(disp_leds));
+    assign led = disp_leds;
 
-    wire unused_ok = &{1'b0, disp_sel, pe_stat, pe_led, pe_irq, pe_bad};
+    wire unused_ok = &{1'b0, pe_stat, pe_led, pe_irq, pe_bad};
 endmodule
 `default_nettype wire
