@@ -8,6 +8,7 @@
 #   make formal                   every manifest's formal jobs (k-induction)
 #   make bitstream BOARD=<board>  one of $(HW_BOARDS) (tools/boards/*.py); fails unless
 #                                 nextpnr (and icetime on iCE40) meet the hub clock
+#   make bitstreams               every board's bitstream, one after the other (CI runs it)
 #   make flash BOARD=<board>      program the board with openFPGALoader
 #   make bench-hw                 nextpnr Fmax / LUT / FF of every manifest's bench_hw points
 #                                 (UP5K, HX8K, ECP5)
@@ -46,7 +47,7 @@ HW_OUT  := $(BUILD)/fw/$(BOARD)
 HW_LIB_ice40 := +/ice40/cells_sim.v
 HW_LIB_ecp5  := +/ecp5/cells_bb.v
 
-.PHONY: synth formal bench-hw bitstream flash hw-check-board
+.PHONY: synth formal bench-hw bitstream bitstreams flash hw-check-board
 
 synth: deps
 	$(PYTHON) tools/synth.py --build $(BUILD)
@@ -70,6 +71,11 @@ endif
 bitstream: deps hw-check-board
 	@$(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) $(HW_BIT) BOARD=$(BOARD) BUILD=$(BUILD)
 	@echo "bitstream: $(HW_BIT) (hub clock $(HW_MHZ) MHz, timing met)"
+
+bitstreams: deps $(HW_BOARDS_MK)
+	@set -e; for b in $(HW_BOARDS); do \
+	  $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) bitstream BOARD=$$b BUILD=$(BUILD); \
+	done
 
 $(HW_OUT)/$(BOARD).json: fw/$(BOARD)/top.v $(HW_RTL) $(HW_INC)
 	@mkdir -p $(dir $@)
