@@ -129,10 +129,12 @@ struct FakePipe : LinkPipe {
     Decoder dec;
     std::deque<std::pair<nanoseconds, std::vector<uint8_t>>> q;
     uint64_t sent_frames = 0;
+    std::vector<nanoseconds> sent_at;  // when each frame went out
     std::function<void(std::vector<Frame>&)> tamper;  // may edit/add replies
 
     void send(const uint8_t* data, size_t n) override {
         ++sent_frames;
+        sent_at.push_back(t);
         if (cut || !hub) return;
         std::vector<Frame> out;
         for (size_t i = 0; i < n; ++i)
@@ -168,6 +170,57 @@ LinkConfig cfg() {
 }
 
 }  // namespace
+
+TEST_CASE("LinkClient: resends back off to resend_timeout_max, and a sign of life starts again", "[link][client]") {
+    FakePipe pipe;
+    MiniHub hub;
+    pipe.hub = &hub;
+    LinkConfig c = cfg();  // 10 ms, 4 attempts
+    c.resend_timeout_max = milliseconds(35);
+    c.max_attempts = 6;
+    // 10 + 20 + 35 + 35 + 35 + 35: doubling, capped at the maximum
+    CHECK(c.give_up_time() == milliseconds(170));
+    CHECK(cfg().give_up_time() == milliseconds(40));  // no maximum: no backoff
+    LinkClient cl(pipe, "sim:/x/pe0", c);
+    cl.write(0, 0x1004, 1, 1);  // HELLO and WRITE answered: synced
+    // The link goes dead: the next command's frames go out 10, 20, 35, 35,
+    // 35 ms apart, and it fails 35 ms after the last: 170 ms unanswered.
+    pipe.cut = true;
+    const size_t first = pipe.sent_at.size();
+    const nanoseconds t0 = pipe.now();
+    try {
+        cl.read(0, 0x1004, 1);
+        FAIL("no LinkError");
+    } catch (const LinkError& e) {
+        INFO(e.what());
+        CHECK(e.attempts == 6);
+        CHECK(std::string(e.what()).find("6 frames in 170 ms (resends 10 ms backing off to 35 ms)") !=
+              std::string::npos);
+    }
+    REQUIRE(pipe.sent_at.size() - first == 6);
+    const long gaps[] = {10, 20, 35, 35, 35};
+    for (size_t i = 0; i < 5; ++i) {
+        INFO("gap " << i);
+        CHECK(pipe.sent_at[first + i + 1] - pipe.sent_at[first + i] == milliseconds(gaps[i]));
+    }
+    CHECK(pipe.now() - t0 == c.give_up_time());
+    // A reply resets the interval: two lost frames, then the hub answers; the
+    // next command's first resend comes 10 ms after it, not 35 ms.
+    pipe.cut = false;
+    int lose = 2;
+    pipe.tamper = [&](std::vector<Frame>& out) {
+        if (lose > 0) {
+            --lose;
+            out.clear();
+        }
+    };
+    CHECK(cl.read(0, 0x1004, 1) == 1);  // the hub answers the third frame, 10 + 20 ms on
+    lose = 1;
+    const size_t mark = pipe.sent_at.size();
+    CHECK(cl.read(0, 0x1004, 1) == 1);
+    REQUIRE(pipe.sent_at.size() - mark == 2);
+    CHECK(pipe.sent_at[mark + 1] - pipe.sent_at[mark] == milliseconds(10));
+}
 
 TEST_CASE("LinkClient: a cut link fails every call with LinkError within the retry bound", "[link][client]") {
     FakePipe pipe;

@@ -74,17 +74,27 @@ void LinkClient::launch(unsigned pe, const Frame& f) {
     p.inflight.seq = p.seq;
     p.bytes.clear();
     encode(p.inflight, p.bytes);
-    p.attempts = 0;
+    alive(p);
     send_inflight(p, false);
+}
+
+void LinkClient::alive(Pe& p) {
+    p.attempts = 0;
+    p.interval = cfg_.resend_timeout;
 }
 
 void LinkClient::send_inflight(Pe& p, bool resend) {
     pipe_.send(p.bytes.data(), p.bytes.size());
+    const nanoseconds now = pipe_.now();
+    if (p.attempts == 0) p.first_sent = now;
     ++p.attempts;
     ++p.total;
     ++stats_.frames_sent;
-    if (resend) ++stats_.resends;
-    p.resend_at = pipe_.now() + cfg_.resend_timeout;
+    if (resend) {
+        ++stats_.resends;
+        if (p.interval < cfg_.resend_timeout_max) p.interval = std::min(p.interval * 2, cfg_.resend_timeout_max);
+    }
+    p.resend_at = now + p.interval;
 }
 
 void LinkClient::start_hello(unsigned pe) {
@@ -212,8 +222,8 @@ void LinkClient::on_frame(const Frame& f) {
         // accepted and pending: the link is alive; keep-alives go on
         ++stats_.replies;
         p.accepted = true;
-        p.attempts = 0;
-        p.resend_at = pipe_.now() + cfg_.resend_timeout;
+        alive(p);
+        p.resend_at = pipe_.now() + p.interval;
         return;
     }
     if (req == D::OP_WAIT && f.op == D::OP_DATA && f.len * 2u == p.inflight.len) {
@@ -252,8 +262,11 @@ nanoseconds LinkClient::poll() {
                 // Name the caller's command; its automatic HELLO may be what failed.
                 const bool hello_first = p.in_hello && p.req.op != D::OP_HELLO;
                 r.message = where(pe, p.req) + ": no reply" + (hello_first ? " to the HELLO before it" : "") +
-                            " after " + std::to_string(p.attempts) + " frames, " + ms(cfg_.resend_timeout) +
-                            " apart" +
+                            " after " + std::to_string(p.attempts) + " frames in " + ms(now - p.first_sent) +
+                            (cfg_.resend_timeout_max > cfg_.resend_timeout
+                                 ? " (resends " + ms(cfg_.resend_timeout) + " backing off to " +
+                                       ms(cfg_.resend_timeout_max) + ")"
+                                 : " (" + ms(cfg_.resend_timeout) + " apart)") +
                             (p.inflight.op == D::OP_HELLO && !p.synced
                                  ? " (link down, or PE not served by this link port?)"
                                  : " (link down?)");

@@ -14,6 +14,7 @@
 //   v = c.wait(3, 0x1005, 0x80, 0x80, 1, std::chrono::seconds(1));
 //
 // Blocking calls throw LinkError (no reply after cfg.max_attempts frames,
+// resend_timeout apart or backing off to resend_timeout_max,
 // naming device, PE, op and address), RegisterError (the hub answered ERR),
 // TimeoutError (a WAIT's condition did not hold in time; the hub keeps the
 // WAIT until the next command for that PE cancels it) or DeviceError (HELLO
@@ -29,6 +30,7 @@
 #include <aggnet/error.hpp>
 #include <aggnet/link_frame.hpp>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -54,10 +56,28 @@ struct LinkConfig {
     /// period of a pending WAIT).  Must exceed one round trip including the
     /// replies of every other PE queued on the same stream.
     std::chrono::nanoseconds resend_timeout = std::chrono::milliseconds(20);
+    /// Back off: each unanswered resend doubles the wait before the next,
+    /// up to this bound (zero, or anything <= resend_timeout: no backoff,
+    /// every resend resend_timeout after the last).  A sign of life from the
+    /// hub starts again at resend_timeout.  Backoff keeps several PEs from
+    /// flooding a hub that is slow for a while (a loaded host running the
+    /// virtual hub) with resends it must answer one by one.
+    std::chrono::nanoseconds resend_timeout_max{0};
     /// Frames sent for one command (1 + resends) before it fails with LinkError.
     unsigned max_attempts = 5;
     /// Drop a partial received frame after this long without a byte.
     std::chrono::nanoseconds idle_timeout = std::chrono::milliseconds(5);
+
+    /// How long a command goes unanswered before it fails: the sum of the
+    /// max_attempts resend intervals, backoff included.
+    std::chrono::nanoseconds give_up_time() const {
+        std::chrono::nanoseconds t{0}, step = resend_timeout;
+        for (unsigned i = 0; i < (max_attempts ? max_attempts : 1); ++i) {
+            t += step;
+            if (step < resend_timeout_max) step = std::min(step * 2, resend_timeout_max);
+        }
+        return t;
+    }
 };
 
 /// What HELLO_R reports (docs/link.md, HELLO_R payload).
@@ -139,12 +159,15 @@ private:
         unsigned attempts = 0;   ///< frames sent for inflight since the last sign of life
         unsigned total = 0;      ///< frames sent for the command
         std::chrono::nanoseconds resend_at{};
+        std::chrono::nanoseconds interval{};  ///< wait before the next resend
+        std::chrono::nanoseconds first_sent{};  ///< when attempts was 1
         std::chrono::nanoseconds wait_deadline{};
         bool has_deadline = false;
         LinkResult result{};
     };
     void begin(unsigned pe, const Frame& f, bool has_deadline, std::chrono::nanoseconds deadline);
     void send_inflight(Pe& p, bool resend);
+    void alive(Pe& p);  ///< a sign of life: start the resend count and interval again
     void launch(unsigned pe, const Frame& f);
     void finish(Pe& p, LinkResult r);
     void on_frame(const Frame& f);
