@@ -47,6 +47,7 @@ module link_frame_rx_props #(
     wire [3:0]  f_len;
     wire [63:0] f_pay;
     wire [31:0] f_quiet;
+    wire        f_lastb, f_fin;
 
     frame_rx #(.IDLE_CYCLES(N)) dut (
         .clk(clk), .rst(rst), .in_valid(in_valid), .in_data(in_data),
@@ -55,7 +56,7 @@ module link_frame_rx_props #(
         .ev_ok(ev_ok), .ev_crc(ev_crc), .ev_resync(ev_resync), .ev_badlen(ev_badlen),
         .ev_timeout(ev_timeout), .ev_overrun(ev_overrun),
         .f_hunt(f_hunt), .f_idx(f_idx), .f_esc(f_esc), .f_crc(f_crc), .f_hdr(f_hdr),
-        .f_len(f_len), .f_pay(f_pay), .f_quiet(f_quiet)
+        .f_len(f_len), .f_pay(f_pay), .f_quiet(f_quiet), .f_lastb(f_lastb), .f_fin(f_fin)
     );
 
 `ifdef FORMAL
@@ -84,6 +85,20 @@ module link_frame_rx_props #(
     reg  [15:0]  h_crc;      // bit-serial, over every unstuffed byte since the FLAG
     reg  [31:0]  h_quiet;    // cycles since the last byte (saturating)
     wire [7:0]   u = h_esc ? (in_data ^ 8'h20) : in_data;
+    // the harness's view one cycle ago: a frame is delivered two cycles
+    // after its last byte, when a FLAG may already have started the next
+    reg  [39:0]  d_hdr;
+    reg  [3:0]   d_len;
+    reg  [63:0]  d_pay;
+    reg  [4:0]   d_cnt;
+    reg  [15:0]  d_crc;
+    always @(posedge clk) begin
+        d_hdr <= h_hdr;
+        d_len <= h_len;
+        d_pay <= h_pay;
+        d_cnt <= h_cnt;
+        d_crc <= h_crc;
+    end
 
     always @(posedge clk) begin
         if (rst) begin
@@ -132,6 +147,7 @@ module link_frame_rx_props #(
                     f_quiet == h_quiet &&
                     (h_cnt <= 5'd5 ? h_len == 4'd0 : h_len <= 4'd8) &&
                     f_idx <= 5'd7 + {1'b0, f_len} &&
+                    f_lastb == (h_cnt == 5'd7 + {1'b0, h_len}) && !f_fin &&
                     h_raw <= {h_cnt, 1'b0} + {5'd0, h_esc};
 
     reg past_valid = 1'b0;
@@ -145,12 +161,17 @@ module link_frame_rx_props #(
                 assert (frame_ok);            // (i*)
                 assert (h_raw <= 6'd31);      // (p2)
             end
+            if (f_fin) begin                  // (i*) the last byte came last cycle
+                assert (f_hunt && !f_lastb);
+                assert (h_cnt == 5'd8 + {1'b0, h_len} && !h_esc);
+                assert (f_crc == h_crc);
+            end
             if (ev_ok) begin                  // (p1)
                 assert (out_valid);
-                assert ({out_pe, out_op, out_seq, out_addr} == h_hdr);
-                assert (out_len == h_len && out_payload == h_pay);
-                assert (h_cnt == 5'd8 + {1'b0, h_len});
-                assert (h_crc == 16'h0000);
+                assert ({out_pe, out_op, out_seq, out_addr} == d_hdr);
+                assert (out_len == d_len && out_payload == d_pay);
+                assert (d_cnt == 5'd8 + {1'b0, d_len});
+                assert (d_crc == 16'h0000);
             end
             if (h_quiet >= N) assert (f_hunt); // (p3)
 `ifdef SELFTEST_DELIVER

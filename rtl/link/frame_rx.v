@@ -21,7 +21,9 @@
 // after the FLAG ends at 0 (ev_ok), else dropped (ev_crc).  IDLE_CYCLES
 // consecutive cycles without a byte inside a frame drop it (ev_timeout).
 //
-// Frame out: out_valid rises in the cycle after the last CRC byte and the
+// Frame out: out_valid rises two cycles after the last CRC byte (the CRC is
+// checked from its register in the cycle between: the UP5K could not place
+// the check of the CRC still being computed at 48 MHz) and the
 // fields hold until out_ready is high in a cycle where out_valid is high.  A
 // good frame completed while out_valid is still high is dropped
 // (ev_overrun).  out_payload is right-aligned: payload byte i of len is at
@@ -65,7 +67,9 @@ module frame_rx #(
     output wire [39:0] f_hdr,
     output wire [3:0]  f_len,
     output wire [63:0] f_pay,
-    output wire [31:0] f_quiet
+    output wire [31:0] f_quiet,
+    output wire        f_lastb,
+    output wire        f_fin
 `endif
 );
 `include "link_defs.vh"
@@ -87,6 +91,8 @@ module frame_rx #(
     reg [3:0]  w_len;
     reg [63:0] w_pay;
     reg [TW-1:0] quiet;  // cycles without a byte inside a frame
+    reg        lastb;    // the next unstuffed byte is the frame's last
+    reg        fin;      // the frame's last byte came: check the CRC, deliver
 
 `ifdef FORMAL
     assign f_hunt = hunt;
@@ -97,6 +103,8 @@ module frame_rx #(
     assign f_len = w_len;
     assign f_pay = w_pay;
     assign f_quiet = {{(32 - TW){1'b0}}, quiet};
+    assign f_lastb = lastb;
+    assign f_fin = fin;
 `endif
 
     wire        is_flag = in_data == LINK_FLAG;
@@ -107,7 +115,7 @@ module frame_rx #(
 
     wire [4:0]  pay_end = 5'd6 + {1'b0, w_len};     // index of the first CRC byte
     wire        byte_in = in_valid && !is_flag && !hunt && !(is_esc && !esc);
-    wire        last    = byte_in && idx == pay_end + 5'd1;
+    wire        last    = byte_in && lastb;
     wire        timeout = (IDLE_CYCLES != 0) && !hunt && !in_valid &&
                           quiet == IDLE_CYCLES[TW-1:0] - 1'b1;
 
@@ -131,6 +139,8 @@ module frame_rx #(
             w_len     <= 4'd0;
             w_pay     <= 64'h0;
             quiet     <= {TW{1'b0}};
+            lastb     <= 1'b0;
+            fin       <= 1'b0;
             out_valid <= 1'b0;
             out_pe    <= 8'h00;
             out_op    <= 8'h00;
@@ -142,11 +152,34 @@ module frame_rx #(
             if (in_valid || hunt) quiet <= {TW{1'b0}};
             else quiet <= quiet + 1'b1;
 
+            // The frame ended last cycle (hunt is set): its CRC register
+            // holds the CRC over everything after the FLAG.  A FLAG in this
+            // same cycle starts the next frame below; the fields read here
+            // are still this frame's.
+            fin <= 1'b0;
+            if (fin) begin
+                if (crc != LINK_CRC_RESIDUE) begin
+                    ev_crc <= 1'b1;
+                end else if (out_valid && !out_ready) begin
+                    ev_overrun <= 1'b1;
+                end else begin
+                    ev_ok       <= 1'b1;
+                    out_valid   <= 1'b1;
+                    out_pe      <= w_pe;
+                    out_op      <= w_op;
+                    out_seq     <= w_seq;
+                    out_addr    <= w_addr;
+                    out_len     <= w_len;
+                    out_payload <= w_pay;
+                end
+            end
+
             if (in_valid && is_flag) begin
                 if (!hunt && (idx != 5'd0 || esc)) ev_resync <= 1'b1;
                 hunt  <= 1'b0;
                 esc   <= 1'b0;
                 idx   <= 5'd0;
+                lastb <= 1'b0;
                 crc   <= LINK_CRC_INIT;
                 w_len <= 4'd0;
                 w_pay <= 64'h0;
@@ -159,6 +192,7 @@ module frame_rx #(
                 esc <= 1'b0;
                 crc <= crc_nx;
                 idx <= idx + 5'd1;
+                lastb <= idx == pay_end;  // idx + 1 is pay_end + 1, crc_lo
                 case (idx)
                     5'd0: w_pe  <= u;
                     5'd1: w_op  <= u;
@@ -177,21 +211,9 @@ module frame_rx #(
                     end
                 endcase
                 if (last) begin
-                    hunt <= 1'b1;
-                    if (crc_nx != LINK_CRC_RESIDUE) begin
-                        ev_crc <= 1'b1;
-                    end else if (out_valid && !out_ready) begin
-                        ev_overrun <= 1'b1;
-                    end else begin
-                        ev_ok       <= 1'b1;
-                        out_valid   <= 1'b1;
-                        out_pe      <= w_pe;
-                        out_op      <= w_op;
-                        out_seq     <= w_seq;
-                        out_addr    <= w_addr;
-                        out_len     <= w_len;
-                        out_payload <= w_pay;
-                    end
+                    hunt  <= 1'b1;
+                    lastb <= 1'b0;
+                    fin   <= 1'b1;
                 end
             end
         end

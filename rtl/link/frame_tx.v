@@ -39,35 +39,25 @@ module frame_tx (
 );
 `include "link_defs.vh"
 
-    reg        active;
-    reg        sflag;      // the FLAG is next
-    reg        esc_sent;   // the ESC of the current byte has gone out
-    reg [4:0]  p;          // unstuffed byte index after the FLAG
-    reg [7:0]  r_pe, r_op, r_seq;
-    reg [15:0] r_addr;
-    reg [3:0]  r_len;
-    reg [63:0] r_pay;
-    reg [15:0] crc;
+    // Timing: every byte comes out of one register.  The fields are loaded
+    // into a 14-byte shift register, the payload right-aligned as given; in
+    // the first active cycle (the FLAG's, which is never also a data byte's)
+    // the payload is shifted up to meet the header, so the byte on the wire
+    // is always sh's top byte and the CRC bytes are loaded into its top when
+    // the last data byte goes out.  No index compare or byte mux lies between
+    // a register and the ESC decision (the UP5K placed the indexed version at
+    // 28 MHz, this path being the critical one).
+    reg         active;
+    reg         sflag;      // the FLAG is next
+    reg         esc_sent;   // the ESC of the current byte has gone out
+    reg         align;      // the payload still has to be shifted up to the header
+    reg         data;       // sending header and payload (else the CRC)
+    reg  [4:0]  left;       // bytes of this phase still to go, the current one included
+    reg  [3:0]  r_len;
+    reg  [111:0] sh;        // pe, op, seq, addr (2), len, payload (8)
+    reg  [15:0] crc;
 
-    wire [4:0] pay_end = 5'd6 + {1'b0, r_len};   // index of crc_hi
-    wire [2:0] j       = r_len[2:0] + 3'd5 - p[2:0];  // payload byte from the LSB: len-1-(p-6) mod 8
-    reg  [7:0] cur;
-    always @* begin
-        case (p)
-            5'd0: cur = r_pe;
-            5'd1: cur = r_op;
-            5'd2: cur = r_seq;
-            5'd3: cur = r_addr[15:8];
-            5'd4: cur = r_addr[7:0];
-            5'd5: cur = {4'h0, r_len};
-            default: begin
-                if (p < pay_end) cur = r_pay[{j, 3'b000} +: 8];
-                else if (p == pay_end) cur = crc[15:8];
-                else cur = crc[7:0];
-            end
-        endcase
-    end
-
+    wire [7:0] cur = sh[111:104];
     wire need_esc = cur == LINK_FLAG || cur == LINK_ESC;
     wire [15:0] crc_nx;
     crc16 #(.POLY(LINK_CRC_POLY)) u_crc (.crc_in(crc), .data(cur), .crc_out(crc_nx));
@@ -78,43 +68,58 @@ module frame_tx (
                        (need_esc && !esc_sent) ? LINK_ESC :
                        esc_sent ? (cur ^ LINK_ESC_XOR) : cur;
 
+    wire [6:0] pad = {4'd8 - r_len, 3'b000};  // bits above the payload's top byte (len 0: 64, all)
+
     always @(posedge clk) begin
         if (rst) begin
             active   <= 1'b0;
             sflag    <= 1'b0;
             esc_sent <= 1'b0;
-            p        <= 5'd0;
-            r_pe     <= 8'h00;
-            r_op     <= 8'h00;
-            r_seq    <= 8'h00;
-            r_addr   <= 16'h0000;
+            align    <= 1'b0;
+            data     <= 1'b0;
+            left     <= 5'd0;
             r_len    <= 4'd0;
-            r_pay    <= 64'h0;
+            sh       <= 112'h0;
             crc      <= LINK_CRC_INIT;
         end else if (!active) begin
             if (in_valid) begin
-                active <= 1'b1;
-                sflag  <= 1'b1;
+                active   <= 1'b1;
+                sflag    <= 1'b1;
                 esc_sent <= 1'b0;
-                p      <= 5'd0;
-                r_pe   <= in_pe;
-                r_op   <= in_op;
-                r_seq  <= in_seq;
-                r_addr <= in_addr;
-                r_len  <= in_len;
-                r_pay  <= in_payload;
-                crc    <= LINK_CRC_INIT;
+                align    <= 1'b1;
+                data     <= 1'b1;
+                left     <= 5'd6 + {1'b0, in_len};
+                r_len    <= in_len;
+                sh       <= {in_pe, in_op, in_seq, in_addr, 4'h0, in_len, in_payload};
+                crc      <= LINK_CRC_INIT;
             end
-        end else if (out_ready) begin
-            if (sflag) begin
-                sflag <= 1'b0;
-            end else if (need_esc && !esc_sent) begin
-                esc_sent <= 1'b1;
-            end else begin
-                esc_sent <= 1'b0;
-                if (p < pay_end) crc <= crc_nx;
-                p <= p + 5'd1;
-                if (p == pay_end + 5'd1) active <= 1'b0;
+        end else begin
+            if (align) begin
+                align    <= 1'b0;
+                sh[63:0] <= (r_len == 4'd0) ? 64'h0 : sh[63:0] << pad;
+            end
+            if (out_ready) begin
+                if (sflag) begin
+                    sflag <= 1'b0;
+                end else if (need_esc && !esc_sent) begin
+                    esc_sent <= 1'b1;
+                end else begin
+                    esc_sent <= 1'b0;
+                    left     <= left - 5'd1;
+                    if (data) begin
+                        crc <= crc_nx;
+                        if (left == 5'd1) begin
+                            data        <= 1'b0;
+                            left        <= 5'd2;
+                            sh[111:96]  <= crc_nx;
+                        end else begin
+                            sh <= sh << 8;
+                        end
+                    end else begin
+                        sh <= sh << 8;
+                        if (left == 5'd1) active <= 1'b0;
+                    end
+                end
             end
         end
     end

@@ -61,7 +61,12 @@
 // due).  One command is handled at a time; replies are sent round-robin.
 //
 // Timing: a frame's fields are on frame_rx's outputs in the cycle after its
-// last byte; the bus request follows 2 cycles later (RAM read, decode).
+// last byte; the next cycle registers the decoded command and the PE's range
+// check, the next reads the PE's entry, the next checks the sequence number,
+// and the bus request follows: 3 cycles after the fields.  A bus response is registered, then checked against a
+// WAIT's condition, then acted on: 3 cycles from bus_rsp_valid to the reply
+// being due.  No decision depends on more than one compare of registered
+// values (the UP5K placed the unregistered version at 27 MHz).
 //
 // Parameters: N in 1..64 PEs on this stream, PE_ID in 0..63 the first, with
 // PE_ID + N <= 64; HUB_PES in 1..64 and ENGINES (window bitmap) for HELLO;
@@ -187,7 +192,7 @@ module link_port #(
 
     // ---- the command being handled ------------------------------------------
     localparam [2:0] S_IDLE = 3'd0, S_FRAME = 3'd1, S_POLL = 3'd2, S_TX = 3'd3,
-                     S_REQ = 3'd4, S_RSP = 3'd5;
+                     S_REQ = 3'd4, S_RSP = 3'd5, S_CHK = 3'd6, S_DONE = 3'd7;
     reg [2:0]  state;
     reg [IW-1:0] c_idx;
     reg [7:0]  c_seq;
@@ -201,6 +206,21 @@ module link_port #(
 
     reg [IW-1:0] tp, wp;  // round-robin pointers: replies, WAIT re-reads
     reg [IW-1:0] f_idx;   // reg: the frame's entry (latched in S_IDLE)
+    // The frame's command, decoded in the cycle after frame_rx offers it
+    // (d_valid: offered and not yet taken) and held while its fields hold.
+    localparam [2:0] F_READ = 3'd0, F_WRITE = 3'd1, F_WAIT = 3'd2, F_HELLO = 3'd3,
+                     F_BAD_LEN = 3'd4, F_BAD_OP = 3'd5;
+    reg        d_valid, d_pe_ok;
+    reg [IW-1:0] d_idx;
+    reg [2:0]  f_cmd;
+    reg        f_is_hello;  // op HELLO (never a duplicate), whatever its len
+    reg [7:0]  f_seq_m1;    // fr_seq - 1: the seq after which fr_seq is new
+    reg [2:0]  f_size;
+    reg [31:0] f_mask, f_value;
+    // The bus response, registered (S_RSP), then checked (S_CHK).
+    reg [31:0] r_val;
+    reg [1:0]  r_err;
+    reg        r_ok;
 
     localparam [IW-1:0] LAST = N[IW-1:0] - 1'b1;
     function [IW-1:0] inc(input [IW-1:0] v);
@@ -243,12 +263,8 @@ module link_port #(
             default: begin wait_mask = fr_pl[63:32];       wait_value = fr_pl[31:0];          end
         endcase
     end
-    wire dup   = known[f_idx] && q_seq == fr_seq && fr_op != LINK_OP_HELLO;
-    wire stale = known[f_idx] && q_seq != fr_seq && q_seq + 8'd1 != fr_seq && fr_op != LINK_OP_HELLO;
-
-    // Bus response.
-    wire [31:0] rsp_val = bus_rsp_rdata & bytes_mask(c_size);
-    wire        wait_ok = (rsp_val & c_mask) == c_value;
+    wire dup   = known[f_idx] && q_seq == fr_seq && !f_is_hello;
+    wire stale = known[f_idx] && q_seq != fr_seq && q_seq != f_seq_m1 && !f_is_hello;
 
     function [EW-1:0] entry(input waiting, input [7:0] seq, input [1:0] kind, input [2:0] size,
                             input [15:0] addr, input [31:0] mask, input [31:0] data);
@@ -318,10 +334,10 @@ module link_port #(
         // wr_en is registered: the RAM write of the previous state happens at
         // the end of this cycle, so the first idle cycle after it reads nothing.
         if (state == S_IDLE && !wr_en) begin
-            if (fr_valid) begin
-                if (pe_ok) begin
+            if (d_valid) begin
+                if (d_pe_ok) begin
                     rd_en   = 1'b1;
-                    rd_addr = fr_idx;
+                    rd_addr = d_idx;
                 end else begin
                     fr_ready = 1'b1;
                     ev_badpe = 1'b1;
@@ -336,6 +352,37 @@ module link_port #(
         end
         if (state == S_FRAME) fr_ready = 1'b1;
         if (state == S_TX) ft_valid = 1'b1;
+    end
+
+    always @(posedge clk) begin
+        d_valid <= fr_valid && !fr_ready && !rst;
+        d_pe_ok <= pe_ok;
+        d_idx   <= fr_idx;
+        f_is_hello <= fr_op == LINK_OP_HELLO;
+        f_seq_m1   <= fr_seq - 8'd1;
+        f_mask     <= 32'h0;
+        f_value    <= 32'h0;
+        f_size     <= 3'd1;
+        if (fr_op == LINK_OP_READ && len_read) begin
+            f_cmd  <= F_READ;
+            f_size <= rd_size[2:0];
+        end else if (fr_op == LINK_OP_WRITE && len_write) begin
+            f_cmd   <= F_WRITE;
+            f_size  <= fr_len[2:0];
+            f_value <= fr_pl[31:0];
+        end else if (fr_op == LINK_OP_WAIT && len_wait) begin
+            f_cmd   <= F_WAIT;
+            f_size  <= wait_size;
+            f_mask  <= wait_mask;
+            f_value <= wait_value;
+        end else if (fr_op == LINK_OP_HELLO && len_hello) begin
+            f_cmd <= F_HELLO;
+        end else if (fr_op == LINK_OP_HELLO || fr_op == LINK_OP_READ ||
+                     fr_op == LINK_OP_WRITE || fr_op == LINK_OP_WAIT) begin
+            f_cmd <= F_BAD_LEN;
+        end else begin
+            f_cmd <= F_BAD_OP;
+        end
     end
 
     always @(posedge clk) begin
@@ -359,12 +406,15 @@ module link_port #(
             c_value <= 32'h0;
             wr_addr <= {IW{1'b0}};
             wr_data <= {EW{1'b0}};
+            r_val      <= 32'h0;
+            r_err      <= 2'd0;
+            r_ok       <= 1'b0;
         end else begin
             case (state)
             S_IDLE: if (!wr_en) begin
-                if (fr_valid) begin
-                    if (pe_ok) begin
-                        f_idx <= fr_idx;
+                if (d_valid) begin
+                    if (d_pe_ok) begin
+                        f_idx <= d_idx;
                         state <= S_FRAME;
                     end
                 end else if (tdue[tp] && ft_ready) begin
@@ -372,8 +422,8 @@ module link_port #(
                 end else if (wpend[wp]) begin
                     state <= S_POLL;
                 end
-                if (fr_valid || !(tdue[tp] && ft_ready)) tp <= inc(tp);
-                if (fr_valid || (tdue[tp] && ft_ready) || !wpend[wp]) wp <= inc(wp);
+                if (d_valid || !(tdue[tp] && ft_ready)) tp <= inc(tp);
+                if (d_valid || (tdue[tp] && ft_ready) || !wpend[wp]) wp <= inc(wp);
             end
             S_FRAME: begin
                 state <= S_IDLE;
@@ -389,33 +439,20 @@ module link_port #(
                     c_addr <= fr_addr;
                     c_poll <= 1'b0;
                     wr_addr <= f_idx;
-                    if (fr_op == LINK_OP_READ && len_read) begin
-                        c_op   <= C_READ;
-                        c_size <= rd_size[2:0];
-                        c_mask <= 32'h0;
-                        c_value <= 32'h0;
-                        state  <= S_REQ;
-                    end else if (fr_op == LINK_OP_WRITE && len_write) begin
-                        c_op   <= C_WRITE;
-                        c_size <= fr_len[2:0];
-                        c_mask <= 32'h0;
-                        c_value <= fr_pl[31:0];
-                        state  <= S_REQ;
-                    end else if (fr_op == LINK_OP_WAIT && len_wait) begin
-                        c_op   <= C_WAIT;
-                        c_size <= wait_size;
-                        c_mask <= wait_mask;
-                        c_value <= wait_value;
-                        state  <= S_REQ;
+                    c_op    <= (f_cmd == F_WRITE) ? C_WRITE : (f_cmd == F_WAIT) ? C_WAIT : C_READ;
+                    c_size  <= f_size;
+                    c_mask  <= f_mask;
+                    c_value <= f_value;
+                    if (f_cmd == F_READ || f_cmd == F_WRITE || f_cmd == F_WAIT) begin
+                        state <= S_REQ;
                     end else begin
                         // HELLO, or an error answered at once
                         known[f_idx] <= 1'b1;
                         tdue[f_idx]  <= 1'b1;
                         wr_en <= 1'b1;
-                        if (fr_op == LINK_OP_HELLO && len_hello)
+                        if (f_cmd == F_HELLO)
                             wr_data <= entry(1'b0, fr_seq, K_HELLO, 3'd0, fr_addr, 32'h0, 32'h0);
-                        else if (fr_op == LINK_OP_HELLO || fr_op == LINK_OP_READ ||
-                                 fr_op == LINK_OP_WRITE || fr_op == LINK_OP_WAIT)
+                        else if (f_cmd == F_BAD_LEN)
                             wr_data <= entry(1'b0, fr_seq, K_ERR, 3'd1, fr_addr, 32'h0, {24'h0, LINK_ERR_BAD_LEN});
                         else
                             wr_data <= entry(1'b0, fr_seq, K_ERR, 3'd1, fr_addr, 32'h0, {24'h0, LINK_ERR_BAD_OP});
@@ -447,17 +484,28 @@ module link_port #(
             end
             S_RSP: begin
                 if (bus_rsp_valid) begin
+                    r_val <= bus_rsp_rdata & bytes_mask(c_size);
+                    r_err <= bus_rsp_err;
+                    state <= S_CHK;
+                end
+            end
+            S_CHK: begin
+                r_ok  <= (r_val & c_mask) == c_value;
+                state <= S_DONE;
+            end
+            S_DONE: begin
+                begin
                     state   <= S_IDLE;
                     wr_addr <= c_idx;
-                    if (bus_rsp_err != LINK_BUS_OK) begin
+                    if (r_err != LINK_BUS_OK) begin
                         wr_en <= 1'b1;
-                        wr_data <= entry(1'b0, c_seq, K_ERR, 3'd1, c_addr, 32'h0, {30'h0, bus_rsp_err});
+                        wr_data <= entry(1'b0, c_seq, K_ERR, 3'd1, c_addr, 32'h0, {30'h0, r_err});
                         known[c_idx] <= 1'b1;
                         tdue[c_idx]  <= 1'b1;
                         wpend[c_idx] <= 1'b0;
-                    end else if (c_op == C_READ || (c_op == C_WAIT && wait_ok)) begin
+                    end else if (c_op == C_READ || (c_op == C_WAIT && r_ok)) begin
                         wr_en <= 1'b1;
-                        wr_data <= entry(1'b0, c_seq, K_DATA, c_size, c_addr, 32'h0, rsp_val);
+                        wr_data <= entry(1'b0, c_seq, K_DATA, c_size, c_addr, 32'h0, r_val);
                         known[c_idx] <= 1'b1;
                         tdue[c_idx]  <= 1'b1;
                         wpend[c_idx] <= 1'b0;
@@ -476,7 +524,6 @@ module link_port #(
                     end
                 end
             end
-            default: state <= S_IDLE;
             endcase
         end
     end
