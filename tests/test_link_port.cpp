@@ -665,9 +665,9 @@ TEST_CASE("link_port: directed frames (ERR codes, duplicates, WAIT ACK and cance
         ++to_req;
     }
     std::printf("[link_port] last byte in -> bus_req_valid: %u cycles\n", to_req);
-    // frame_rx: CRC check, fields out (2); link_port: decode, entry read,
-    // seq check, request (3); rtl/link/link_port.v "Timing"
-    CHECK(to_req <= 5);
+    // frame_rx: CRC check, fields out (2); link_port: decode, pick, entry
+    // read, seq compare, act, request (5); rtl/link/link_port.v "Timing"
+    CHECK(to_req <= 7);
 }
 
 // ---- link_uart: the same through the UART pins -------------------------------------------
@@ -809,6 +809,8 @@ TEST_CASE("link_uart: commands through the UART pins at 12 Mbaud (4 clocks per b
         const double stop_mid = stop_end - 0.5 * b.cpb_host;
         std::printf("[link_uart] %s: last stop bit middle -> bus_req_valid %.1f cycles, stop bit end -> %.1f cycles\n",
                     name.c_str(), double(req_at) - stop_mid, double(req_at) - stop_end);
-        CHECK(double(req_at) - stop_end <= 8);
+        // the byte path above (7 cycles) plus the UART's own: sampling at
+        // mid-bit and a two-flop synchroniser, under a 1.5% baud error
+        CHECK(double(req_at) - stop_end <= 10);
     }
 }

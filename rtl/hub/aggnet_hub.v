@@ -105,61 +105,97 @@ module aggnet_hub #(
     assign bus_req_ready = eng_req_ready;
 
     // ---- window 0: INFO --------------------------------------------------------
-    reg  [63:0] cycles;
-    reg  [31:0] cycle_hi_latched;
+    // Two stages (timing: the UP5K placed the one-cycle decode and mux at 34
+    // MHz): the request's register number is classified and registered, and
+    // the next cycle muxes the value from registered selects.  The 64-bit
+    // cycle counter is two 32-bit halves with a registered carry between
+    // them; a read of CYCLE_LO latches the high half plus that carry, so the
+    // pair read is always one instant's count.
+    generate
+        if (LINK_INFO_MAP_HASH[3:0] != 4'd0 || LINK_INFO_STAT[3:0] != 4'd0 || LINK_STAT_COUNT > 16 ||
+            LINK_INFO_CYCLE_HI > 12'h00f) begin : g_bad_info
+            $error("aggnet_hub: the INFO decode needs MAP_HASH and STAT 16-aligned, <= 16 counters and the plain registers below 0x010");
+        end
+    endgenerate
+    reg  [31:0] cyc_lo, cyc_hi, cycle_hi_latched;
+    reg         cyc_carry;  // cyc_lo wrapped last cycle: cyc_hi is one behind
     reg         info_rsp_valid, none_rsp_valid;
     reg  [31:0] info_rsp_rdata;
     reg  [1:0]  info_rsp_err;
+    // stage 1: what the request names
+    reg         i_pend;            // an INFO request was taken last cycle
+    reg         i_hash, i_stat, i_plain;
+    reg  [3:0]  i_idx;             // reg_no[3:0]
+    reg         i_we;
+    wire [7:0]  reg_hi = reg_no[11:4];
+    // stage 2: the value
     reg  [31:0] info_rd;
     reg  [1:0]  info_err;
-
     always @(*) begin
         info_rd  = 32'd0;
         info_err = LINK_BUS_OK;
-        if (reg_no >= LINK_INFO_MAP_HASH && reg_no < LINK_INFO_MAP_HASH + 12'd16) begin
-            info_rd = eng_map_hash(reg_no[3:0]);
-        end else if ({20'd0, reg_no} >= {20'd0, LINK_INFO_STAT} &&
-                     {20'd0, reg_no} < {20'd0, LINK_INFO_STAT} + LINK_STAT_COUNT) begin
-            info_rd = {16'd0, stat_at(reg_no - LINK_INFO_STAT)};
-        end else begin
-            case (reg_no)
+        if (i_hash) begin
+            info_rd = eng_map_hash(i_idx);
+        end else if (i_stat && {28'd0, i_idx} < LINK_STAT_COUNT) begin
+            info_rd = {16'd0, stat_at(i_idx)};
+        end else if (i_plain) begin
+            case ({8'd0, i_idx})
                 LINK_INFO_MAGIC:    info_rd = LINK_INFO_MAGIC_VALUE;
                 LINK_INFO_VERSION:  info_rd = {24'd0, LINK_VERSION};
                 LINK_INFO_HUB_PES:  info_rd = N;
                 LINK_INFO_ENGINES:  info_rd = {16'd0, ENGINES};
                 LINK_INFO_CLK_KHZ:  info_rd = CLK_HZ / 1000;
-                LINK_INFO_CYCLE_LO: info_rd = cycles[31:0];
+                LINK_INFO_CYCLE_LO: info_rd = cyc_lo;
                 LINK_INFO_CYCLE_HI: info_rd = cycle_hi_latched;
                 default:            info_err = LINK_BUS_NO_REG;
             endcase
+        end else begin
+            info_err = LINK_BUS_NO_REG;
         end
-        if (bus_req_we && info_err == LINK_BUS_OK) info_err = LINK_BUS_REFUSED;  // all read-only
+        if (i_we && info_err == LINK_BUS_OK) info_err = LINK_BUS_REFUSED;  // all read-only
     end
 
-    function [15:0] stat_at(input [11:0] i);
+    function [15:0] stat_at(input [3:0] i);
         integer k;
         begin
             stat_at = 16'd0;
             for (k = 0; k < LINK_STAT_COUNT; k = k + 1)
-                if ({20'd0, i} == k) stat_at = stats[k*LINK_STAT_BITS +: 16];
+                if ({28'd0, i} == k) stat_at = stats[k*LINK_STAT_BITS +: 16];
         end
     endfunction
 
     always @(posedge clk) begin
         if (rst) begin
-            cycles           <= 64'd0;
+            cyc_lo           <= 32'd0;
+            cyc_hi           <= 32'd0;
+            cyc_carry        <= 1'b0;
             cycle_hi_latched <= 32'd0;
+            i_pend           <= 1'b0;
+            i_hash           <= 1'b0;
+            i_stat           <= 1'b0;
+            i_plain          <= 1'b0;
+            i_idx            <= 4'd0;
+            i_we             <= 1'b0;
             info_rsp_valid   <= 1'b0;
             info_rsp_rdata   <= 32'd0;
             info_rsp_err     <= LINK_BUS_OK;
             none_rsp_valid   <= 1'b0;
         end else begin
-            cycles         <= cycles + 64'd1;
-            info_rsp_valid <= to_info;
-            info_rsp_rdata <= to_info ? info_rd : 32'd0;
-            info_rsp_err   <= to_info ? info_err : LINK_BUS_OK;
+            cyc_lo    <= cyc_lo + 32'd1;
+            cyc_carry <= &cyc_lo;
+            cyc_hi    <= cyc_hi + {31'd0, cyc_carry};
+            i_pend  <= to_info;
+            i_hash  <= reg_hi == LINK_INFO_MAP_HASH[11:4];
+            i_stat  <= reg_hi == LINK_INFO_STAT[11:4];
+            i_plain <= reg_hi == 8'd0;
+            i_idx   <= reg_no[3:0];
+            i_we    <= bus_req_we;
+            info_rsp_valid <= i_pend;
+            info_rsp_rdata <= i_pend ? info_rd : 32'd0;
+            info_rsp_err   <= i_pend ? info_err : LINK_BUS_OK;
             none_rsp_valid <= to_none;
-            if (to_info && !bus_req_we && reg_no == LINK_INFO_CYCLE_LO) cycle_hi_latched <= cycles[63:32];
+            if (i_pend && !i_we && i_plain && {8'd0, i_idx} == LINK_INFO_CYCLE_LO)
+                cycle_hi_latched <= cyc_hi + {31'd0, cyc_carry};
         end
     end
 

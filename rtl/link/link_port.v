@@ -62,8 +62,9 @@
 //
 // Timing: a frame's fields are on frame_rx's outputs in the cycle after its
 // last byte; the next cycle registers the decoded command and the PE's range
-// check, the next reads the PE's entry, the next checks the sequence number,
-// and the bus request follows: 3 cycles after the fields.  A bus response is registered, then checked against a
+// check, the next picks the PE's entry, the next reads it, the next compares
+// the sequence number, the next acts on it, and the bus request follows: 5
+// cycles after the fields.  A bus response is registered, then checked against a
 // WAIT's condition, then acted on: 3 cycles from bus_rsp_valid to the reply
 // being due.  No decision depends on more than one compare of registered
 // values (the UP5K placed the unregistered version at 27 MHz).
@@ -191,9 +192,11 @@ module link_port #(
     reg [N-1:0] tdue;    // a reply (or a pending WAIT's ACK) is due
 
     // ---- the command being handled ------------------------------------------
-    localparam [2:0] S_IDLE = 3'd0, S_FRAME = 3'd1, S_POLL = 3'd2, S_TX = 3'd3,
-                     S_REQ = 3'd4, S_RSP = 3'd5, S_CHK = 3'd6, S_DONE = 3'd7;
-    reg [2:0]  state;
+    localparam [3:0] S_IDLE = 4'd0, S_FRAME = 4'd1, S_POLL = 4'd2, S_TX = 4'd3,
+                     S_REQ = 4'd4, S_RSP = 4'd5, S_CHK = 4'd6, S_DONE = 4'd7, S_SEQ = 4'd8,
+                     S_RD = 4'd9;
+    reg [3:0]  state, nxt;  // nxt: the state after S_RD
+    reg [IW-1:0] ra;        // the entry S_RD reads
     reg [IW-1:0] c_idx;
     reg [7:0]  c_seq;
     reg [1:0]  c_op;      // 0 READ, 1 WRITE, 2 WAIT
@@ -263,8 +266,8 @@ module link_port #(
             default: begin wait_mask = fr_pl[63:32];       wait_value = fr_pl[31:0];          end
         endcase
     end
-    wire dup   = known[f_idx] && q_seq == fr_seq && !f_is_hello;
-    wire stale = known[f_idx] && q_seq != fr_seq && q_seq != f_seq_m1 && !f_is_hello;
+    // S_SEQ classifies the frame against the PE's entry; S_FRAME acts.
+    reg  f_dup, f_stale;
 
     function [EW-1:0] entry(input waiting, input [7:0] seq, input [1:0] kind, input [2:0] size,
                             input [15:0] addr, input [31:0] mask, input [31:0] data);
@@ -326,31 +329,21 @@ module link_port #(
 
     // ---- control ------------------------------------------------------------
     always @* begin
-        rd_en    = 1'b0;
-        rd_addr  = f_idx;
+        // S_IDLE picks an entry (ra) and S_RD reads it: the entry RAM's
+        // address is a register (timing: on the UP5K the pick, the address
+        // mux and a 94-bit read mux did not fit 48 MHz in one cycle).  wr_en
+        // is registered: the RAM write of the state before S_IDLE happens at
+        // the end of S_IDLE, before S_RD reads.
+        rd_en    = state == S_RD;
+        rd_addr  = ra;
         fr_ready = 1'b0;
         ft_valid = 1'b0;
         ev_badpe = 1'b0;
-        // wr_en is registered: the RAM write of the previous state happens at
-        // the end of this cycle, so the first idle cycle after it reads nothing.
-        if (state == S_IDLE && !wr_en) begin
-            if (d_valid) begin
-                if (d_pe_ok) begin
-                    rd_en   = 1'b1;
-                    rd_addr = d_idx;
-                end else begin
-                    fr_ready = 1'b1;
-                    ev_badpe = 1'b1;
-                end
-            end else if (tdue[tp] && ft_ready) begin
-                rd_en   = 1'b1;
-                rd_addr = tp;
-            end else if (wpend[wp]) begin
-                rd_en   = 1'b1;
-                rd_addr = wp;
-            end
+        if (state == S_IDLE && d_valid && !d_pe_ok) begin
+            fr_ready = 1'b1;
+            ev_badpe = 1'b1;
         end
-        if (state == S_FRAME) fr_ready = 1'b1;
+        if (state == S_FRAME) fr_ready = 1'b1;  // fields used through S_FRAME
         if (state == S_TX) ft_valid = 1'b1;
     end
 
@@ -409,28 +402,44 @@ module link_port #(
             r_val      <= 32'h0;
             r_err      <= 2'd0;
             r_ok       <= 1'b0;
+            f_dup      <= 1'b0;
+            f_stale    <= 1'b0;
+            ra         <= {IW{1'b0}};
+            nxt        <= S_IDLE;
         end else begin
             case (state)
-            S_IDLE: if (!wr_en) begin
+            S_IDLE: begin
                 if (d_valid) begin
                     if (d_pe_ok) begin
                         f_idx <= d_idx;
-                        state <= S_FRAME;
+                        ra    <= d_idx;
+                        nxt   <= S_SEQ;
+                        state <= S_RD;
                     end
                 end else if (tdue[tp] && ft_ready) begin
-                    state <= S_TX;
+                    ra    <= tp;
+                    nxt   <= S_TX;
+                    state <= S_RD;
                 end else if (wpend[wp]) begin
-                    state <= S_POLL;
+                    ra    <= wp;
+                    nxt   <= S_POLL;
+                    state <= S_RD;
                 end
                 if (d_valid || !(tdue[tp] && ft_ready)) tp <= inc(tp);
                 if (d_valid || (tdue[tp] && ft_ready) || !wpend[wp]) wp <= inc(wp);
             end
+            S_RD: state <= nxt;
+            S_SEQ: begin
+                f_dup   <= known[f_idx] && q_seq == fr_seq && !f_is_hello;
+                f_stale <= known[f_idx] && q_seq != fr_seq && q_seq != f_seq_m1 && !f_is_hello;
+                state   <= S_FRAME;
+            end
             S_FRAME: begin
                 state <= S_IDLE;
-                if (dup) begin
+                if (f_dup) begin
                     ev_dup <= 1'b1;
                     tdue[f_idx] <= 1'b1;
-                end else if (stale) begin
+                end else if (f_stale) begin
                     ev_dup <= 1'b1;   // never applied, never answered
                 end else begin
                     wpend[f_idx] <= 1'b0;
@@ -524,6 +533,7 @@ module link_port #(
                     end
                 end
             end
+            default: state <= S_IDLE;
             endcase
         end
     end

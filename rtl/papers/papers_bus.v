@@ -26,7 +26,8 @@
 //
 // Bus (a slave on link_port's engine bus, window already decoded):
 //   req_valid/req_ready/req_we/req_pe/req_reg/req_wdata; always ready.
-//   rsp_valid one cycle after each request, rsp_rdata, rsp_err: 0 ok,
+//   rsp_valid two cycles after each request (the request is registered,
+//   then decoded and applied: timing), rsp_rdata, rsp_err: 0 ok,
 //   1 no such register (also a PE >= N, MASK1/IVEC1 when N <= 32), 2 refused
 //   (a write to STAT or IVEC).
 //
@@ -122,10 +123,29 @@ module papers_bus #(
     endgenerate
 
     // ---- requests -------------------------------------------------------------
+    // Stage 1 registers the request (and its PE range check); stage 2
+    // decodes, reads and writes from those registers.
     assign req_ready = 1'b1;
-    wire          pe_ok = {26'd0, req_pe} < N;
-    wire [PW-1:0] p     = pe_ok ? req_pe[PW-1:0] : {PW{1'b0}};
+    reg           s_valid, s_we, pe_ok;
+    reg  [PW-1:0] p;
+    reg  [11:0]   s_reg;
+    reg  [31:0]   s_wdata;
+    reg           w_sig, w_mask0, w_mask1, w_ctrl, w_owner;  // the write to apply, decoded
     wire          is_hi_ok = N > 32;
+    wire          w_any = req_valid && req_we && {26'd0, req_pe} < N;
+    always @(posedge clk) begin
+        s_valid <= req_valid && !rst;
+        s_we    <= req_we;
+        pe_ok   <= {26'd0, req_pe} < N;
+        p       <= ({26'd0, req_pe} < N) ? req_pe[PW-1:0] : {PW{1'b0}};
+        s_reg   <= req_reg;
+        s_wdata <= req_wdata;
+        w_sig   <= !rst && w_any && req_reg == PAPERS_W_SIG;
+        w_mask0 <= !rst && w_any && req_reg == PAPERS_W_MASK0;
+        w_mask1 <= !rst && w_any && req_reg == PAPERS_W_MASK1 && is_hi_ok;
+        w_ctrl  <= !rst && w_any && req_reg == PAPERS_W_CTRL;
+        w_owner <= !rst && w_any && req_reg == PAPERS_W_OWNER;
+    end
 
     reg [31:0] rd;
     reg [1:0]  err;
@@ -135,31 +155,31 @@ module papers_bus #(
         if (!pe_ok) begin
             err = ERR_NO_REG;
         end else begin
-            case (req_reg)
+            case (s_reg)
                 PAPERS_W_SIG:   rd[3:0] = sig[p];
                 PAPERS_W_MASK0: rd[LO-1:0] = mask[p][LO-1:0];
                 PAPERS_W_MASK1: if (is_hi_ok) rd = hi_bits(mask[p]); else err = ERR_NO_REG;
                 PAPERS_W_CTRL:  rd[4:0] = ctrl[p];
                 PAPERS_W_STAT:  begin
                                     rd[3:0] = stat_of[{26'd0, p} * 4 +: 4];
-                                    if (req_we) err = ERR_REFUSED;
+                                    if (s_we) err = ERR_REFUSED;
                                 end
                 PAPERS_W_IVEC0: begin
                                     rd[LO-1:0] = ivec_of[{26'd0, p} * N +: LO];
-                                    if (req_we) err = ERR_REFUSED;
+                                    if (s_we) err = ERR_REFUSED;
                                 end
                 PAPERS_W_IVEC1: begin
                                     if (is_hi_ok) rd = hi_bits(ivec_of[{26'd0, p} * N +: N]); else err = ERR_NO_REG;
-                                    if (req_we && is_hi_ok) err = ERR_REFUSED;
+                                    if (s_we && is_hi_ok) err = ERR_REFUSED;
                                 end
                 PAPERS_W_OWNER: rd[0] = owner[p];
                 PAPERS_W_PRESENT0: begin
                                     rd[LO-1:0] = hub_present[LO-1:0];
-                                    if (req_we) err = ERR_REFUSED;
+                                    if (s_we) err = ERR_REFUSED;
                                 end
                 PAPERS_W_PRESENT1: begin
                                     if (is_hi_ok) rd = hi_bits(hub_present); else err = ERR_NO_REG;
-                                    if (req_we && is_hi_ok) err = ERR_REFUSED;
+                                    if (s_we && is_hi_ok) err = ERR_REFUSED;
                                 end
                 default:        err = ERR_NO_REG;
             endcase
@@ -200,19 +220,15 @@ module papers_bus #(
                 ctrl[i] <= 5'd1 << PAPERS_CONTROL_CE;  // present once the link owns it
             end
         end else begin
-            rsp_valid <= req_valid;
-            rsp_rdata <= req_we ? 32'd0 : rd;
+            rsp_valid <= s_valid;
+            rsp_rdata <= s_we ? 32'd0 : rd;
             rsp_err   <= err;
-            if (req_valid && req_we && err == ERR_OK) begin
-                case (req_reg)
-                    PAPERS_W_SIG:   begin sig[p] <= req_wdata[3:0]; owner[p] <= 1'b1; end
-                    PAPERS_W_MASK0: begin mask[p] <= mask_write(mask[p], req_wdata, 1'b0); owner[p] <= 1'b1; end
-                    PAPERS_W_MASK1: begin mask[p] <= mask_write(mask[p], req_wdata, 1'b1); owner[p] <= 1'b1; end
-                    PAPERS_W_CTRL:  begin ctrl[p] <= req_wdata[4:0]; owner[p] <= 1'b1; end
-                    PAPERS_W_OWNER: owner[p] <= req_wdata[0];
-                    default: ;
-                endcase
-            end
+            // (the w_* are the writes err above lets through)
+            if (w_sig)   begin sig[p] <= s_wdata[3:0]; owner[p] <= 1'b1; end
+            if (w_mask0) begin mask[p] <= mask_write(mask[p], s_wdata, 1'b0); owner[p] <= 1'b1; end
+            if (w_mask1) begin mask[p] <= mask_write(mask[p], s_wdata, 1'b1); owner[p] <= 1'b1; end
+            if (w_ctrl)  begin ctrl[p] <= s_wdata[4:0]; owner[p] <= 1'b1; end
+            if (w_owner) owner[p] <= s_wdata[0];
         end
     end
 endmodule
