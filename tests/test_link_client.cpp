@@ -39,6 +39,7 @@ struct MiniHub {
     unsigned first = 0, n = 4;
     uint8_t version = D::VERSION;
     uint64_t applied = 0;
+    uint64_t stale = 0;
 
     static Frame answer(const Frame& req, uint8_t op) {
         Frame r;
@@ -65,7 +66,13 @@ struct MiniHub {
             out.push_back(p.waiting ? answer(f, D::OP_ACK) : p.reply);
             return;
         }
-        if (p.known && f.seq != uint8_t(p.seq + 1) && f.op != D::OP_HELLO) return;  // stale: dropped
+        // stale (rules 2 and 4): never applied, answered ERR STALE, state kept
+        const uint8_t behind = uint8_t(p.seq - f.seq);
+        if (p.known && (f.op == D::OP_HELLO ? behind >= 1 && behind <= D::HELLO_STALE : f.seq != uint8_t(p.seq + 1))) {
+            ++stale;
+            out.push_back(err(f, D::ERR_STALE));
+            return;
+        }
         p.known = true;
         p.seq = f.seq;
         p.waiting = false;
@@ -312,6 +319,51 @@ TEST_CASE("LinkClient: reads, writes, errors, stale replies", "[link][client]") 
     CHECK(c.read(1, 0x0011, 1) == 0x99u);
     CHECK(c.stats().stale - stale0 == 8);
     CHECK(hub.applied == 2);
+}
+
+TEST_CASE("LinkClient: ERR STALE: a restarted host's HELLO skips out of the window; a lost sequence state is "
+          "rebuilt and the command applied once; a PE another program drives fails with LinkError",
+          "[link][client]") {
+    FakePipe pipe;
+    MiniHub hub;
+    pipe.hub = &hub;
+    // The PE's last seq in the hub, from an earlier program: 10.  This
+    // host starts at seq 0, 10 behind: its HELLO is stale (docs/link.md rule 2).
+    hub.pes[1].known = true;
+    hub.pes[1].seq = 10;
+    LinkClient c(pipe, "sim:test", cfg());
+    c.write(1, 0x0030, 0x55, 1);
+    CHECK(hub.stale == 1);
+    CHECK(c.stats().resyncs == 1);
+    CHECK(hub.pes[1].seq == uint8_t(0 + D::HELLO_SKIP + 1));  // HELLO 128, then the write at 129
+    CHECK(hub.applied == 1);
+    CHECK(c.read(1, 0x0030, 1) == 0x55u);
+
+    // The hub loses the PE's state mid-run (another program said HELLO on
+    // it): the next write is stale, not applied; the host says HELLO and
+    // sends it again, applied exactly once.
+    hub.pes[1].seq = uint8_t(hub.pes[1].seq + 77);
+    c.write(1, 0x0031, 0x66, 1);
+    CHECK(hub.applied == 2);
+    CHECK(hub.regs[0x0031] == 0x66u);
+    CHECK(c.stats().resyncs == 2);
+
+    // Another program on the same PE moves its seq on every frame: the call
+    // fails after max_stale resyncs, naming the reason, and nothing is applied.
+    hub.pes[1].seq = uint8_t(hub.pes[1].seq + 50);
+    pipe.tamper = [&](std::vector<Frame>&) { hub.pes[1].seq = uint8_t(hub.pes[1].seq + 50); };
+    try {
+        c.write(1, 0x0032, 0x77, 1);
+        FAIL("no LinkError");
+    } catch (const LinkError& e) {
+        CHECK_THAT(e.what(), Catch::Contains("ERR STALE") && Catch::Contains("another program") &&
+                                 Catch::Contains("PE1"));
+    }
+    CHECK(hub.regs.count(0x0032) == 0);
+    CHECK(c.stats().resyncs == 2 + cfg().max_stale + 1);
+    pipe.tamper = nullptr;
+    c.write(1, 0x0032, 0x77, 1);
+    CHECK(hub.regs[0x0032] == 0x77u);
 }
 
 TEST_CASE("LinkClient: lost replies are resent and never applied twice", "[link][client]") {

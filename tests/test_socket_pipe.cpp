@@ -193,7 +193,7 @@ TEST_CASE("sim: end to end: open_papers_port over DIR/pe0 and DIR/link?pe=0 to a
     const int lfd = listen_at(sock), lfd_link = listen_at(link_sock);
     {
         test::Bridge bridge(lfd, test::Bridge::Listen);
-        for (const std::string dev : {"sim:" + sock, "sim:" + d.path + "/pe0"}) {
+        for (const std::string& dev : {"sim:" + sock, "sim:" + d.path + "/pe0"}) {
             auto port = open_papers_port(dev);
             CHECK(link_of(*port) != nullptr);
             CHECK(transport_of(*port) == nullptr);

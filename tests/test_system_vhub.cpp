@@ -412,7 +412,7 @@ TEST_CASE("vhub: every pending WAIT is answered when the last PE arrives, with n
         for (unsigned k = 0; k < n; ++k) {
             REQUIRE(r.recv(f, 3000));
             got.at(f.pe) = true;
-            if (f.pe + 1 < n) CHECK((f.op == L::OP_DATA && f.seq == 3 && (f.value(0, 1) >> R::W_STAT_GO & 1)));
+            if (f.pe + 1u < n) CHECK((f.op == L::OP_DATA && f.seq == 3 && (f.value(0, 1) >> R::W_STAT_GO & 1)));
             else CHECK(f.op == L::OP_ACK);
         }
         CHECK(got == std::vector<bool>(n, true));

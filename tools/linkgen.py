@@ -22,7 +22,7 @@ import gentables  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
-VERSION = 1
+VERSION = 2  # 2: stale frames answered ERR STALE; a HELLO 1..HELLO_STALE behind is stale
 
 # ---- framing constants: (name, value, bits, meaning) ------------------------
 CONSTS = [
@@ -41,6 +41,8 @@ CONSTS = [
     ("CRC_CHECK",    0x29B1, 16, "CRC of the 9 ASCII bytes \"123456789\""),
     ("CRC_RESIDUE",  0x0000, 16, "CRC over pe..payload followed by the two CRC bytes"),
     ("HELLO_CLK_UNIT_HZ", 10000, 32, "the HELLO clock field counts in units of this many Hz"),
+    ("HELLO_STALE",  64,     8,  "a HELLO whose seq is 1..HELLO_STALE behind the PE's last seq is stale (a late copy)"),
+    ("HELLO_SKIP",   128,    8,  "a host whose HELLO is answered ERR STALE says HELLO again this much further on"),
 ]
 
 # ---- frame layout, unstuffed, in wire order: (field, bytes, meaning) --------
@@ -90,6 +92,7 @@ ERRS = [
     ("BUS",      0x03, "the engine answered bus_rsp_err 3 (reserved on the bus)"),
     ("BAD_LEN",  0x04, "len does not fit the op (READ len != 1 or size not 1..4; WRITE len not 1..4; WAIT len odd or 0; HELLO len != 0)"),
     ("BAD_OP",   0x05, "op is not a host->hub operation"),
+    ("STALE",    0x06, "the frame's seq is neither the PE's last seq nor the next (or a HELLO 1..HELLO_STALE behind it): never applied"),
 ]
 
 # ---- engine bus response codes: (name, code, meaning) ------------------------
@@ -380,16 +383,30 @@ def gen_md():
     a("1. The host has at most one command outstanding per PE. It starts a PE")
     a("   with HELLO and then numbers each new command seq + 1 (mod 256).")
     a("2. Per PE the hub keeps the last accepted seq, the reply to it, and a")
-    a("   pending WAIT. HELLO is always carried out (it has no side effects) and")
-    a("   makes its seq the PE's last seq, so a restarted host cannot be mistaken")
-    a("   for a duplicate.")
+    a("   pending WAIT. HELLO has no side effects; it is carried out and makes")
+    a("   its seq the PE's last seq, so a restarted host cannot be mistaken for")
+    a("   a duplicate -- unless its seq is 1..HELLO_STALE (64) behind the PE's")
+    a("   last seq. Such a HELLO is a late copy of one the PE has since moved")
+    a("   past (a resent HELLO that the link delayed behind the first command")
+    a("   after it): it is stale (rule 4). Carried out, it would turn the PE's")
+    a("   next command stale and let late copies of the commands after it")
+    a("   apply a second time. A host whose own HELLO is answered ERR STALE (a")
+    a("   restarted host whose seq happens to fall in that window) says HELLO")
+    a("   again HELLO_SKIP (128) further on, which is outside it.")
     a("3. Another op whose seq equals the PE's last seq is a **duplicate**: it is")
     a("   never applied again. If that command is finished the hub sends its")
     a("   stored reply again; if it is a pending WAIT the hub sends ACK again")
     a("   (\"still waiting\") and keeps waiting.")
     a("4. A seq of last seq + 1 (mod 256) is a new command. Any other seq is")
     a("   **stale** -- a frame the link delayed past its resend and the reply to")
-    a("   it -- and is dropped without a reply (counted with the duplicates).")
+    a("   it. It is never applied and leaves the PE's state alone; the hub")
+    a("   answers it ERR STALE (from a one-frame side slot: a stale frame that")
+    a("   finds the slot busy goes unanswered) and counts it with the")
+    a("   duplicates. The host ignores an ERR STALE for an older seq; for its")
+    a("   outstanding command it means the hub's sequence state is not the")
+    a("   host's (a late HELLO copy, a hub reset, another program on the same")
+    a("   PE): the command was not applied, so the host says HELLO and sends it")
+    a("   again, at most LinkConfig::max_stale times before it fails the call.")
     a("   A PE that has not said HELLO since reset takes any seq as new.")
     a("   If the PE had a WAIT pending when a new command comes, the WAIT")
     a("   is **cancelled silently**: no reply is ever sent for it (the host only")
@@ -420,7 +437,8 @@ def gen_md():
     a("is the PE's last seq + 1, and records it before it handles the next")
     a("frame; the host never sends seq + 1 before it has the reply to seq, so")
     a("once seq + 1 is applied every copy of seq (or older) is stale. A frame")
-    a("delayed by 255 or more newer commands would wrap around; the links")
+    a("delayed by 255 or more newer commands (a HELLO: by more than")
+    a("HELLO_STALE) would wrap around; the links")
     a("delay frames by milliseconds, a command takes at least one round trip.")
     a("The 8-bit seq is more than stop-and-wait needs (one bit would do); it makes")
     a("traces readable and catches a host that skips numbers.")
@@ -528,6 +546,8 @@ def self_check():
     codes = [op[1] for op in OPS]
     assert len(set(codes)) == len(codes)
     assert sum(nb for _, _, nb, _ in HELLO) == HELLO_LEN
+    # a HELLO skipped HELLO_SKIP on from a stale one is outside the window
+    assert c["HELLO_STALE"] <= c["HELLO_SKIP"] <= 256 - c["HELLO_STALE"]
 
 
 def main():

@@ -46,6 +46,7 @@ void LinkClient::begin(unsigned pe, const Frame& f, bool has_deadline, nanosecon
     p.active = true;
     p.finished = false;
     p.accepted = false;
+    p.stale_answers = 0;
     p.total = 0;
     p.req = f;
     p.req.pe = uint8_t(pe);
@@ -168,6 +169,36 @@ void LinkClient::on_frame(const Frame& f) {
     }
     const uint8_t req = p.inflight.op;
     LinkResult r;
+    if (f.op == D::OP_ERR && f.len == 1 && f.payload[0] == D::ERR_STALE) {
+        // The hub's sequence state for this PE is not ours (docs/link.md,
+        // "Exactly once", rules 2 and 4); the frame was not applied.
+        ++stats_.replies;
+        ++stats_.resyncs;
+        if (++p.stale_answers > cfg_.max_stale) {
+            r.kind = LinkResult::link_error;
+            r.message = where(pe, p.req) + ": the hub answered ERR STALE " + std::to_string(p.stale_answers) +
+                        " times, HELLO again each time (its sequence state for PE" + std::to_string(pe) +
+                        " keeps changing: is another program using this PE?)";
+            p.in_hello = false;
+            finish(p, r);
+            return;
+        }
+        Frame h;
+        h.op = D::OP_HELLO;
+        h.addr = p.req.addr;
+        // A stale HELLO: ours fell 1..HELLO_STALE behind the hub's last seq
+        // (a restarted host); HELLO_SKIP further on is outside that window.
+        if (req == D::OP_HELLO) p.next_seq = uint8_t(p.seq + D::HELLO_SKIP);
+        p.synced = false;
+        if (p.req.op == D::OP_HELLO) {
+            p.in_hello = false;
+            launch(pe, p.req);
+        } else {
+            p.in_hello = true;
+            launch(pe, h);
+        }
+        return;
+    }
     if (f.op == D::OP_ERR && f.len == 1) {
         ++stats_.replies;
         const uint8_t code = f.payload[0];

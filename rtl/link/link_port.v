@@ -16,9 +16,15 @@
 //     the PE's last seq is a duplicate, answered again from the stored reply
 //     and never applied twice; only last seq + 1 is a new command, so an old
 //     frame that arrives late (a link that reorders, such as the virtual
-//     hub's fault injector) is dropped as stale, unanswered.  Both count as
-//     DUP.  HELLO is never a duplicate and resets the PE's sequence state; a
-//     PE that never said HELLO takes any seq as new.
+//     hub's fault injector) is stale: never applied, answered ERR STALE from
+//     a one-frame side slot that leaves the stored reply alone (a stale
+//     frame that finds the slot full goes unanswered).  Both count as DUP.
+//     HELLO is never a duplicate and resets the PE's sequence state, unless
+//     its seq is 1..HELLO_STALE behind the PE's last seq: that is a late copy
+//     of a HELLO the PE has since moved past, and resetting to it would
+//     leave the PE's next command stale (and let late copies of the commands
+//     after it apply twice).  A PE that never said HELLO takes any seq as
+//     new.
 //   * Hall's ACK word is kept for WAIT: a WAIT that does not hold at once is
 //     answered with ACK (accepted, pending) and later with DATA; a duplicate
 //     of a pending WAIT gets ACK again.  A new seq cancels a pending WAIT
@@ -191,10 +197,19 @@ module link_port #(
     reg [N-1:0] wpend;   // a WAIT is pending
     reg [N-1:0] tdue;    // a reply (or a pending WAIT's ACK) is due
 
+    // The side slot: one ERR STALE reply, for a frame whose entry must not
+    // change (docs/link.md "Exactly once", rule 4).
+    reg          sr_valid;
+    reg [IW-1:0] sr_idx;
+    reg [7:0]    sr_seq;
+    reg [15:0]   sr_addr;
+    // A HELLO this many seqs (or fewer) behind the PE's last is stale.
+    localparam [7:0] HELLO_STALE = LINK_HELLO_STALE;
+
     // ---- the command being handled ------------------------------------------
     localparam [3:0] S_IDLE = 4'd0, S_FRAME = 4'd1, S_POLL = 4'd2, S_TX = 4'd3,
                      S_REQ = 4'd4, S_RSP = 4'd5, S_CHK = 4'd6, S_DONE = 4'd7, S_SEQ = 4'd8,
-                     S_RD = 4'd9;
+                     S_RD = 4'd9, S_TXS = 4'd10;
     reg [3:0]  state, nxt;  // nxt: the state after S_RD
     reg [IW-1:0] ra;        // the entry S_RD reads
     reg [IW-1:0] c_idx;
@@ -268,6 +283,7 @@ module link_port #(
     end
     // S_SEQ classifies the frame against the PE's entry; S_FRAME acts.
     reg  f_dup, f_stale;
+    wire [7:0] hello_behind = q_seq - fr_seq;  // S_SEQ: how far a HELLO is behind
 
     function [EW-1:0] entry(input waiting, input [7:0] seq, input [1:0] kind, input [2:0] size,
                             input [15:0] addr, input [31:0] mask, input [31:0] data);
@@ -310,14 +326,19 @@ module link_port #(
     assign bus_req_size  = c_size;
 
     localparam [63:0] HELLO_PAYLOAD = {LINK_VERSION, HUB_PES[7:0], PE_ID[7:0], N[7:0], ENGINES, CLK_UNITS[15:0]};
-    assign ft_pe   = {2'b00, PE_ID[5:0] + ext6(tp)};
-    assign ft_seq  = q_seq;
-    assign ft_addr = q_addr;
+    wire side = state == S_TXS;  // sending the side slot's ERR STALE
+    assign ft_pe   = {2'b00, PE_ID[5:0] + ext6(side ? sr_idx : tp)};
+    assign ft_seq  = side ? sr_seq : q_seq;
+    assign ft_addr = side ? sr_addr : q_addr;
     always @* begin
         ft_op  = LINK_OP_ACK;
         ft_len = 4'd0;
         ft_pl  = 64'h0;
-        if (!q_waiting) begin
+        if (side) begin
+            ft_op = LINK_OP_ERR;
+            ft_len = 4'd1;
+            ft_pl = {56'h0, LINK_ERR_STALE};
+        end else if (!q_waiting) begin
             case (q_kind)
                 K_DATA:  begin ft_op = LINK_OP_DATA;    ft_len = {1'b0, q_size}; ft_pl = {32'h0, q_data}; end
                 K_HELLO: begin ft_op = LINK_OP_HELLO_R; ft_len = 4'd8;           ft_pl = HELLO_PAYLOAD;   end
@@ -344,7 +365,7 @@ module link_port #(
             ev_badpe = 1'b1;
         end
         if (state == S_FRAME) fr_ready = 1'b1;  // fields used through S_FRAME
-        if (state == S_TX) ft_valid = 1'b1;
+        if (state == S_TX || state == S_TXS) ft_valid = 1'b1;
     end
 
     always @(posedge clk) begin
@@ -406,6 +427,10 @@ module link_port #(
             f_stale    <= 1'b0;
             ra         <= {IW{1'b0}};
             nxt        <= S_IDLE;
+            sr_valid   <= 1'b0;
+            sr_idx     <= {IW{1'b0}};
+            sr_seq     <= 8'h00;
+            sr_addr    <= 16'h0000;
         end else begin
             case (state)
             S_IDLE: begin
@@ -416,6 +441,8 @@ module link_port #(
                         nxt   <= S_SEQ;
                         state <= S_RD;
                     end
+                end else if (sr_valid && ft_ready) begin
+                    state <= S_TXS;
                 end else if (tdue[tp] && ft_ready) begin
                     ra    <= tp;
                     nxt   <= S_TX;
@@ -431,7 +458,8 @@ module link_port #(
             S_RD: state <= nxt;
             S_SEQ: begin
                 f_dup   <= known[f_idx] && q_seq == fr_seq && !f_is_hello;
-                f_stale <= known[f_idx] && q_seq != fr_seq && q_seq != f_seq_m1 && !f_is_hello;
+                f_stale <= known[f_idx] && (f_is_hello ? hello_behind != 8'd0 && hello_behind <= HELLO_STALE
+                                                       : q_seq != fr_seq && q_seq != f_seq_m1);
                 state   <= S_FRAME;
             end
             S_FRAME: begin
@@ -440,7 +468,13 @@ module link_port #(
                     ev_dup <= 1'b1;
                     tdue[f_idx] <= 1'b1;
                 end else if (f_stale) begin
-                    ev_dup <= 1'b1;   // never applied, never answered
+                    ev_dup <= 1'b1;   // never applied; ERR STALE if the slot is free
+                    if (!sr_valid) begin
+                        sr_valid <= 1'b1;
+                        sr_idx   <= f_idx;
+                        sr_seq   <= fr_seq;
+                        sr_addr  <= fr_addr;
+                    end
                 end else begin
                     wpend[f_idx] <= 1'b0;
                     c_idx  <= f_idx;
@@ -486,6 +520,10 @@ module link_port #(
             end
             S_TX: begin
                 tdue[tp] <= 1'b0;
+                state <= S_IDLE;
+            end
+            S_TXS: begin
+                sr_valid <= 1'b0;
                 state <= S_IDLE;
             end
             S_REQ: begin

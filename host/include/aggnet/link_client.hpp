@@ -65,6 +65,11 @@ struct LinkConfig {
     std::chrono::nanoseconds resend_timeout_max{0};
     /// Frames sent for one command (1 + resends) before it fails with LinkError.
     unsigned max_attempts = 5;
+    /// ERR STALE answers to one command (the hub's sequence state for the
+    /// PE is not ours: the host says HELLO and sends the command again, which
+    /// is safe because a stale frame is never applied) before it fails with
+    /// LinkError.  docs/link.md, "Exactly once", rules 2 and 4.
+    unsigned max_stale = 3;
     /// Drop a partial received frame after this long without a byte.
     std::chrono::nanoseconds idle_timeout = std::chrono::milliseconds(5);
 
@@ -104,6 +109,7 @@ struct ClientStats {
     uint64_t resends = 0;       ///< frames sent again (timeouts and keep-alives)
     uint64_t replies = 0;       ///< replies that matched an outstanding command
     uint64_t stale = 0;         ///< replies ignored (old seq, duplicate, wrong op)
+    uint64_t resyncs = 0;       ///< ERR STALE for an outstanding frame: HELLO again
 };
 
 class LinkClient {
@@ -151,6 +157,7 @@ private:
         bool synced = false;     ///< HELLO done: the hub's seq state is ours
         bool in_hello = false;   ///< the frame in flight is the automatic HELLO
         bool accepted = false;   ///< WAIT: ACK seen
+        unsigned stale_answers = 0;  ///< ERR STALE answers to this command
         uint8_t seq = 0;         ///< seq of the frame in flight
         uint8_t next_seq = 0;
         Frame req{};             ///< the user's command

@@ -6,7 +6,7 @@
 
 namespace aggnet::link_defs {
 
-constexpr uint8_t VERSION = 0x01;  // protocol version carried by the HELLO reply
+constexpr uint8_t VERSION = 0x02;  // protocol version carried by the HELLO reply
 constexpr uint8_t FLAG = 0x7E;  // starts every frame; inside a frame it aborts the frame and starts a new one
 constexpr uint8_t ESC = 0x7D;  // escape: the next byte is sent XOR ESC_XOR
 constexpr uint8_t ESC_XOR = 0x20;  // escaped byte = byte XOR ESC_XOR (FLAG -> 7D 5E, ESC -> 7D 5D)
@@ -21,6 +21,8 @@ constexpr uint16_t CRC_XOROUT = 0x0000;  // nothing is XORed onto the result
 constexpr uint16_t CRC_CHECK = 0x29B1;  // CRC of the 9 ASCII bytes "123456789"
 constexpr uint16_t CRC_RESIDUE = 0x0000;  // CRC over pe..payload followed by the two CRC bytes
 constexpr uint32_t HELLO_CLK_UNIT_HZ = 0x00002710;  // the HELLO clock field counts in units of this many Hz
+constexpr uint8_t HELLO_STALE = 0x40;  // a HELLO whose seq is 1..HELLO_STALE behind the PE's last seq is stale (a late copy)
+constexpr uint8_t HELLO_SKIP = 0x80;  // a host whose HELLO is answered ERR STALE says HELLO again this much further on
 
 // ops
 constexpr uint8_t OP_HELLO = 0x01;  // host->hub
@@ -38,6 +40,7 @@ constexpr uint8_t ERR_REFUSED = 0x02;  // the engine refused the access, e.g. a 
 constexpr uint8_t ERR_BUS = 0x03;  // the engine answered bus_rsp_err 3 (reserved on the bus)
 constexpr uint8_t ERR_BAD_LEN = 0x04;  // len does not fit the op (READ len != 1 or size not 1..4; WRITE len not 1..4; WAIT len odd or 0; HELLO len != 0)
 constexpr uint8_t ERR_BAD_OP = 0x05;  // op is not a host->hub operation
+constexpr uint8_t ERR_STALE = 0x06;  // the frame's seq is neither the PE's last seq nor the next (or a HELLO 1..HELLO_STALE behind it): never applied
 
 // engine bus response codes (bus_rsp_err)
 constexpr uint8_t BUS_OK = 0;  // done; rdata valid for a read
@@ -110,6 +113,7 @@ inline const char* err_name(uint8_t code) {
     case 0x03: return "BUS";
     case 0x04: return "BAD_LEN";
     case 0x05: return "BAD_OP";
+    case 0x06: return "STALE";
     default: return nullptr;
     }
 }
