@@ -48,6 +48,8 @@ module link_frame_rx_props #(
     wire [63:0] f_pay;
     wire [31:0] f_quiet;
     wire        f_lastb, f_fin;
+    wire [4:0]  f_pay_end;
+    wire        f_pmore;
 
     frame_rx #(.IDLE_CYCLES(N)) dut (
         .clk(clk), .rst(rst), .in_valid(in_valid), .in_data(in_data),
@@ -56,7 +58,8 @@ module link_frame_rx_props #(
         .ev_ok(ev_ok), .ev_crc(ev_crc), .ev_resync(ev_resync), .ev_badlen(ev_badlen),
         .ev_timeout(ev_timeout), .ev_overrun(ev_overrun),
         .f_hunt(f_hunt), .f_idx(f_idx), .f_esc(f_esc), .f_crc(f_crc), .f_hdr(f_hdr),
-        .f_len(f_len), .f_pay(f_pay), .f_quiet(f_quiet), .f_lastb(f_lastb), .f_fin(f_fin)
+        .f_len(f_len), .f_pay(f_pay), .f_quiet(f_quiet), .f_lastb(f_lastb), .f_fin(f_fin),
+        .f_pay_end(f_pay_end), .f_pmore(f_pmore)
     );
 
 `ifdef FORMAL
@@ -76,6 +79,14 @@ module link_frame_rx_props #(
     endfunction
 
     // ---- the harness's view of the wire ------------------------------------
+    // frame_rx takes its input through a register stage (timing), so the
+    // view is of the stream one cycle late: s_valid, s_data.
+    reg          s_valid;
+    reg  [7:0]   s_data;
+    always @(posedge clk) begin
+        s_valid <= in_valid && !rst;
+        s_data  <= in_data;
+    end
     reg          h_esc;
     reg  [4:0]   h_cnt;      // unstuffed bytes since the FLAG
     reg  [5:0]   h_raw;      // raw bytes since the FLAG
@@ -84,7 +95,7 @@ module link_frame_rx_props #(
     reg  [63:0]  h_pay;      // payload bytes shifted in, right-aligned
     reg  [15:0]  h_crc;      // bit-serial, over every unstuffed byte since the FLAG
     reg  [31:0]  h_quiet;    // cycles since the last byte (saturating)
-    wire [7:0]   u = h_esc ? (in_data ^ 8'h20) : in_data;
+    wire [7:0]   u = h_esc ? (s_data ^ 8'h20) : s_data;
     // the harness's view one cycle ago: a frame is delivered two cycles
     // after its last byte, when a FLAG may already have started the next
     reg  [39:0]  d_hdr;
@@ -111,17 +122,17 @@ module link_frame_rx_props #(
             h_crc   <= 16'hFFFF;
             h_quiet <= 32'd0;
         end else begin
-            h_quiet <= in_valid ? 32'd0 : (h_quiet == 32'd255 ? h_quiet : h_quiet + 32'd1);
-            if (in_valid && in_data == FLAG) begin
+            h_quiet <= s_valid ? 32'd0 : (h_quiet == 32'd255 ? h_quiet : h_quiet + 32'd1);
+            if (s_valid && s_data == FLAG) begin
                 h_esc <= 1'b0;
                 h_cnt <= 5'd0;
                 h_raw <= 6'd0;
                 h_len <= 4'd0;
                 h_pay <= 64'h0;
                 h_crc <= 16'hFFFF;
-            end else if (in_valid && !f_hunt) begin
+            end else if (s_valid && !f_hunt) begin
                 h_raw <= h_raw + 6'd1;
-                if (!h_esc && in_data == ESC) begin
+                if (!h_esc && s_data == ESC) begin
                     h_esc <= 1'b1;
                 end else begin
                     h_esc <= 1'b0;
@@ -142,7 +153,8 @@ module link_frame_rx_props #(
     end
 
     // invariants (i*): the same bytes in the receiver's registers
-    wire regs_ok  = f_hdr == h_hdr && f_len == h_len && f_pay == h_pay;
+    wire regs_ok  = f_hdr == h_hdr && f_len == h_len && f_pay == h_pay &&
+                    f_pay_end == 5'd6 + {1'b0, f_len} && f_pmore == (f_idx < f_pay_end);
     wire frame_ok = f_idx == h_cnt && f_esc == h_esc && f_crc == h_crc &&
                     f_quiet == h_quiet &&
                     (h_cnt <= 5'd5 ? h_len == 4'd0 : h_len <= 4'd8) &&

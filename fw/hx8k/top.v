@@ -22,8 +22,8 @@
 // together.
 //
 // LEDs D2..D9: every PE's section 3.2 display in turn (below).
-// Clock: the hub runs at 60 MHz from the PLL (rtl/common/pll.v); 4 hub
-// cycles pin to pin are 66.7 ns.
+// Clock: the hub runs at 100.5 MHz from the PLL (rtl/common/pll.v); 4 hub
+// cycles pin to pin are 39.8 ns.
 module top (
     input  wire        clk_12mhz,
     input  wire [31:0] pe_d,      // PE a's data pins D0..D7 at [8a +: 8]
@@ -37,19 +37,19 @@ module top (
     localparam integer W = 8;    // papers_hub's register width at N = 4
     localparam integer LW = 10;  // and its LED column width
 
-    // Hub clock: 60 MHz from the 12 MHz oscillator (SB_PLL40_CORE: the clock ball J3 is not the PLL pad).
-    // icepll -i 12 -o 60: DIVR = 0, DIVF = 79, DIVQ = 4, FILTER_RANGE = 1
-    // (PFD 12 MHz, VCO 960 MHz).  With the link the HX8K places the hub at
-    // 73.5 MHz (nextpnr, seed 1; link_port's command decode is the critical
-    // path), so 60 MHz, not the 120 MHz of the pins-only hub.  mk/hw.mk reads HUB_KHZ: nextpnr and icetime
-    // must meet it or the bitstream build fails.
-    localparam integer HUB_KHZ = 60000;
+    // Hub clock: 100.5 MHz from the 12 MHz oscillator (SB_PLL40_CORE: the clock ball J3 is not the PLL pad).
+    // icepll -i 12 -o 100.5: DIVR = 0, DIVF = 66, DIVQ = 3, FILTER_RANGE = 1
+    // (PFD 12 MHz, VCO 804 MHz).  With the link the HX8K places the hub at
+    // 110.2 MHz (nextpnr, seed 1), so 100.5 MHz, not the 120 MHz of the
+    // pins-only hub.  mk/hw.mk reads HUB_KHZ: nextpnr and icetime must meet
+    // it or the bitstream build fails.
+    localparam integer HUB_KHZ = 100500;
     // Status display: 0.5 s per page (a parameter so that simulation can shorten it).
     parameter integer PAGE_CYCLES = HUB_KHZ * 500;
     localparam integer LINK_BAUD = 12000000;
     wire clk, pll_locked;
     pll #(.ARCH("ICE40_CORE"), .IN_KHZ(12000), .OUT_KHZ(HUB_KHZ),
-          .DIVR(0), .DIVF(79), .DIVQ(4), .FILTER_RANGE(1))
+          .DIVR(0), .DIVF(66), .DIVQ(3), .FILTER_RANGE(1))
         u_pll (.clk_in(clk_12mhz), .clk_out(clk), .locked(pll_locked));
 
     wire rst;

@@ -27,8 +27,8 @@
 // The ESP32 module shares six header pins (GP11..GN13).  wifi_en, its EN
 // pin, is held low: the ESP32 stays in reset while the hub runs, and the
 // constraint file puts only hub outputs on the shared pins.
-// Clock: the hub runs at 75 MHz from the PLL (rtl/common/pll.v); 4 hub
-// cycles pin to pin are 53.3 ns.
+// Clock: the hub runs at 100 MHz from the PLL (rtl/common/pll.v); 4 hub
+// cycles pin to pin are 40 ns.
 module top (
     input  wire        clk_25mhz,
     input  wire        btn_fire1,
@@ -50,21 +50,20 @@ module top (
     localparam integer W = 8;    // papers_hub's register width at N = 4
     localparam integer LW = 10;  // and its LED column width
 
-    // Hub clock: 75 MHz from the 25 MHz oscillator (EHXPLLL, CLKOP fed back).
-    // CLKI_DIV = 1, CLKFB_DIV = 3, CLKOP_DIV = 8, CLKOP_CPHASE = 3 (PFD
-    // 25 MHz, VCO 600 MHz; pll.v checks the ranges and the result).  With the
-    // link the ECP5-85F places the hub at 88.3 MHz (nextpnr, seed 1;
-    // link_port's command decode is the critical path), so 75 MHz, not the
-    // 120 MHz of the pins-only hub; 25 clocks per bit at the FT231X's
-    // 3 Mbaud.  mk/hw.mk reads HUB_KHZ: nextpnr must meet it or the
-    // bitstream build fails.
-    localparam integer HUB_KHZ = 75000;
+    // Hub clock: 100 MHz from the 25 MHz oscillator (EHXPLLL, CLKOP fed back).
+    // CLKI_DIV = 1, CLKFB_DIV = 4, CLKOP_DIV = 6, CLKOP_CPHASE = 2 (ecppll
+    // -i 25 -o 100; PFD 25 MHz, VCO 600 MHz; pll.v checks the ranges and the
+    // result).  With the link the ECP5-85F places the hub at 107.4 MHz
+    // (nextpnr, seed 1), so 100 MHz, not the 120 MHz of the pins-only hub;
+    // 33.3 clocks per bit at the FT231X's 3 Mbaud.  mk/hw.mk reads HUB_KHZ:
+    // nextpnr must meet it or the bitstream build fails.
+    localparam integer HUB_KHZ = 100000;
     // Status display: 0.5 s per page (a parameter so that simulation can shorten it).
     parameter integer PAGE_CYCLES = HUB_KHZ * 500;
     localparam integer LINK_BAUD = 3000000;
     wire clk, pll_locked;
     pll #(.ARCH("ECP5"), .IN_KHZ(25000), .OUT_KHZ(HUB_KHZ),
-          .CLKI_DIV(1), .CLKFB_DIV(3), .CLKOP_DIV(8), .CLKOP_CPHASE(3))
+          .CLKI_DIV(1), .CLKFB_DIV(4), .CLKOP_DIV(6), .CLKOP_CPHASE(2))
         u_pll (.clk_in(clk_25mhz), .clk_out(clk), .locked(pll_locked));
 
     wire rst;

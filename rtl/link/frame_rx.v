@@ -21,9 +21,15 @@
 // after the FLAG ends at 0 (ev_ok), else dropped (ev_crc).  IDLE_CYCLES
 // consecutive cycles without a byte inside a frame drop it (ev_timeout).
 //
-// Frame out: out_valid rises two cycles after the last CRC byte (the CRC is
-// checked from its register in the cycle between: the UP5K could not place
-// the check of the CRC still being computed at 48 MHz) and the
+// Input stage: in_valid/in_data are registered first, with the FLAG and ESC
+// compares (timing: on the UP5K the compares, the byte decision and its
+// fan-out to the field registers did not fit 48 MHz in one cycle), so
+// everything below sees the stream one cycle late.
+//
+// Frame out: out_valid rises three cycles after the last CRC byte is
+// offered (the input stage, then the CRC is checked from its register in the
+// cycle between: the UP5K could not place the check of the CRC still being
+// computed at 48 MHz) and the
 // fields hold until out_ready is high in a cycle where out_valid is high.  A
 // good frame completed while out_valid is still high is dropped
 // (ev_overrun).  out_payload is right-aligned: payload byte i of len is at
@@ -69,7 +75,9 @@ module frame_rx #(
     output wire [63:0] f_pay,
     output wire [31:0] f_quiet,
     output wire        f_lastb,
-    output wire        f_fin
+    output wire        f_fin,
+    output wire [4:0]  f_pay_end,
+    output wire        f_pmore
 `endif
 );
 `include "link_defs.vh"
@@ -93,6 +101,8 @@ module frame_rx #(
     reg [TW-1:0] quiet;  // cycles without a byte inside a frame
     reg        lastb;    // the next unstuffed byte is the frame's last
     reg        fin;      // the frame's last byte came: check the CRC, deliver
+    reg [4:0]  pay_end;
+    reg        pmore;    // idx < pay_end: the next unstuffed byte is a header or payload byte
 
 `ifdef FORMAL
     assign f_hunt = hunt;
@@ -105,18 +115,29 @@ module frame_rx #(
     assign f_quiet = {{(32 - TW){1'b0}}, quiet};
     assign f_lastb = lastb;
     assign f_fin = fin;
+    assign f_pay_end = pay_end;
+    assign f_pmore = pmore;
 `endif
 
-    wire        is_flag = in_data == LINK_FLAG;
-    wire        is_esc  = in_data == LINK_ESC;
-    wire [7:0]  u       = esc ? (in_data ^ LINK_ESC_XOR) : in_data;
+    // the input stage: the byte, and whether it is FLAG or ESC
+    reg         b_valid, is_flag, is_esc;
+    reg  [7:0]  b_data;
+    always @(posedge clk) begin
+        b_valid <= in_valid && !rst;
+        b_data  <= in_data;
+        is_flag <= in_data == LINK_FLAG;
+        is_esc  <= in_data == LINK_ESC;
+    end
+    wire [7:0]  u       = esc ? (b_data ^ LINK_ESC_XOR) : b_data;
     wire [15:0] crc_nx;
     crc16 #(.POLY(LINK_CRC_POLY)) u_crc (.crc_in(crc), .data(u), .crc_out(crc_nx));
 
-    wire [4:0]  pay_end = 5'd6 + {1'b0, w_len};     // index of the first CRC byte
-    wire        byte_in = in_valid && !is_flag && !hunt && !(is_esc && !esc);
+    // pay_end: index of the first CRC byte, 6 + w_len, kept in a register
+    // beside w_len (timing: the adder fed the payload compare on the UP5K's
+    // critical path); formal checks the two agree.
+    wire        byte_in = b_valid && !is_flag && !hunt && !(is_esc && !esc);
     wire        last    = byte_in && lastb;
-    wire        timeout = (IDLE_CYCLES != 0) && !hunt && !in_valid &&
+    wire        timeout = (IDLE_CYCLES != 0) && !hunt && !b_valid &&
                           quiet == IDLE_CYCLES[TW-1:0] - 1'b1;
 
     always @(posedge clk) begin
@@ -137,6 +158,8 @@ module frame_rx #(
             w_seq     <= 8'h00;
             w_addr    <= 16'h0000;
             w_len     <= 4'd0;
+            pay_end   <= 5'd6;
+            pmore     <= 1'b1;
             w_pay     <= 64'h0;
             quiet     <= {TW{1'b0}};
             lastb     <= 1'b0;
@@ -149,7 +172,7 @@ module frame_rx #(
             out_len   <= 4'd0;
             out_payload <= 64'h0;
         end else begin
-            if (in_valid || hunt) quiet <= {TW{1'b0}};
+            if (b_valid || hunt) quiet <= {TW{1'b0}};
             else quiet <= quiet + 1'b1;
 
             // The frame ended last cycle (hunt is set): its CRC register
@@ -174,7 +197,7 @@ module frame_rx #(
                 end
             end
 
-            if (in_valid && is_flag) begin
+            if (b_valid && is_flag) begin
                 if (!hunt && (idx != 5'd0 || esc)) ev_resync <= 1'b1;
                 hunt  <= 1'b0;
                 esc   <= 1'b0;
@@ -182,16 +205,19 @@ module frame_rx #(
                 lastb <= 1'b0;
                 crc   <= LINK_CRC_INIT;
                 w_len <= 4'd0;
+                pay_end <= 5'd6;
+                pmore <= 1'b1;
                 w_pay <= 64'h0;
             end else if (timeout) begin
                 hunt       <= 1'b1;
                 ev_timeout <= 1'b1;
-            end else if (in_valid && !hunt && is_esc && !esc) begin
+            end else if (b_valid && !hunt && is_esc && !esc) begin
                 esc <= 1'b1;
             end else if (byte_in) begin
                 esc <= 1'b0;
                 crc <= crc_nx;
                 idx <= idx + 5'd1;
+                pmore <= idx + 5'd1 < ((idx == 5'd5) ? 5'd6 + {1'b0, u[3:0]} : pay_end);
                 lastb <= idx == pay_end;  // idx + 1 is pay_end + 1, crc_lo
                 case (idx)
                     5'd0: w_pe  <= u;
@@ -201,13 +227,14 @@ module frame_rx #(
                     5'd4: w_addr[7:0]  <= u;
                     5'd5: begin
                         w_len <= u[3:0];
+                        pay_end <= 5'd6 + {1'b0, u[3:0]};
                         if (u > LINK_MAX_PAYLOAD) begin
                             hunt      <= 1'b1;
                             ev_badlen <= 1'b1;
                         end
                     end
                     default: begin
-                        if (idx < pay_end) w_pay <= {w_pay[55:0], u};
+                        if (pmore) w_pay <= {w_pay[55:0], u};
                     end
                 endcase
                 if (last) begin

@@ -53,12 +53,17 @@ module frame_tx (
     reg         align;      // the payload still has to be shifted up to the header
     reg         data;       // sending header and payload (else the CRC)
     reg  [4:0]  left;       // bytes of this phase still to go, the current one included
-    reg  [3:0]  r_len;
+    reg         one_left;   // left == 1, registered with left (timing)
     reg  [111:0] sh;        // pe, op, seq, addr (2), len, payload (8)
     reg  [15:0] crc;
 
     wire [7:0] cur = sh[111:104];
-    wire need_esc = cur == LINK_FLAG || cur == LINK_ESC;
+    // need_esc: cur is FLAG or ESC, registered with every change of cur
+    // (timing: the compare fed the shift's enable on the UP5K's critical path)
+    reg need_esc;
+    function special(input [7:0] b);
+        special = b == LINK_FLAG || b == LINK_ESC;
+    endfunction
     wire [15:0] crc_nx;
     crc16 #(.POLY(LINK_CRC_POLY)) u_crc (.crc_in(crc), .data(cur), .crc_out(crc_nx));
 
@@ -68,7 +73,13 @@ module frame_tx (
                        (need_esc && !esc_sent) ? LINK_ESC :
                        esc_sent ? (cur ^ LINK_ESC_XOR) : cur;
 
-    wire [6:0] pad = {4'd8 - r_len, 3'b000};  // bits above the payload's top byte (len 0: 64, all)
+    // Bytes above the payload's top byte, registered at the load (len 0: a
+    // zero payload, nothing to align); the align shift is then a 3-level mux.
+    reg  [2:0]  r_pad;
+    reg         r_none;
+    wire [63:0] al0 = r_pad[2] ? {sh[31:0], 32'h0} : sh[63:0];
+    wire [63:0] al1 = r_pad[1] ? {al0[47:0], 16'h0} : al0;
+    wire [63:0] al2 = r_pad[0] ? {al1[55:0], 8'h0} : al1;
 
     always @(posedge clk) begin
         if (rst) begin
@@ -78,25 +89,31 @@ module frame_tx (
             align    <= 1'b0;
             data     <= 1'b0;
             left     <= 5'd0;
-            r_len    <= 4'd0;
+            one_left <= 1'b0;
+            r_pad    <= 3'd0;
+            r_none   <= 1'b1;
             sh       <= 112'h0;
+            need_esc <= 1'b0;
             crc      <= LINK_CRC_INIT;
         end else if (!active) begin
-            if (in_valid) begin
-                active   <= 1'b1;
-                sflag    <= 1'b1;
-                esc_sent <= 1'b0;
-                align    <= 1'b1;
-                data     <= 1'b1;
-                left     <= 5'd6 + {1'b0, in_len};
-                r_len    <= in_len;
-                sh       <= {in_pe, in_op, in_seq, in_addr, 4'h0, in_len, in_payload};
-                crc      <= LINK_CRC_INIT;
-            end
+            // Idle, the fields are copied in every cycle and in_valid only
+            // starts the frame: it enables none of the 112 + bits (timing).
+            active   <= in_valid;
+            sflag    <= 1'b1;
+            esc_sent <= 1'b0;
+            align    <= 1'b1;
+            data     <= 1'b1;
+            left     <= 5'd6 + {1'b0, in_len};
+            one_left <= 1'b0;
+            r_pad    <= 3'd0 - in_len[2:0];  // 8 - len, mod 8 (len 8: 0)
+            r_none   <= in_len == 4'd0;
+            sh       <= {in_pe, in_op, in_seq, in_addr, 4'h0, in_len, in_payload};
+            need_esc <= special(in_pe);
+            crc      <= LINK_CRC_INIT;
         end else begin
             if (align) begin
                 align    <= 1'b0;
-                sh[63:0] <= (r_len == 4'd0) ? 64'h0 : sh[63:0] << pad;
+                sh[63:0] <= r_none ? 64'h0 : al2;
             end
             if (out_ready) begin
                 if (sflag) begin
@@ -106,18 +123,23 @@ module frame_tx (
                 end else begin
                     esc_sent <= 1'b0;
                     left     <= left - 5'd1;
+                    one_left <= left == 5'd2;
                     if (data) begin
                         crc <= crc_nx;
-                        if (left == 5'd1) begin
+                        if (one_left) begin
                             data        <= 1'b0;
                             left        <= 5'd2;
+                            one_left    <= 1'b0;
                             sh[111:96]  <= crc_nx;
+                            need_esc    <= special(crc_nx[15:8]);
                         end else begin
                             sh <= sh << 8;
+                            need_esc <= special(sh[103:96]);
                         end
                     end else begin
                         sh <= sh << 8;
-                        if (left == 5'd1) active <= 1'b0;
+                        need_esc <= special(sh[103:96]);
+                        if (one_left) active <= 1'b0;
                     end
                 end
             end

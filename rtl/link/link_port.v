@@ -66,8 +66,8 @@
 // value; plus three N-bit flop vectors (entry valid, WAIT pending, reply
 // due).  One command is handled at a time; replies are sent round-robin.
 //
-// Timing: a frame's fields are on frame_rx's outputs in the cycle after its
-// last byte; the next cycle registers the decoded command and the PE's range
+// Timing: a frame's fields are on frame_rx's outputs three cycles after its
+// last byte is offered; the next cycle registers the decoded command and the PE's range
 // check, the next picks the PE's entry, the next reads it, the next compares
 // the sequence number, the next acts on it, and the bus request follows: 5
 // cycles after the fields.  A bus response is registered, then checked against a
@@ -130,6 +130,9 @@ module link_port #(
         end
         if (STAT_W != LINK_STAT_COUNT * LINK_STAT_BITS) begin : g_bad_statw
             $error("link_port: STAT_W must be LINK_STAT_COUNT * LINK_STAT_BITS (see link_defs.vh)");
+        end
+        if (LINK_HELLO_STALE != 64) begin : g_bad_hello_stale
+            $error("link_port: h_stale is written for LINK_HELLO_STALE = 64");
         end
         if (LINK_HELLO_VERSION != 0 || LINK_HELLO_HUB_PES != 1 || LINK_HELLO_FIRST_PE != 2 ||
             LINK_HELLO_PORT_PES != 3 || LINK_HELLO_ENGINES != 4 || LINK_HELLO_CLK != 6 ||
@@ -196,6 +199,18 @@ module link_port #(
     reg [N-1:0] known;   // the entry holds a command
     reg [N-1:0] wpend;   // a WAIT is pending
     reg [N-1:0] tdue;    // a reply (or a pending WAIT's ACK) is due
+    // One-hot copies of the indices these vectors are read and written at
+    // (f_idx, c_idx, tp, wp), kept beside them: a bit-vector access is then
+    // an AND, not an index decode (timing: ECP5 and UP5K built the decode
+    // from f_idx as a carry chain on their critical paths).
+    reg [N-1:0] f_oh, c_oh, tp_oh, wp_oh;
+    localparam [N-1:0] OH0 = 1;
+    function [N-1:0] rotl(input [N-1:0] v);
+        rotl = (v << 1) | (v >> (N - 1));
+    endfunction
+    function [N-1:0] onehot(input [IW-1:0] i);
+        onehot = OH0 << i;
+    endfunction
 
     // The side slot: one ERR STALE reply, for a frame whose entry must not
     // change (docs/link.md "Exactly once", rule 4).
@@ -203,8 +218,6 @@ module link_port #(
     reg [IW-1:0] sr_idx;
     reg [7:0]    sr_seq;
     reg [15:0]   sr_addr;
-    // A HELLO this many seqs (or fewer) behind the PE's last is stale.
-    localparam [7:0] HELLO_STALE = LINK_HELLO_STALE;
 
     // ---- the command being handled ------------------------------------------
     localparam [3:0] S_IDLE = 4'd0, S_FRAME = 4'd1, S_POLL = 4'd2, S_TX = 4'd3,
@@ -239,6 +252,8 @@ module link_port #(
     reg [31:0] r_val;
     reg [1:0]  r_err;
     reg        r_ok;
+    reg        r_wait;   // S_DONE: a WAIT the engine answered (r_ok decides)
+    reg        r_pollw;  // and it was a re-read of a pending one
 
     localparam [IW-1:0] LAST = N[IW-1:0] - 1'b1;
     function [IW-1:0] inc(input [IW-1:0] v);
@@ -282,8 +297,14 @@ module link_port #(
         endcase
     end
     // S_SEQ classifies the frame against the PE's entry; S_FRAME acts.
-    reg  f_dup, f_stale;
-    wire [7:0] hello_behind = q_seq - fr_seq;  // S_SEQ: how far a HELLO is behind
+    // A HELLO's distance behind the last seq is subtracted in S_SEQ and
+    // compared in S_FRAME (timing: the RAM read, a carry chain and the compare
+    // did not fit 48 MHz on the UP5K in one cycle).
+    reg  f_dup, f_stale, f_hknown;
+    reg  [7:0] h_diff;
+    // 1 <= h_diff <= 64 as bits (a compare maps to a slow carry chain)
+    wire h_stale = !h_diff[7] && (h_diff[6] ? h_diff[5:0] == 6'd0 : h_diff[5:0] != 6'd0);
+    wire stale = f_stale || (f_hknown && h_stale);
 
     function [EW-1:0] entry(input waiting, input [7:0] seq, input [1:0] kind, input [2:0] size,
                             input [15:0] addr, input [31:0] mask, input [31:0] data);
@@ -399,6 +420,77 @@ module link_port #(
         end
     end
 
+    // The command's registers load in every S_FRAME and S_POLL, whatever
+    // those states decide (a duplicate, a stale frame or a WAIT no longer
+    // pending goes back to S_IDLE, and nothing reads them before the next
+    // load): their enable is then a registered state flag, not the decision
+    // (the UP5K put the decision, a global buffer and ~110 enables on its
+    // critical path).
+    // The entry to write is formed the same way: in every S_FRAME (HELLO_R
+    // or ERR, written only if S_FRAME answers at once) and every S_DONE (the
+    // bus result, written unless a re-read WAIT still does not hold).
+    reg ld_f, ld_p, ld_d;  // the state is S_FRAME / S_POLL / S_DONE
+    always @(posedge clk) begin
+        ld_f <= !rst && state == S_SEQ;
+        ld_p <= !rst && state == S_RD && nxt == S_POLL;
+        ld_d <= !rst && state == S_CHK;
+        if (rst) begin
+            wr_addr <= {IW{1'b0}};
+            wr_data <= {EW{1'b0}};
+        end else if (ld_f) begin
+            wr_addr <= f_idx;
+            if (f_cmd == F_HELLO)
+                wr_data <= entry(1'b0, fr_seq, K_HELLO, 3'd0, fr_addr, 32'h0, 32'h0);
+            else if (f_cmd == F_BAD_LEN)
+                wr_data <= entry(1'b0, fr_seq, K_ERR, 3'd1, fr_addr, 32'h0, {24'h0, LINK_ERR_BAD_LEN});
+            else
+                wr_data <= entry(1'b0, fr_seq, K_ERR, 3'd1, fr_addr, 32'h0, {24'h0, LINK_ERR_BAD_OP});
+        end else if (ld_d) begin
+            wr_addr <= c_idx;
+            if (r_err != LINK_BUS_OK)
+                wr_data <= entry(1'b0, c_seq, K_ERR, 3'd1, c_addr, 32'h0, {30'h0, r_err});
+            else if (c_op == C_WRITE)
+                wr_data <= entry(1'b0, c_seq, K_ACK, c_size, c_addr, 32'h0, 32'h0);
+            else if (!r_wait || r_ok)
+                wr_data <= entry(1'b0, c_seq, K_DATA, c_size, c_addr, 32'h0, r_val);
+            else
+                wr_data <= entry(1'b1, c_seq, K_DATA, c_size, c_addr, c_mask, c_value);
+        end
+    end
+    always @(posedge clk) begin
+        if (rst) begin
+            c_idx   <= {IW{1'b0}};
+            c_oh    <= OH0;
+            c_seq   <= 8'h00;
+            c_op    <= C_READ;
+            c_poll  <= 1'b0;
+            c_addr  <= 16'h0000;
+            c_size  <= 3'd1;
+            c_mask  <= 32'h0;
+            c_value <= 32'h0;
+        end else if (ld_f) begin
+            c_idx   <= f_idx;
+            c_oh    <= f_oh;
+            c_seq   <= fr_seq;
+            c_addr  <= fr_addr;
+            c_poll  <= 1'b0;
+            c_op    <= (f_cmd == F_WRITE) ? C_WRITE : (f_cmd == F_WAIT) ? C_WAIT : C_READ;
+            c_size  <= f_size;
+            c_mask  <= f_mask;
+            c_value <= f_value;
+        end else if (ld_p) begin
+            c_idx   <= wp;
+            c_oh    <= wp_oh;
+            c_seq   <= q_seq;
+            c_op    <= C_WAIT;
+            c_poll  <= 1'b1;
+            c_addr  <= q_addr;
+            c_size  <= q_size;
+            c_mask  <= q_mask;
+            c_value <= q_data;
+        end
+    end
+
     always @(posedge clk) begin
         wr_en  <= 1'b0;
         ev_dup <= 1'b0;
@@ -407,24 +499,21 @@ module link_port #(
             known   <= {N{1'b0}};
             wpend   <= {N{1'b0}};
             tdue    <= {N{1'b0}};
+            tp_oh   <= OH0;
+            wp_oh   <= OH0;
+            f_oh    <= OH0;
             tp      <= {IW{1'b0}};
             wp      <= {IW{1'b0}};
             f_idx   <= {IW{1'b0}};
-            c_idx   <= {IW{1'b0}};
-            c_seq   <= 8'h00;
-            c_op    <= C_READ;
-            c_poll  <= 1'b0;
-            c_addr  <= 16'h0000;
-            c_size  <= 3'd1;
-            c_mask  <= 32'h0;
-            c_value <= 32'h0;
-            wr_addr <= {IW{1'b0}};
-            wr_data <= {EW{1'b0}};
             r_val      <= 32'h0;
             r_err      <= 2'd0;
             r_ok       <= 1'b0;
+            r_wait     <= 1'b0;
+            r_pollw    <= 1'b0;
             f_dup      <= 1'b0;
             f_stale    <= 1'b0;
+            f_hknown   <= 1'b0;
+            h_diff     <= 8'h00;
             ra         <= {IW{1'b0}};
             nxt        <= S_IDLE;
             sr_valid   <= 1'b0;
@@ -437,37 +526,45 @@ module link_port #(
                 if (d_valid) begin
                     if (d_pe_ok) begin
                         f_idx <= d_idx;
+                        f_oh  <= onehot(d_idx);
                         ra    <= d_idx;
                         nxt   <= S_SEQ;
                         state <= S_RD;
                     end
                 end else if (sr_valid && ft_ready) begin
                     state <= S_TXS;
-                end else if (tdue[tp] && ft_ready) begin
+                end else if (|(tdue & tp_oh) && ft_ready) begin
                     ra    <= tp;
                     nxt   <= S_TX;
                     state <= S_RD;
-                end else if (wpend[wp]) begin
+                end else if (|(wpend & wp_oh)) begin
                     ra    <= wp;
                     nxt   <= S_POLL;
                     state <= S_RD;
                 end
-                if (d_valid || !(tdue[tp] && ft_ready)) tp <= inc(tp);
-                if (d_valid || (tdue[tp] && ft_ready) || !wpend[wp]) wp <= inc(wp);
+                if (d_valid || !(|(tdue & tp_oh) && ft_ready)) begin
+                    tp    <= inc(tp);
+                    tp_oh <= rotl(tp_oh);
+                end
+                if (d_valid || (|(tdue & tp_oh) && ft_ready) || !(|(wpend & wp_oh))) begin
+                    wp    <= inc(wp);
+                    wp_oh <= rotl(wp_oh);
+                end
             end
             S_RD: state <= nxt;
             S_SEQ: begin
-                f_dup   <= known[f_idx] && q_seq == fr_seq && !f_is_hello;
-                f_stale <= known[f_idx] && (f_is_hello ? hello_behind != 8'd0 && hello_behind <= HELLO_STALE
-                                                       : q_seq != fr_seq && q_seq != f_seq_m1);
+                f_dup   <= |(known & f_oh) && q_seq == fr_seq && !f_is_hello;
+                f_stale <= |(known & f_oh) && !f_is_hello && q_seq != fr_seq && q_seq != f_seq_m1;
+                f_hknown <= |(known & f_oh) && f_is_hello;
+                h_diff   <= q_seq - fr_seq;
                 state   <= S_FRAME;
             end
             S_FRAME: begin
                 state <= S_IDLE;
                 if (f_dup) begin
                     ev_dup <= 1'b1;
-                    tdue[f_idx] <= 1'b1;
-                end else if (f_stale) begin
+                    tdue <= tdue | f_oh;
+                end else if (stale) begin
                     ev_dup <= 1'b1;   // never applied; ERR STALE if the slot is free
                     if (!sr_valid) begin
                         sr_valid <= 1'b1;
@@ -476,50 +573,27 @@ module link_port #(
                         sr_addr  <= fr_addr;
                     end
                 end else begin
-                    wpend[f_idx] <= 1'b0;
-                    c_idx  <= f_idx;
-                    c_seq  <= fr_seq;
-                    c_addr <= fr_addr;
-                    c_poll <= 1'b0;
-                    wr_addr <= f_idx;
-                    c_op    <= (f_cmd == F_WRITE) ? C_WRITE : (f_cmd == F_WAIT) ? C_WAIT : C_READ;
-                    c_size  <= f_size;
-                    c_mask  <= f_mask;
-                    c_value <= f_value;
+                    wpend <= wpend & ~f_oh;
                     if (f_cmd == F_READ || f_cmd == F_WRITE || f_cmd == F_WAIT) begin
                         state <= S_REQ;
                     end else begin
                         // HELLO, or an error answered at once
-                        known[f_idx] <= 1'b1;
-                        tdue[f_idx]  <= 1'b1;
+                        known <= known | f_oh;
+                        tdue  <= tdue | f_oh;
                         wr_en <= 1'b1;
-                        if (f_cmd == F_HELLO)
-                            wr_data <= entry(1'b0, fr_seq, K_HELLO, 3'd0, fr_addr, 32'h0, 32'h0);
-                        else if (f_cmd == F_BAD_LEN)
-                            wr_data <= entry(1'b0, fr_seq, K_ERR, 3'd1, fr_addr, 32'h0, {24'h0, LINK_ERR_BAD_LEN});
-                        else
-                            wr_data <= entry(1'b0, fr_seq, K_ERR, 3'd1, fr_addr, 32'h0, {24'h0, LINK_ERR_BAD_OP});
                     end
                 end
             end
             S_POLL: begin
-                if (q_waiting && wpend[wp]) begin
-                    c_idx   <= wp;
-                    c_seq   <= q_seq;
-                    c_op    <= C_WAIT;
-                    c_poll  <= 1'b1;
-                    c_addr  <= q_addr;
-                    c_size  <= q_size;
-                    c_mask  <= q_mask;
-                    c_value <= q_data;
+                if (q_waiting && |(wpend & wp_oh)) begin
                     state   <= S_REQ;
                 end else begin
-                    wpend[wp] <= 1'b0;
+                    wpend <= wpend & ~wp_oh;
                     state <= S_IDLE;
                 end
             end
             S_TX: begin
-                tdue[tp] <= 1'b0;
+                tdue <= tdue & ~tp_oh;
                 state <= S_IDLE;
             end
             S_TXS: begin
@@ -537,38 +611,21 @@ module link_port #(
                 end
             end
             S_CHK: begin
-                r_ok  <= (r_val & c_mask) == c_value;
-                state <= S_DONE;
+                r_ok    <= (r_val & c_mask) == c_value;
+                r_wait  <= r_err == LINK_BUS_OK && c_op == C_WAIT;
+                r_pollw <= r_err == LINK_BUS_OK && c_op == C_WAIT && c_poll;
+                state   <= S_DONE;
             end
             S_DONE: begin
-                begin
-                    state   <= S_IDLE;
-                    wr_addr <= c_idx;
-                    if (r_err != LINK_BUS_OK) begin
-                        wr_en <= 1'b1;
-                        wr_data <= entry(1'b0, c_seq, K_ERR, 3'd1, c_addr, 32'h0, {30'h0, r_err});
-                        known[c_idx] <= 1'b1;
-                        tdue[c_idx]  <= 1'b1;
-                        wpend[c_idx] <= 1'b0;
-                    end else if (c_op == C_READ || (c_op == C_WAIT && r_ok)) begin
-                        wr_en <= 1'b1;
-                        wr_data <= entry(1'b0, c_seq, K_DATA, c_size, c_addr, 32'h0, r_val);
-                        known[c_idx] <= 1'b1;
-                        tdue[c_idx]  <= 1'b1;
-                        wpend[c_idx] <= 1'b0;
-                    end else if (c_op == C_WRITE) begin
-                        wr_en <= 1'b1;
-                        wr_data <= entry(1'b0, c_seq, K_ACK, c_size, c_addr, 32'h0, 32'h0);
-                        known[c_idx] <= 1'b1;
-                        tdue[c_idx]  <= 1'b1;
-                    end else if (!c_poll) begin
-                        // a new WAIT that does not hold yet: pending, ACK due
-                        wr_en <= 1'b1;
-                        wr_data <= entry(1'b1, c_seq, K_DATA, c_size, c_addr, c_mask, c_value);
-                        known[c_idx] <= 1'b1;
-                        tdue[c_idx]  <= 1'b1;
-                        wpend[c_idx] <= 1'b1;
-                    end
+                // A re-read WAIT that still does not hold changes nothing;
+                // anything else stores its reply and makes it due.  A WAIT
+                // that does not hold is pending afterwards, nothing else is.
+                state <= S_IDLE;
+                wpend <= (r_wait && !r_ok) ? wpend | c_oh : wpend & ~c_oh;
+                if (!r_pollw || r_ok) begin
+                    wr_en <= 1'b1;
+                    known <= known | c_oh;
+                    tdue  <= tdue | c_oh;
                 end
             end
             default: state <= S_IDLE;

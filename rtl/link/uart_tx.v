@@ -6,12 +6,15 @@
 // Contract:
 //   in_valid/in_ready/in_data  a byte is taken when in_valid && in_ready.
 //   tx                         the serial line (registered; idle high).
-// A taken byte's start bit begins at the next clock edge; bit j (0 = start,
-// 1..8 = data LSB first, 9 = stop) begins ceil(j * CLK_HZ / BAUD) cycles after
-// that edge, so a fractional CLK_HZ/BAUD is exact on average (phase
-// accumulator, no rounding of the bit period).  in_ready is high while idle
-// and in the last cycle of a stop bit, so bytes offered back to back follow
-// each other with no gap.
+// A taken byte waits in a one-byte buffer; in_ready is that buffer being
+// empty, a register (timing: the phase accumulator's compare drove in_ready,
+// and through it the byte source's next-state logic, on the UP5K's critical
+// path).  A byte taken while idle starts its start bit two clock edges later;
+// bit j (0 = start, 1..8 = data LSB first, 9 = stop) begins ceil(j * CLK_HZ /
+// BAUD) cycles after that start, so a fractional CLK_HZ/BAUD is exact on
+// average (phase accumulator, no rounding of the bit period).  A byte
+// buffered while another is sent starts as the stop bit ends, so bytes
+// offered back to back follow each other with no gap.
 //
 // Parameters: CLK_HZ >= 2*BAUD, BAUD >= 1, CLK_HZ <= 2^30; the reduced ratio
 // CLK_HZ:BAUD must keep its numerator below 2^28.
@@ -64,7 +67,10 @@ module uart_tx #(
     wire [AW-1:0] sum  = acc + A[AW-1:0];
     wire          tick = active && (sum >= M[AW-1:0]);
     wire          last = tick && nbit == 4'd10;
-    assign in_ready = !active || last;
+    reg           b_full;
+    reg  [7:0]    b_data;
+    wire          start = b_full && (!active || last);
+    assign in_ready = !b_full;
 
     always @(posedge clk) begin
         if (rst) begin
@@ -73,14 +79,21 @@ module uart_tx #(
             nbit   <= 4'd0;
             shreg  <= 9'h1ff;
             tx     <= 1'b1;
+            b_full <= 1'b0;
+            b_data <= 8'h00;
         end else begin
             if (active) acc <= tick ? sum - M[AW-1:0] : sum;
-            if (in_valid && in_ready) begin
+            if (in_valid && !b_full) begin
+                b_full <= 1'b1;
+                b_data <= in_data;
+            end
+            if (start) begin
+                b_full <= 1'b0;
                 active <= 1'b1;
                 acc    <= {AW{1'b0}};
                 nbit   <= 4'd1;
                 tx     <= 1'b0;                  // start bit
-                shreg  <= {1'b1, in_data};       // data LSB first, then stop
+                shreg  <= {1'b1, b_data};        // data LSB first, then stop
             end else if (last) begin
                 active <= 1'b0;
                 tx     <= 1'b1;

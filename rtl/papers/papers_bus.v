@@ -26,8 +26,10 @@
 //
 // Bus (a slave on link_port's engine bus, window already decoded):
 //   req_valid/req_ready/req_we/req_pe/req_reg/req_wdata; always ready.
-//   rsp_valid two cycles after each request (the request is registered,
-//   then decoded and applied: timing), rsp_rdata, rsp_err: 0 ok,
+//   rsp_valid three cycles after each request (the request is registered,
+//   then decoded, then read and applied: timing; the UP5K could not place
+//   the hub's window decode and this register decode in one 48 MHz cycle),
+//   rsp_rdata, rsp_err: 0 ok,
 //   1 no such register (also a PE >= N, MASK1/IVEC1 when N <= 32), 2 refused
 //   (a write to STAT or IVEC).
 //
@@ -123,68 +125,92 @@ module papers_bus #(
     endgenerate
 
     // ---- requests -------------------------------------------------------------
-    // Stage 1 registers the request (and its PE range check); stage 2
-    // decodes, reads and writes from those registers.
+    // Stage 0 registers the request as it came; stage 1 decodes it (the
+    // write to apply, the read's one-hot selects, the answer's error code);
+    // stage 2 reads and writes from those registers.
     assign req_ready = 1'b1;
-    reg           s_valid, s_we, pe_ok;
+    // stage 0: the request as it came
+    reg        q_valid, q_we;
+    reg [5:0]  q_pe;
+    reg [11:0] q_reg;
+    reg [31:0] q_wdata;
+    always @(posedge clk) begin
+        q_valid <= req_valid && !rst;
+        q_we    <= req_we;
+        q_pe    <= req_pe;
+        q_reg   <= req_reg;
+        q_wdata <= req_wdata;
+    end
+    reg           s_valid;
     reg  [PW-1:0] p;
-    reg  [11:0]   s_reg;
     reg  [31:0]   s_wdata;
     reg           w_sig, w_mask0, w_mask1, w_ctrl, w_owner;  // the write to apply, decoded
     wire          is_hi_ok = N > 32;
-    wire          w_any = req_valid && req_we && {26'd0, req_pe} < N;
+    wire          w_any = q_valid && q_we && {26'd0, q_pe} < N;
     always @(posedge clk) begin
-        s_valid <= req_valid && !rst;
-        s_we    <= req_we;
-        pe_ok   <= {26'd0, req_pe} < N;
-        p       <= ({26'd0, req_pe} < N) ? req_pe[PW-1:0] : {PW{1'b0}};
-        s_reg   <= req_reg;
-        s_wdata <= req_wdata;
-        w_sig   <= !rst && w_any && req_reg == PAPERS_W_SIG;
-        w_mask0 <= !rst && w_any && req_reg == PAPERS_W_MASK0;
-        w_mask1 <= !rst && w_any && req_reg == PAPERS_W_MASK1 && is_hi_ok;
-        w_ctrl  <= !rst && w_any && req_reg == PAPERS_W_CTRL;
-        w_owner <= !rst && w_any && req_reg == PAPERS_W_OWNER;
+        s_valid <= q_valid && !rst;
+        p       <= ({26'd0, q_pe} < N) ? q_pe[PW-1:0] : {PW{1'b0}};
+        s_wdata <= q_wdata;
+        w_sig   <= !rst && w_any && q_reg == PAPERS_W_SIG;
+        w_mask0 <= !rst && w_any && q_reg == PAPERS_W_MASK0;
+        w_mask1 <= !rst && w_any && q_reg == PAPERS_W_MASK1 && is_hi_ok;
+        w_ctrl  <= !rst && w_any && q_reg == PAPERS_W_CTRL;
+        w_owner <= !rst && w_any && q_reg == PAPERS_W_OWNER;
     end
 
-    reg [31:0] rd;
-    reg [1:0]  err;
-    always @(*) begin
-        rd  = 32'd0;
-        err = ERR_OK;
-        if (!pe_ok) begin
-            err = ERR_NO_REG;
+    // Stage 2's read is then an AND-OR of PE p's values (timing: the
+    // register decode and the PE mux in one cycle were the UP5K's critical
+    // path at 48 MHz).
+    reg        e_sig, e_mask0, e_mask1, e_ctrl, e_stat, e_ivec0, e_ivec1, e_owner, e_pres0, e_pres1;
+    reg [1:0]  s_err;
+    wire       rq_ok = {26'd0, q_pe} < N;
+    wire       rq_rd = q_valid && !q_we && rq_ok;
+    always @(posedge clk) begin
+        e_sig   <= rq_rd && q_reg == PAPERS_W_SIG;
+        e_mask0 <= rq_rd && q_reg == PAPERS_W_MASK0;
+        e_mask1 <= rq_rd && q_reg == PAPERS_W_MASK1 && is_hi_ok;
+        e_ctrl  <= rq_rd && q_reg == PAPERS_W_CTRL;
+        e_stat  <= rq_rd && q_reg == PAPERS_W_STAT;
+        e_ivec0 <= rq_rd && q_reg == PAPERS_W_IVEC0;
+        e_ivec1 <= rq_rd && q_reg == PAPERS_W_IVEC1 && is_hi_ok;
+        e_owner <= rq_rd && q_reg == PAPERS_W_OWNER;
+        e_pres0 <= rq_rd && q_reg == PAPERS_W_PRESENT0;
+        e_pres1 <= rq_rd && q_reg == PAPERS_W_PRESENT1 && is_hi_ok;
+        s_err   <= ERR_OK;
+        if (!rq_ok) begin
+            s_err <= ERR_NO_REG;
         end else begin
-            case (s_reg)
-                PAPERS_W_SIG:   rd[3:0] = sig[p];
-                PAPERS_W_MASK0: rd[LO-1:0] = mask[p][LO-1:0];
-                PAPERS_W_MASK1: if (is_hi_ok) rd = hi_bits(mask[p]); else err = ERR_NO_REG;
-                PAPERS_W_CTRL:  rd[4:0] = ctrl[p];
-                PAPERS_W_STAT:  begin
-                                    rd[3:0] = stat_of[{26'd0, p} * 4 +: 4];
-                                    if (s_we) err = ERR_REFUSED;
-                                end
-                PAPERS_W_IVEC0: begin
-                                    rd[LO-1:0] = ivec_of[{26'd0, p} * N +: LO];
-                                    if (s_we) err = ERR_REFUSED;
-                                end
-                PAPERS_W_IVEC1: begin
-                                    if (is_hi_ok) rd = hi_bits(ivec_of[{26'd0, p} * N +: N]); else err = ERR_NO_REG;
-                                    if (s_we && is_hi_ok) err = ERR_REFUSED;
-                                end
-                PAPERS_W_OWNER: rd[0] = owner[p];
-                PAPERS_W_PRESENT0: begin
-                                    rd[LO-1:0] = hub_present[LO-1:0];
-                                    if (s_we) err = ERR_REFUSED;
-                                end
-                PAPERS_W_PRESENT1: begin
-                                    if (is_hi_ok) rd = hi_bits(hub_present); else err = ERR_NO_REG;
-                                    if (s_we && is_hi_ok) err = ERR_REFUSED;
-                                end
-                default:        err = ERR_NO_REG;
+            case (q_reg)
+                PAPERS_W_SIG, PAPERS_W_MASK0, PAPERS_W_CTRL, PAPERS_W_OWNER: s_err <= ERR_OK;
+                PAPERS_W_MASK1: s_err <= is_hi_ok ? ERR_OK : ERR_NO_REG;
+                PAPERS_W_STAT, PAPERS_W_IVEC0, PAPERS_W_PRESENT0: s_err <= q_we ? ERR_REFUSED : ERR_OK;
+                PAPERS_W_IVEC1, PAPERS_W_PRESENT1:
+                    s_err <= !is_hi_ok ? ERR_NO_REG : q_we ? ERR_REFUSED : ERR_OK;
+                default: s_err <= ERR_NO_REG;
             endcase
         end
     end
+
+    // Right-aligned into 32 bits.
+    function [31:0] lo32(input [N-1:0] v);
+        integer b;
+        begin
+            lo32 = 32'd0;
+            for (b = 0; b < LO; b = b + 1) lo32[b] = v[b];
+        end
+    endfunction
+
+    wire [N-1:0] ivec_p = ivec_of[{26'd0, p} * N +: N];
+    wire [31:0] rd = ({32{e_sig}}   & {28'd0, sig[p]}) |
+                     ({32{e_mask0}} & lo32(mask[p])) |
+                     ({32{e_mask1}} & hi_bits(mask[p])) |
+                     ({32{e_ctrl}}  & {27'd0, ctrl[p]}) |
+                     ({32{e_stat}}  & {28'd0, stat_of[{26'd0, p} * 4 +: 4]}) |
+                     ({32{e_ivec0}} & lo32(ivec_p)) |
+                     ({32{e_ivec1}} & hi_bits(ivec_p)) |
+                     ({32{e_owner}} & {31'd0, owner[p]}) |
+                     ({32{e_pres0}} & lo32(hub_present)) |
+                     ({32{e_pres1}} & hi_bits(hub_present));
 
     // Bits 32..N-1 of an N-bit vector, right-aligned (0 when N <= 32).
     function [31:0] hi_bits(input [N-1:0] v);
@@ -221,9 +247,9 @@ module papers_bus #(
             end
         end else begin
             rsp_valid <= s_valid;
-            rsp_rdata <= s_we ? 32'd0 : rd;
-            rsp_err   <= err;
-            // (the w_* are the writes err above lets through)
+            rsp_rdata <= rd;
+            rsp_err   <= s_err;
+            // (the w_* are the writes s_err above lets through)
             if (w_sig)   begin sig[p] <= s_wdata[3:0]; owner[p] <= 1'b1; end
             if (w_mask0) begin mask[p] <= mask_write(mask[p], s_wdata, 1'b0); owner[p] <= 1'b1; end
             if (w_mask1) begin mask[p] <= mask_write(mask[p], s_wdata, 1'b1); owner[p] <= 1'b1; end

@@ -7,7 +7,7 @@
 //
 // Bus (slave side of rtl/link/link_port.v's engine bus, docs/link.md): the
 // hub raises bus_req_valid only for addresses in window 1; bus_req_addr[11:0]
-// is the register (docs/papers_regmap.md).  Always ready; one response two
+// is the register (docs/papers_regmap.md).  Always ready; one response three
 // cycles after each request; rdata and err are 0 when rsp_valid is low.
 //
 // Pins: exactly papers_hub's (pe_data, pe_ctrl, pe_stat, pe_led, pe_irq,
