@@ -5,7 +5,7 @@
 // ENGINE_BITS and the function eng_map_hash().
 `include "papers_regs.vh"
 
-    localparam [15:0] ENGINE_BITS = ((EN_PAPERS != 0) ? 16'd1 << 1 : 16'd0) | ((EN_SCRATCH != 0) ? 16'd1 << 15 : 16'd0);
+    localparam [15:0] ENGINE_BITS = ((EN_PAPERS != 0) ? 16'd1 << 1 : 16'd0) | ((EN_NAND != 0) ? 16'd1 << 2 : 16'd0) | ((EN_SCRATCH != 0) ? 16'd1 << 15 : 16'd0);
 
     // ---- window 1: papers (rtl/papers/manifest.json) ----
     wire        papers_sel = bus_req_valid && win == 4'd1 && EN_PAPERS != 0;
@@ -47,6 +47,36 @@
         end
     endgenerate
 
+    // ---- window 2: nand (rtl/nand/manifest.json) ----
+    wire        nand_sel = bus_req_valid && win == 4'd2 && EN_NAND != 0;
+    wire        nand_req_ready, nand_rsp_valid;
+    wire [31:0] nand_rsp_rdata;
+    wire [1:0]  nand_rsp_err;
+    generate
+        if (EN_NAND != 0) begin : g_nand
+            nand_engine #(.N(N), .T(NAND_T)) u_nand (
+                .clk(clk),
+                .rst(rst),
+                .bus_req_valid(nand_sel),
+                .bus_req_ready(nand_req_ready),
+                .bus_req_we(bus_req_we),
+                .bus_req_pe(bus_req_pe),
+                .bus_req_addr(bus_req_addr),
+                .bus_req_wdata(bus_req_wdata),
+                .bus_req_size(bus_req_size),
+                .bus_rsp_valid(nand_rsp_valid),
+                .bus_rsp_rdata(nand_rsp_rdata),
+                .bus_rsp_err(nand_rsp_err)
+            );
+        end else begin : g_no_nand
+            assign nand_req_ready = 1'b1;
+            assign nand_rsp_valid = 1'b0;
+            assign nand_rsp_rdata = 32'd0;
+            assign nand_rsp_err   = 2'd0;
+            wire unused_nand = &{1'b0, nand_sel};
+        end
+    endgenerate
+
     // ---- window 15: scratch (rtl/scratch/manifest.json) ----
     wire        scratch_sel = bus_req_valid && win == 4'd15 && EN_SCRATCH != 0;
     wire        scratch_req_ready, scratch_rsp_valid;
@@ -79,11 +109,11 @@
 
     // A request goes to one window (of a built engine, else eng_present is
     // low and the hub answers NO_REG); the others' ready and response are idle.
-    wire        eng_present = papers_sel | scratch_sel;
-    wire        eng_req_ready = (!papers_sel || papers_req_ready) & (!scratch_sel || scratch_req_ready);
-    wire        eng_rsp_valid = papers_rsp_valid | scratch_rsp_valid;
-    wire [31:0] eng_rsp_rdata = papers_rsp_rdata | scratch_rsp_rdata;
-    wire [1:0]  eng_rsp_err   = papers_rsp_err | scratch_rsp_err;
+    wire        eng_present = papers_sel | nand_sel | scratch_sel;
+    wire        eng_req_ready = (!papers_sel || papers_req_ready) & (!nand_sel || nand_req_ready) & (!scratch_sel || scratch_req_ready);
+    wire        eng_rsp_valid = papers_rsp_valid | nand_rsp_valid | scratch_rsp_valid;
+    wire [31:0] eng_rsp_rdata = papers_rsp_rdata | nand_rsp_rdata | scratch_rsp_rdata;
+    wire [1:0]  eng_rsp_err   = papers_rsp_err | nand_rsp_err | scratch_rsp_err;
 
     // INFO MAP_HASH+w: the register-map hash of the engine in window w (0: none).
     function [31:0] eng_map_hash(input [3:0] w);
@@ -91,6 +121,7 @@
             eng_map_hash = 32'd0;
             case (w)
                 4'd1: eng_map_hash = (EN_PAPERS != 0) ? PAPERS_MAP_HASH : 32'd0;
+                4'd2: eng_map_hash = (EN_NAND != 0) ? 32'd0 : 32'd0;
                 4'd15: eng_map_hash = (EN_SCRATCH != 0) ? 32'd0 : 32'd0;
                 default: eng_map_hash = 32'd0;
             endcase

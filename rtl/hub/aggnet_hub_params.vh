@@ -4,4 +4,6 @@
     , parameter integer MW = (N < 4) ? 4 : N
     , parameter integer W = MW + 4
     , parameter integer LW = MW + 6
+    , parameter integer EN_NAND = 0  // window 2: nand
+    , parameter integer NAND_T = 4
     , parameter integer EN_SCRATCH = 0  // window 15: scratch

@@ -1,0 +1,216 @@
+`default_nettype none
+// nand_engine: the bitwise aggregate network of TTL_PAPERS (seed 002,
+// "Bitwise Aggregate Networks", sections 2 and 3) as an engine of the one hub
+// top, rtl/hub/aggnet_hub.v, in bus window 2 (docs/nand.md).
+//
+// Per PE a the engine holds what the PE's parallel port would drive (its
+// OUT register, written over the link) and every PE reads the trees' outputs
+// (its IN register):
+//   * t data NAND trees (parameter T, TTL_PAPERS has 4): tree k is the NAND
+//     over every PE of OUT.DATA bit k, flat in N (a LUT tree).
+//   * the barrier subsystem (sections 2.1.3 and 3.1, figure 2): two barrier
+//     NAND trees S0 and S1 and one flip-flop BF.  PE a's OUT.BAR bit is its
+//     set-and-reset pair: S1's input is BAR, S0's is NOT BAR, so a PE that
+//     arrives at an S1 barrier (BAR := 1) resets its S0 input in the same
+//     write.  S1 done (every PE's BAR is 1, the tree's NAND 0) sets BF, S0
+//     done resets it; BF toggles once per barrier and a PE waits for
+//     BF == BAR.  One write and one read: 2 I/O cycles (Table 2).  The two
+//     trees can never be done at once (a PE's inputs to them are complements).
+//   * the parallel signalling subsystem (sections 2.7 and 3.3): an interrupt
+//     request tree (any PE's write with OUT.REQ set) sets the pending-signal
+//     flip-flop SP; a second pair of trees, the acknowledge barrier, resets
+//     it.  The acknowledge barrier toggles like the barrier above (every
+//     PE's OUT.ACK 1 sets the flip-flop AF, every ACK 0 resets it), so an
+//     acknowledge is one write; each toggle of AF clears SP, and only a
+//     toggle does (a PE's later request is not lost while the ACKs rest).
+//     A request in the same cycle as a toggle wins.  OUT.SEL
+//     chooses what IN.BS shows, as the TTL_PAPERS select bit chooses what
+//     the port's one barrier/signal input pin shows: BF (SEL 0) or SP (1).
+//
+// Departure (docs/nand.md): the trees' outputs are latched into IN.DATA in
+// the cycle BF toggles.  Over the link each PE's I/O cycle is a register
+// access, and a PE that passed a barrier may write its next step's data
+// before a slower PE has read this step's result; the paper's SPP protocol
+// spends five I/O cycles per step on that race (two barriers and a guard,
+// Table 2), the latch makes it two: a step's result changes only when the
+// next barrier completes, and that needs every PE's next write, which each
+// PE makes after its read.  IN.LIVE shows the trees unlatched.
+//
+// Registers (addr[11:0]; 32 bits; a PE beyond N: no such register):
+//   0x000 OUT   rw  bit 0 BAR, 1 REQ (reads 0: a write with it set is one
+//                   request), 2 ACK, 3 SEL, bits 16+k DATA k (k < T).
+//                   After reset BAR 0, ACK 0, SEL 0, DATA all 1 (neutral
+//                   in a NAND).
+//   0x001 IN    ro  bit 0 BS (BF or SP by SEL), 1 BF, 2 SP, 3 AF, bits 16+k
+//                   the latched NAND of tree k.
+//   0x002 LIVE  ro  bits 16+k the NAND of tree k now; bits 1..3 as IN.
+//   0x003 SHAPE ro  bits 7..0 N, 15..8 T.
+//   Writes to IN, LIVE, SHAPE are refused; anything else is no such register.
+// Bus: a slave on link_port's engine bus (docs/link.md); always ready; one
+// response two cycles after each request (registered request, then read and
+// applied).  After reset BF = 0 with every BAR 0: the S0 barrier is the one
+// just done, the first barrier is an S1 barrier.
+//
+// Parameters: N in 1..64 PEs, T in 1..16 data trees.
+module nand_engine #(
+    parameter integer N = 4,
+    parameter integer T = 4
+) (
+    input  wire        clk,
+    input  wire        rst,
+    input  wire        bus_req_valid,
+    output wire        bus_req_ready,
+    input  wire        bus_req_we,
+    input  wire [5:0]  bus_req_pe,
+    input  wire [15:0] bus_req_addr,
+    input  wire [31:0] bus_req_wdata,
+    input  wire [2:0]  bus_req_size,
+    output reg         bus_rsp_valid,
+    output reg  [31:0] bus_rsp_rdata,
+    output reg  [1:0]  bus_rsp_err
+`ifdef FORMAL
+    ,
+    output wire [N-1:0] f_bar,
+    output wire [N-1:0] f_ack,
+    output wire         f_bf,
+    output wire         f_sp,
+    output wire         f_af,
+    output wire         f_req_any
+`endif
+);
+    generate
+        if (N < 1 || N > 64) begin : g_bad_n
+            $error("nand_engine: N must be in 1..64");
+        end
+        if (T < 1 || T > 16) begin : g_bad_t
+            $error("nand_engine: T must be in 1..16");
+        end
+    endgenerate
+
+    localparam [11:0] R_OUT = 12'h000, R_IN = 12'h001, R_LIVE = 12'h002, R_SHAPE = 12'h003;
+    localparam [1:0]  ERR_OK = 2'd0, ERR_NO_REG = 2'd1, ERR_REFUSED = 2'd2;
+    localparam integer PW = (N > 1) ? $clog2(N) : 1;
+
+    // ---- per-PE outputs (the OUT registers) -----------------------------------
+    reg [N-1:0] bar, ack, sel;
+    reg [T-1:0] data [0:N-1];
+    reg         req_any;   // a write with REQ set was applied last cycle
+
+    // ---- the trees, flat in N ------------------------------------------------
+    wire s1_done = &bar;     // S1's NAND is 0: every PE set BAR
+    wire s0_done = &(~bar);  // S0's NAND is 0: every PE reset BAR
+    wire a1_done = &ack;     // the acknowledge barrier, set and reset trees
+    wire a0_done = &(~ack);
+    reg  [T-1:0] tree;       // NAND of each data tree
+    integer a;
+    always @* begin
+        tree = {T{1'b1}};
+        for (a = 0; a < N; a = a + 1) tree = tree & data[a];
+        tree = ~tree;
+    end
+
+    reg         bf, sp, af;
+    reg [T-1:0] latched;
+    wire        ack_done = (a1_done && !af) || (a0_done && af);
+    always @(posedge clk) begin
+        if (rst) begin
+            bf      <= 1'b0;
+            sp      <= 1'b0;
+            af      <= 1'b0;
+            latched <= {T{1'b0}};
+        end else begin
+            if (ack_done) af <= !af;
+            if (s1_done && !bf) begin
+                bf      <= 1'b1;
+                latched <= tree;
+            end else if (s0_done && bf) begin
+                bf      <= 1'b0;
+                latched <= tree;
+            end
+            if (req_any) sp <= 1'b1;
+            else if (ack_done) sp <= 1'b0;
+        end
+    end
+
+    // ---- bus: stage 1 registers the request, stage 2 reads and writes -------
+    assign bus_req_ready = 1'b1;
+    reg          q_valid, q_we, q_pe_ok;
+    reg [PW-1:0] q_p;
+    reg [11:0]   q_reg;
+    reg [31:0]   q_wdata;
+    always @(posedge clk) begin
+        q_valid <= bus_req_valid && !rst;
+        q_we    <= bus_req_we;
+        q_pe_ok <= {26'd0, bus_req_pe} < N;
+        q_p     <= bus_req_pe[PW-1:0];
+        q_reg   <= bus_req_addr[11:0];
+        q_wdata <= bus_req_wdata;
+    end
+
+    function [15:0] ext16(input [T-1:0] v);
+        integer b;
+        begin
+            ext16 = 16'd0;
+            for (b = 0; b < T; b = b + 1) ext16[b] = v[b];
+        end
+    endfunction
+    localparam integer N_I = N, T_I = T;
+    wire [31:0] shape = {16'd0, T_I[7:0], N_I[7:0]};
+    wire [31:0] out_rd = {ext16(data[q_p]), 12'd0, sel[q_p], ack[q_p], 1'b0, bar[q_p]};
+    wire        bs = sel[q_p] ? sp : bf;
+    wire [31:0] in_rd   = {ext16(latched), 12'd0, af, sp, bf, bs};
+    wire [31:0] live_rd = {ext16(tree), 12'd0, af, sp, bf, 1'b0};
+
+    always @(posedge clk) begin
+        req_any <= 1'b0;
+        if (rst) begin
+            bar           <= {N{1'b0}};
+            ack           <= {N{1'b0}};
+            sel           <= {N{1'b0}};
+            for (a = 0; a < N; a = a + 1) data[a] <= {T{1'b1}};
+            bus_rsp_valid <= 1'b0;
+            bus_rsp_rdata <= 32'd0;
+            bus_rsp_err   <= ERR_OK;
+        end else begin
+            bus_rsp_valid <= q_valid;
+            bus_rsp_rdata <= 32'd0;
+            bus_rsp_err   <= ERR_OK;
+            if (q_valid) begin
+                if (!q_pe_ok) begin
+                    bus_rsp_err <= ERR_NO_REG;
+                end else begin
+                    case (q_reg)
+                        R_OUT: begin
+                            if (q_we) begin
+                                bar[q_p]  <= q_wdata[0];
+                                req_any   <= q_wdata[1];
+                                ack[q_p]  <= q_wdata[2];
+                                sel[q_p]  <= q_wdata[3];
+                                data[q_p] <= q_wdata[16 +: T];
+                            end else begin
+                                bus_rsp_rdata <= out_rd;
+                            end
+                        end
+                        R_IN:    if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= in_rd;
+                        R_LIVE:  if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= live_rd;
+                        R_SHAPE: if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= shape;
+                        default: bus_rsp_err <= ERR_NO_REG;
+                    endcase
+                end
+            end
+        end
+    end
+
+`ifdef FORMAL
+    assign f_bar = bar;
+    assign f_ack = ack;
+    assign f_bf = bf;
+    assign f_sp = sp;
+    assign f_af = af;
+    assign f_req_any = req_any;
+`endif
+
+    // The window is decoded by the hub; sizes are the register's own.
+    wire unused_ok = &{1'b0, bus_req_addr[15:12], bus_req_size, q_wdata};
+endmodule
+`default_nettype wire

@@ -1,0 +1,397 @@
+// nand_engine (rtl/nand/nand_engine.v), the NAND aggregate network of seed
+// 002, on its bus, against:
+//   * the seed's own failure cases: C++ models of one bare NAND tree (2.1.1)
+//     and of two bare trees (2.1.2) break barrier semantics under the
+//     interleaving of figure 1 and under random OS delays, found by the same
+//     scheduler and checker under which the RTL's two trees and flip-flop
+//     (2.1.3, figure 2) pass the figure 1 interleaving and >= 10^6
+//     random-delay barriers;
+//   * a register-level model of the engine written from the module header
+//     (OUT, IN, LIVE, SHAPE; the latched trees; BF; SP and AF), compared
+//     after every bus access of random access sequences;
+//   * the bus contract: PE beyond N, writes to read-only registers, unknown
+//     registers.
+// Checks never depend on the RTL's own outputs for their expectations.
+#include "harness.hpp"
+#include "seed.hpp"
+
+#include <Vnand_engine_n16.h>
+#include <Vnand_engine_n3.h>
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+using aggnet::sim::Harness;
+
+namespace {
+
+constexpr uint16_t WIN = 2 << 12;  // window 2: NAND (tools/linkgen.py WINDOWS)
+constexpr uint16_t R_OUT = 0x000, R_IN = 0x001, R_LIVE = 0x002, R_SHAPE = 0x003;
+constexpr uint32_t BAR = 1u << 0, REQ = 1u << 1, ACK = 1u << 2, SEL = 1u << 3;
+constexpr unsigned IN_BS = 0, IN_BF = 1, IN_SP = 2, IN_AF = 3, DATA_AT = 16;
+enum Err : unsigned { OK = 0, NO_REG = 1, REFUSED = 2 };
+
+struct Rsp {
+    unsigned err;
+    uint32_t rdata;
+};
+
+/// A bus master on the Verilated engine: one request at a time.
+template <class V>
+struct Bus {
+    Harness<V> h;
+    explicit Bus(const std::string& name) : h(name) { h.reset(); }
+    Rsp access(bool we, unsigned pe, uint16_t reg, uint32_t wdata = 0) {
+        h->bus_req_valid = 1;
+        h->bus_req_we = we;
+        h->bus_req_pe = pe;
+        h->bus_req_addr = uint16_t(WIN | reg);
+        h->bus_req_wdata = wdata;
+        h->bus_req_size = 4;
+        REQUIRE(h->bus_req_ready);
+        h.tick();
+        h->bus_req_valid = 0;
+        for (unsigned i = 0; i < 8; ++i) {
+            if (h->bus_rsp_valid) {
+                Rsp r{h->bus_rsp_err, h->bus_rsp_rdata};
+                h.tick();
+                return r;
+            }
+            h.tick();
+        }
+        FAIL("nand_engine: no bus response within 8 cycles");
+        return {};
+    }
+    void write(unsigned pe, uint16_t reg, uint32_t v) { REQUIRE(access(true, pe, reg, v).err == OK); }
+    uint32_t read(unsigned pe, uint16_t reg) {
+        const Rsp r = access(false, pe, reg);
+        REQUIRE(r.err == OK);
+        return r.rdata;
+    }
+};
+
+// ---- barrier mechanisms, as the seed describes them --------------------------------
+// A PE's barrier program: for barrier b = 1, 2, ...: arrive (one output), then
+// poll its input until it shows completion, then (for the bare trees) a reset
+// output.  Each scheduler step performs one I/O action of one PE.
+struct Mechanism {
+    virtual ~Mechanism() = default;
+    virtual void arrive(unsigned pe, unsigned b) = 0;        // the output of arrival at barrier b
+    virtual bool done(unsigned pe, unsigned b) = 0;          // one poll: does PE see barrier b done?
+    virtual bool leave(unsigned pe, unsigned b) = 0;         // an output after passing (false: none)
+};
+
+/// 2.1.1: one NAND tree.  Arrive: Out 1; done: In == 0 (NAND of all 1s); leave: Out 0.
+struct SingleTree : Mechanism {
+    std::vector<int> out;
+    explicit SingleTree(unsigned n) : out(n, 0) {}
+    int nand() const {
+        for (int o : out)
+            if (!o) return 1;
+        return 0;
+    }
+    void arrive(unsigned pe, unsigned) override { out[pe] = 1; }
+    bool done(unsigned, unsigned) override { return nand() == 0; }
+    bool leave(unsigned pe, unsigned) override {
+        out[pe] = 0;
+        return true;
+    }
+};
+
+/// 2.1.2: two NAND trees S0, S1 used alternately, without the flip-flop:
+/// arrive at a barrier on tree k: Out_k 1; done: NAND_k == 0; after passing,
+/// reset the other tree's output (S0 is reset when S1 is reached and so on).
+struct TwoTrees : Mechanism {
+    std::vector<int> out[2];
+    explicit TwoTrees(unsigned n) {
+        out[0].assign(n, 0);
+        out[1].assign(n, 0);
+    }
+    int nand(unsigned k) const {
+        for (int o : out[k])
+            if (!o) return 1;
+        return 0;
+    }
+    void arrive(unsigned pe, unsigned b) override { out[b % 2][pe] = 1; }
+    bool done(unsigned, unsigned b) override { return nand(b % 2) == 0; }
+    bool leave(unsigned pe, unsigned b) override {
+        out[(b + 1) % 2][pe] = 0;
+        return true;
+    }
+};
+
+/// 2.1.3: the RTL, two trees and a flip-flop: arrive: OUT.BAR := b % 2
+/// (S1 for odd barriers, and S0's input reset in the same write); done: IN.BF == b % 2.
+template <class V>
+struct RtlBarrier : Mechanism {
+    Bus<V>& bus;
+    explicit RtlBarrier(Bus<V>& b) : bus(b) {}
+    void arrive(unsigned pe, unsigned b) override { bus.write(pe, R_OUT, b % 2 ? BAR : 0); }
+    bool done(unsigned pe, unsigned b) override { return (bus.read(pe, R_IN) >> IN_BF & 1) == b % 2; }
+    bool leave(unsigned, unsigned) override { return false; }
+};
+
+/// Runs N PE programs of `barriers` barriers each under `pick` (which PE
+/// acts next).  Checks the barrier property: no PE passes barrier b before
+/// every PE has arrived at b.  Returns "" or what went wrong; a program
+/// that makes no progress for `stall_steps` steps is reported as stuck.
+std::string run_barriers(Mechanism& m, unsigned n, unsigned barriers, const std::function<unsigned()>& pick,
+                         uint64_t stall_steps, uint64_t* steps_out = nullptr) {
+    enum Phase { Arrive, Poll, Leave };
+    std::vector<unsigned> bar(n, 1);  // the barrier each PE is at
+    std::vector<Phase> ph(n, Arrive);
+    std::vector<unsigned> arrived(barriers + 2, 0);
+    uint64_t steps = 0, since = 0;
+    unsigned finished = 0;
+    while (finished < n) {
+        const unsigned pe = pick();
+        ++steps;
+        if (++since > stall_steps) return "stuck: no PE passed a barrier in " + std::to_string(stall_steps) + " steps";
+        if (bar[pe] > barriers) continue;
+        const unsigned b = bar[pe];
+        switch (ph[pe]) {
+        case Arrive:
+            m.arrive(pe, b);
+            ++arrived[b];
+            ph[pe] = Poll;
+            break;
+        case Poll:
+            if (m.done(pe, b)) {
+                if (arrived[b] < n)
+                    return "PE" + std::to_string(pe) + " passed barrier " + std::to_string(b) + " when " +
+                           std::to_string(arrived[b]) + " of " + std::to_string(n) + " PEs had arrived";
+                ph[pe] = Leave;
+                since = 0;
+            }
+            break;
+        case Leave:
+            m.leave(pe, b);
+            ph[pe] = Arrive;
+            if (++bar[pe] > barriers) ++finished;
+            break;
+        }
+    }
+    if (steps_out) *steps_out = steps;
+    return "";
+}
+
+/// Figure 1's interleaving for 3 PEs: PE0 runs ahead while PE1 and PE2 are
+/// delayed by their OS, then the others poll.
+std::function<unsigned()> figure1_schedule() {
+    // PE0: arrive, poll (sees done), leave (Out 0), arrive at 2, poll ...;
+    // PE1/PE2: arrive, then long OS delays while PE0 goes on.
+    auto seq = std::make_shared<std::vector<unsigned>>(std::vector<unsigned>{
+        0, 1, 2,           // all Out 1
+        0, 0,              // PE0 polls (done), Out 0
+        0,                 // PE0 arrives at barrier 2: Out 1
+        1, 2,              // PE1 and PE2 poll barrier 1
+        0, 0, 0, 0, 0, 0,  // PE0 polls barrier 2 ...
+    });
+    auto i = std::make_shared<size_t>(0);
+    return [seq, i]() { return (*i < seq->size()) ? (*seq)[(*i)++] : unsigned((*i)++ % 3); };
+}
+
+}  // namespace
+
+TEST_CASE("nand: seed 002 2.1.1/2.1.2: bare NAND trees break barriers under figure 1's interleaving and random "
+          "delays; 2.1.3's two trees and flip-flop (the RTL) pass them and 10^6 random-delay barriers",
+          "[nand][barrier]") {
+    {
+        SingleTree one(3);
+        const std::string e = run_barriers(one, 3, 4, figure1_schedule(), 1000);
+        INFO(e);
+        CHECK(!e.empty());  // figure 1: PE0 passes barrier 2 alone, or PE1 never sees barrier 1
+    }
+    {
+        Bus<Vnand_engine_n3> bus("nand_fig1");
+        RtlBarrier<Vnand_engine_n3> rtl(bus);
+        CHECK(run_barriers(rtl, 3, 4, figure1_schedule(), 100000) == "");
+    }
+    // Random OS delays: a PE is picked at random for each I/O action.
+    const uint64_t seed = aggnet::sim::test_seed("nand_barrier_random");
+    std::mt19937_64 rng(seed);
+    auto pick3 = [&rng]() { return unsigned(rng() % 3); };
+    unsigned broken_one = 0, broken_two = 0;
+    for (unsigned trial = 0; trial < 200; ++trial) {
+        SingleTree one(3);
+        TwoTrees two(3);
+        if (!run_barriers(one, 3, 20, pick3, 2000).empty()) ++broken_one;
+        if (!run_barriers(two, 3, 20, pick3, 2000).empty()) ++broken_two;
+    }
+    INFO("seed " << seed << ": 200 runs of 20 barriers; single tree broke " << broken_one << ", two trees "
+                 << broken_two);
+    CHECK(broken_one > 0);
+    CHECK(broken_two > 0);
+    // The RTL: >= 10^6 barriers (AGGNET_CYCLES_SCALE scales it) with random delays.
+    Bus<Vnand_engine_n3> bus("nand_random");
+    RtlBarrier<Vnand_engine_n3> rtl(bus);
+    const unsigned total = unsigned(1000000 * aggnet::sim::cycles_scale());
+    uint64_t steps = 0;
+    const std::string e = run_barriers(rtl, 3, total, pick3, 100000, &steps);
+    INFO("seed " << seed);
+    CHECK(e == "");
+    std::printf("[nand] %u random-delay barriers on 3 PEs: %llu PE actions, %llu hub cycles\n", total,
+                static_cast<unsigned long long>(steps), static_cast<unsigned long long>(bus.h.cycle()));
+}
+
+namespace {
+
+/// The engine's registers as its header describes them.
+struct NandModel {
+    unsigned n, t;
+    std::vector<int> bar, ack, sel;
+    std::vector<uint32_t> data;
+    int bf = 0, sp = 0, af = 0;
+    uint32_t latched = 0;
+    NandModel(unsigned n_, unsigned t_) : n(n_), t(t_), bar(n_), ack(n_), sel(n_), data(n_, (1u << t_) - 1) {}
+    uint32_t tree() const {
+        uint32_t a = (1u << t) - 1;
+        for (uint32_t d : data) a &= d;
+        return ~a & ((1u << t) - 1);
+    }
+    bool all(const std::vector<int>& v, int x) const {
+        for (int e : v)
+            if (e != x) return false;
+        return true;
+    }
+    void write_out(unsigned pe, uint32_t v) {
+        bar[pe] = v & BAR ? 1 : 0;
+        ack[pe] = v & ACK ? 1 : 0;
+        sel[pe] = v & SEL ? 1 : 0;
+        data[pe] = (v >> DATA_AT) & ((1u << t) - 1);
+        // the cycle after the write: BF, AF and SP move
+        if (all(bar, 1) && !bf) bf = 1, latched = tree();
+        else if (all(bar, 0) && bf) bf = 0, latched = tree();
+        const bool ack_done = (all(ack, 1) && !af) || (all(ack, 0) && af);
+        if (ack_done) af = !af;
+        if (v & REQ) sp = 1;
+        else if (ack_done) sp = 0;
+    }
+    uint32_t flags(unsigned pe, bool with_bs) const {
+        return uint32_t(with_bs ? (sel[pe] ? sp : bf) : 0) << IN_BS | uint32_t(bf) << IN_BF | uint32_t(sp) << IN_SP |
+               uint32_t(af) << IN_AF;
+    }
+    Rsp access(bool we, unsigned pe, uint16_t reg, uint32_t v) {
+        if (pe >= n) return {NO_REG, 0};
+        switch (reg) {
+        case R_OUT:
+            if (we) return write_out(pe, v), Rsp{OK, 0};
+            return {OK, data[pe] << DATA_AT | uint32_t(sel[pe]) << 3 | uint32_t(ack[pe]) << 2 | uint32_t(bar[pe])};
+        case R_IN: return we ? Rsp{REFUSED, 0} : Rsp{OK, latched << DATA_AT | flags(pe, true)};
+        case R_LIVE: return we ? Rsp{REFUSED, 0} : Rsp{OK, tree() << DATA_AT | flags(pe, false)};
+        case R_SHAPE: return we ? Rsp{REFUSED, 0} : Rsp{OK, t << 8 | n};
+        default: return {NO_REG, 0};
+        }
+    }
+};
+
+template <class V>
+void random_accesses(const char* name, unsigned n, unsigned t, unsigned count) {
+    const uint64_t seed = aggnet::sim::test_seed(name);
+    std::mt19937_64 rng(seed);
+    Bus<V> bus(name);
+    NandModel m(n, t);
+    unsigned sp_set = 0, sp_cleared = 0, bf_toggles = 0;
+    for (unsigned i = 0; i < count; ++i) {
+        const unsigned r = unsigned(rng() % 100);
+        bool we = false;
+        unsigned pe = unsigned(rng() % n);
+        uint16_t reg = R_OUT;
+        uint32_t v = 0;
+        if (r < 55) {
+            we = true;
+            // mostly meaningful OUT words; REQ rarely, so SP is seen both ways
+            v = uint32_t(rng()) & ((((1u << t) - 1) << DATA_AT) | BAR | ACK | SEL);
+            if (rng() % 8) v &= ~REQ;
+            else v |= REQ;
+            if (rng() % 4 == 0) v = (v & ~BAR) | (m.bf ? 0 : BAR);  // push toward a barrier
+            if (rng() % 4 == 0) v = (v & ~ACK) | (m.af ? 0 : ACK);
+        } else if (r < 80) {
+            reg = R_IN;
+        } else if (r < 93) {
+            reg = R_LIVE;
+        } else if (r < 96) {
+            reg = R_SHAPE;
+        } else if (r < 98) {
+            pe = n + unsigned(rng() % (64 - n));  // beyond N
+            reg = uint16_t(rng() % 4);
+            we = rng() % 2;
+        } else {
+            reg = uint16_t(4 + rng() % 0xffb);  // no such register
+            we = rng() % 2;
+        }
+        if (!we && r >= 55 && r < 96 && rng() % 10 == 0) we = true;  // writes to IN, LIVE, SHAPE: refused
+        const int bf0 = m.bf, sp0 = m.sp;
+        const Rsp want = m.access(we, pe, reg, v);
+        const Rsp got = bus.access(we, pe, reg, v);
+        INFO("seed " << seed << ", access " << i << ": " << (we ? "write" : "read") << " PE" << pe << " reg " << reg
+                     << " value 0x" << std::hex << v);
+        REQUIRE(got.err == want.err);
+        REQUIRE(got.rdata == want.rdata);
+        sp_set += !sp0 && m.sp;
+        sp_cleared += sp0 && !m.sp;
+        bf_toggles += bf0 != m.bf;
+    }
+    std::printf("[nand] %s: %u accesses: BF toggled %u times, SP set %u and cleared %u times\n", name, count,
+                bf_toggles, sp_set, sp_cleared);
+    CHECK(bf_toggles > 10);
+    CHECK(sp_set > 10);
+    CHECK(sp_cleared > 10);
+}
+
+}  // namespace
+
+TEST_CASE("nand: registers against the header's model (trees, latch, BF, SP/AF, SEL, errors), N = 3 and 16",
+          "[nand][regs]") {
+    random_accesses<Vnand_engine_n3>("nand_regs_n3", 3, 4, 200000);
+    random_accesses<Vnand_engine_n16>("nand_regs_n16", 16, 4, 200000);
+}
+
+TEST_CASE("nand: directed: reset values, SHAPE, a NAND tree, the latch holds until the next barrier, a signal is "
+          "cleared only by every PE's acknowledge",
+          "[nand][regs]") {
+    Bus<Vnand_engine_n3> b("nand_directed");
+    CHECK(b.read(0, R_SHAPE) == (4u << 8 | 3u));
+    CHECK(b.read(2, R_OUT) == (0xfu << DATA_AT));  // DATA all 1, BAR/ACK/SEL 0
+    CHECK(b.read(1, R_IN) == 0u);                  // BF 0, SP 0, latched 0
+    CHECK(b.access(false, 3, R_IN).err == NO_REG);
+    CHECK(b.access(true, 0, R_IN, 0).err == REFUSED);
+    CHECK(b.access(false, 0, 0x010).err == NO_REG);
+    // NAND of data 0b1100, 0b1010, 0b1111: ~(1000) = 0111
+    b.write(0, R_OUT, 0xcu << DATA_AT);
+    b.write(1, R_OUT, 0xau << DATA_AT);
+    CHECK((b.read(2, R_LIVE) >> DATA_AT) == 0x7u);
+    CHECK((b.read(2, R_IN) >> DATA_AT) == 0x0u);  // not latched yet
+    // barrier 1 (S1) with those data: latched when the last PE arrives
+    b.write(0, R_OUT, 0xcu << DATA_AT | BAR);
+    b.write(1, R_OUT, 0xau << DATA_AT | BAR);
+    CHECK((b.read(0, R_IN) >> IN_BF & 1) == 0u);
+    b.write(2, R_OUT, 0xfu << DATA_AT | BAR);
+    CHECK((b.read(0, R_IN) >> IN_BF & 1) == 1u);
+    CHECK((b.read(0, R_IN) >> DATA_AT) == 0x7u);
+    // PE0 runs ahead to barrier 2 with new data: the latch holds for the others
+    b.write(0, R_OUT, 0x0u << DATA_AT);
+    CHECK((b.read(1, R_IN) >> DATA_AT) == 0x7u);
+    CHECK((b.read(1, R_LIVE) >> DATA_AT) == 0xfu);
+    // a signal from PE1: SP set; SEL picks it onto BS
+    b.write(1, R_OUT, 0xau << DATA_AT | BAR | REQ);
+    CHECK((b.read(2, R_IN) >> IN_SP & 1) == 1u);
+    CHECK((b.read(2, R_IN) >> IN_BS & 1) == 1u);  // PE2: SEL 0, BS = BF = 1
+    b.write(2, R_OUT, 0xfu << DATA_AT | BAR | SEL);
+    CHECK((b.read(2, R_IN) >> IN_BS & 1) == 1u);  // SEL 1: BS = SP = 1
+    // two of three acknowledge: still pending; the third clears it
+    b.write(0, R_OUT, ACK);
+    b.write(1, R_OUT, 0xau << DATA_AT | BAR | ACK);
+    CHECK((b.read(2, R_IN) >> IN_SP & 1) == 1u);
+    b.write(2, R_OUT, 0xfu << DATA_AT | BAR | SEL | ACK);
+    CHECK((b.read(2, R_IN) >> IN_SP & 1) == 0u);
+    CHECK((b.read(2, R_IN) >> IN_AF & 1) == 1u);
+    // the ACKs resting at 1 do not swallow the next request
+    b.write(0, R_OUT, ACK | REQ);
+    CHECK((b.read(1, R_IN) >> IN_SP & 1) == 1u);
+}
