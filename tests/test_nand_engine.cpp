@@ -31,7 +31,7 @@ using aggnet::sim::Harness;
 namespace {
 
 constexpr uint16_t WIN = 2 << 12;  // window 2: NAND (tools/linkgen.py WINDOWS)
-constexpr uint16_t R_OUT = 0x000, R_IN = 0x001, R_LIVE = 0x002, R_SHAPE = 0x003;
+constexpr uint16_t R_OUT = 0x000, R_IN = 0x001, R_LIVE = 0x002, R_SHAPE = 0x003, R_BARS0 = 0x004, R_BARS1 = 0x005;
 constexpr uint32_t BAR = 1u << 0, REQ = 1u << 1, ACK = 1u << 2, SEL = 1u << 3;
 constexpr unsigned IN_BS = 0, IN_BF = 1, IN_SP = 2, IN_AF = 3, DATA_AT = 16;
 enum Err : unsigned { OK = 0, NO_REG = 1, REFUSED = 2 };
@@ -285,6 +285,12 @@ struct NandModel {
         case R_IN: return we ? Rsp{REFUSED, 0} : Rsp{OK, latched << DATA_AT | flags(pe, true)};
         case R_LIVE: return we ? Rsp{REFUSED, 0} : Rsp{OK, tree() << DATA_AT | flags(pe, false)};
         case R_SHAPE: return we ? Rsp{REFUSED, 0} : Rsp{OK, t << 8 | n};
+        case R_BARS0:
+        case R_BARS1: {
+            uint64_t b = 0;
+            for (unsigned j = 0; j < n; ++j) b |= uint64_t(bar[j]) << j;
+            return we ? Rsp{REFUSED, 0} : Rsp{OK, uint32_t(reg == R_BARS0 ? b : b >> 32)};
+        }
         default: return {NO_REG, 0};
         }
     }
@@ -316,13 +322,13 @@ void random_accesses(const char* name, unsigned n, unsigned t, unsigned count) {
         } else if (r < 93) {
             reg = R_LIVE;
         } else if (r < 96) {
-            reg = R_SHAPE;
+            reg = rng() % 2 ? R_SHAPE : uint16_t(R_BARS0 + rng() % 2);
         } else if (r < 98) {
             pe = n + unsigned(rng() % (64 - n));  // beyond N
             reg = uint16_t(rng() % 4);
             we = rng() % 2;
         } else {
-            reg = uint16_t(4 + rng() % 0xffb);  // no such register
+            reg = uint16_t(6 + rng() % 0xff9);  // no such register
             we = rng() % 2;
         }
         if (!we && r >= 55 && r < 96 && rng() % 10 == 0) we = true;  // writes to IN, LIVE, SHAPE: refused

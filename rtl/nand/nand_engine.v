@@ -45,7 +45,10 @@
 //                   the latched NAND of tree k.
 //   0x002 LIVE  ro  bits 16+k the NAND of tree k now; bits 1..3 as IN.
 //   0x003 SHAPE ro  bits 7..0 N, 15..8 T.
-//   Writes to IN, LIVE, SHAPE are refused; anything else is no such register.
+//   0x004 BARS0 ro  bit j: PE j's BAR (PEs 0..31), so that a PE whose barrier
+//   0x005 BARS1 ro  times out can name the PEs that never arrived (32..63).
+//   Writes to IN, LIVE, SHAPE, BARS are refused; anything else is no such
+//   register.
 // Bus: a slave on link_port's engine bus (docs/link.md); always ready; one
 // response two cycles after each request (registered request, then read and
 // applied).  After reset BF = 0 with every BAR 0: the S0 barrier is the one
@@ -87,13 +90,14 @@ module nand_engine #(
         end
     endgenerate
 
-    localparam [11:0] R_OUT = 12'h000, R_IN = 12'h001, R_LIVE = 12'h002, R_SHAPE = 12'h003;
+    localparam [11:0] R_OUT = 12'h000, R_IN = 12'h001, R_LIVE = 12'h002, R_SHAPE = 12'h003,
+                      R_BARS0 = 12'h004, R_BARS1 = 12'h005;
     localparam [1:0]  ERR_OK = 2'd0, ERR_NO_REG = 2'd1, ERR_REFUSED = 2'd2;
     localparam integer PW = (N > 1) ? $clog2(N) : 1;
 
     // ---- per-PE outputs (the OUT registers) -----------------------------------
     reg [N-1:0] bar, ack, sel;
-    reg [T-1:0] data [0:N-1];
+    reg [N*T-1:0] data;     // PE a's DATA at [a*T +: T]
     reg         req_any;   // a write with REQ set was applied last cycle
 
     // ---- the trees, flat in N ------------------------------------------------
@@ -105,7 +109,7 @@ module nand_engine #(
     integer a;
     always @* begin
         tree = {T{1'b1}};
-        for (a = 0; a < N; a = a + 1) tree = tree & data[a];
+        for (a = 0; a < N; a = a + 1) tree = tree & data[a*T +: T];
         tree = ~tree;
     end
 
@@ -156,10 +160,12 @@ module nand_engine #(
     endfunction
     localparam integer N_I = N, T_I = T;
     wire [31:0] shape = {16'd0, T_I[7:0], N_I[7:0]};
-    wire [31:0] out_rd = {ext16(data[q_p]), 12'd0, sel[q_p], ack[q_p], 1'b0, bar[q_p]};
+    wire [T-1:0] data_p = data[q_p*T +: T];
+    wire [31:0] out_rd = {ext16(data_p), 12'd0, sel[q_p], ack[q_p], 1'b0, bar[q_p]};
     wire        bs = sel[q_p] ? sp : bf;
     wire [31:0] in_rd   = {ext16(latched), 12'd0, af, sp, bf, bs};
     wire [31:0] live_rd = {ext16(tree), 12'd0, af, sp, bf, 1'b0};
+    wire [63:0] bars64 = {{(64 - N){1'b0}}, bar} ;
 
     always @(posedge clk) begin
         req_any <= 1'b0;
@@ -167,7 +173,7 @@ module nand_engine #(
             bar           <= {N{1'b0}};
             ack           <= {N{1'b0}};
             sel           <= {N{1'b0}};
-            for (a = 0; a < N; a = a + 1) data[a] <= {T{1'b1}};
+            data          <= {(N*T){1'b1}};
             bus_rsp_valid <= 1'b0;
             bus_rsp_rdata <= 32'd0;
             bus_rsp_err   <= ERR_OK;
@@ -186,7 +192,7 @@ module nand_engine #(
                                 req_any   <= q_wdata[1];
                                 ack[q_p]  <= q_wdata[2];
                                 sel[q_p]  <= q_wdata[3];
-                                data[q_p] <= q_wdata[16 +: T];
+                                data[q_p*T +: T] <= q_wdata[16 +: T];
                             end else begin
                                 bus_rsp_rdata <= out_rd;
                             end
@@ -194,6 +200,8 @@ module nand_engine #(
                         R_IN:    if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= in_rd;
                         R_LIVE:  if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= live_rd;
                         R_SHAPE: if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= shape;
+                        R_BARS0: if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= bars64[31:0];
+                        R_BARS1: if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= bars64[63:32];
                         default: bus_rsp_err <= ERR_NO_REG;
                     endcase
                 end

@@ -1,0 +1,120 @@
+// libaggnet: the NAND aggregate network (seed 002, TTL_PAPERS) over the link.
+//
+// One NandPe per PE: it drives that PE's OUT register and reads its IN
+// register in the hub's NAND window (rtl/nand/nand_engine.v, docs/nand.md)
+// through a LinkClient, and implements the aggregate operations of seed 002
+// section 2 with the paper's algorithms.  Every PE of the hub takes part in
+// every operation, in the same order (SPMD), as on TTL_PAPERS; a PE that has
+// nothing to contribute outputs the neutral value (all 1s).
+//
+// Cost: each register access is one I/O cycle (io_cycles() counts them).  A
+// step of t bits (t = trees(), 4 by default) is a write and a WAIT: 2 I/O
+// cycles, because the engine latches the trees when the barrier completes
+// (the paper's parallel port needs 5, Table 2).  So: barrier 2; any/all 2;
+// k-bit broadcast and AND/OR/NAND/NOR 2*ceil(k/t); k-bit max/min
+// 2*ceil(k/i) with i = floor(log2(t+1)) bits resolved per step (m = 2^i - 1
+// trees); signal 1.  Over a USB serial bridge each I/O cycle is a round trip
+// of 0.1-2 ms; over the virtual hub tens of microseconds.
+#pragma once
+
+#include <aggnet/link_client.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+namespace aggnet {
+
+namespace nand_regs {
+constexpr unsigned WINDOW = 2;  // tools/linkgen.py WINDOWS: NAND
+constexpr uint16_t OUT = 0x000, IN = 0x001, LIVE = 0x002, SHAPE = 0x003, BARS0 = 0x004, BARS1 = 0x005;
+constexpr uint32_t OUT_BAR = 1u << 0, OUT_REQ = 1u << 1, OUT_ACK = 1u << 2, OUT_SEL = 1u << 3;
+constexpr unsigned IN_BS = 0, IN_BF = 1, IN_SP = 2, IN_AF = 3, DATA_AT = 16;
+constexpr uint16_t addr(uint16_t reg) { return uint16_t(WINDOW << 12 | reg); }
+}  // namespace nand_regs
+
+/// The approximate count of true votes (seed 002 section 2.5).
+enum class VoteCount { zero, one, many, all };
+const char* vote_count_name(VoteCount c);
+
+class NandPe {
+public:
+    /// Attaches PE `pe` of the hub behind `link` (which must serve it) and
+    /// reads the engine's shape.  Throws DeviceError if the hub has no NAND
+    /// engine.  `timeout` bounds every wait for the other PEs.
+    NandPe(link::LinkClient& link, unsigned pe,
+           std::chrono::nanoseconds timeout = std::chrono::seconds(10));
+
+    unsigned pe() const { return pe_; }
+    unsigned n() const { return n_; }        ///< PEs in the hub
+    unsigned trees() const { return t_; }    ///< data NAND trees (t)
+    uint64_t io_cycles() const { return io_; }  ///< register accesses so far
+
+    // ---- 2.1 barrier ------------------------------------------------------
+    void barrier();
+
+    // ---- the primitive: one barrier-synchronised step of the t data trees --
+    /// Outputs `out` (low t bits) on the data trees with a barrier; returns
+    /// the NAND over every PE's output, as latched when the barrier completed.
+    uint32_t step(uint32_t out);
+
+    // ---- 2.2 broadcast, 2.3 any/all, 2.4 reductions (k in 1..64 bits) ------
+    uint64_t broadcast(unsigned root, uint64_t value, unsigned k);
+    bool any(bool a);
+    bool all(bool a);
+    uint64_t reduce_and(uint64_t v, unsigned k);
+    uint64_t reduce_or(uint64_t v, unsigned k);
+    uint64_t reduce_nand(uint64_t v, unsigned k);
+    uint64_t reduce_nor(uint64_t v, unsigned k);
+    uint64_t max_u(uint64_t v, unsigned k);
+    uint64_t min_u(uint64_t v, unsigned k);
+    int64_t max_s(int64_t v, unsigned k);
+    int64_t min_s(int64_t v, unsigned k);
+    float max_f(float v);
+    float min_f(float v);
+    double max_d(double v);
+    double min_d(double v);
+    /// Maximum with `bits` bits resolved per step (1 <= bits, 2^bits - 1 <= t):
+    /// the m = 2^i - 1 tree variant of section 2.4; max_u uses the largest i.
+    uint64_t max_u_bits(uint64_t v, unsigned k, unsigned bits);
+
+    // ---- 2.5 votes, 2.6 multi-way branch --------------------------------------
+    /// The lowest-numbered PE that voted true, or n() if none did.
+    unsigned lowest_true(bool vote);
+    VoteCount count_vote(bool vote);
+    /// A k-bit vector whose bit i is how the PE that controls bit i voted;
+    /// this PE controls bit `my_bit` (or none: my_bit >= k).
+    uint64_t vote_vector(bool vote, unsigned my_bit, unsigned k);
+    /// Bit i: at least one PE wants resource i.
+    uint64_t resource_vector(uint64_t wants, unsigned k);
+    /// The multi-way branch key of section 2.6 (figure 4): each PE passes the
+    /// NAND arguments it outputs (1 where it does not control a bit); the key
+    /// is their NAND.
+    uint64_t branch_key(uint64_t nand_args, unsigned k) { return reduce_nand(nand_args, k); }
+
+    // ---- 2.7 asynchronous signal with acknowledge ---------------------------
+    void signal();                 ///< 1 I/O cycle: sets the pending signal
+    bool signal_pending();         ///< 1 I/O cycle: reads it
+    /// Waits until a signal is pending (TimeoutError after `timeout`).
+    void wait_signal(std::chrono::nanoseconds timeout);
+    /// This PE's part of the acknowledge barrier (1 I/O cycle); the signal is
+    /// cleared when every PE has acknowledged.
+    void acknowledge();
+
+private:
+    link::LinkClient& link_;
+    unsigned pe_, n_ = 0, t_ = 0;
+    std::chrono::nanoseconds timeout_;
+    uint64_t io_ = 0;
+    bool phase_ = false;      ///< BAR: the barrier tree this PE is at (S1 when true)
+    bool ack_ = false;
+    uint32_t data_ = 0;       ///< the data trees' outputs
+    bool pending_ = false;    ///< a barrier that timed out is still open
+    void write_out(uint32_t extra = 0);
+    uint32_t wait_phase();
+    uint64_t chunked(uint64_t v, unsigned k, bool invert_out, bool invert_in);
+    void check_k(unsigned k, const char* op) const;
+    uint64_t missing() ;
+};
+
+}  // namespace aggnet

@@ -1,0 +1,334 @@
+// libaggnet: the NAND aggregate network (seed 002) over the link; see
+// aggnet/nand.hpp and docs/nand.md.
+#include <aggnet/error.hpp>
+#include <aggnet/nand.hpp>
+
+#include <cstring>
+#include <sstream>
+#include <stdexcept>
+
+namespace aggnet {
+
+namespace R = nand_regs;
+
+const char* vote_count_name(VoteCount c) {
+    switch (c) {
+    case VoteCount::zero: return "zero";
+    case VoteCount::one: return "one";
+    case VoteCount::many: return "many";
+    case VoteCount::all: return "all";
+    }
+    return "?";
+}
+
+namespace {
+uint64_t width_mask(unsigned k) { return k >= 64 ? ~uint64_t(0) : (uint64_t(1) << k) - 1; }
+unsigned bit_width(uint64_t v) {
+    unsigned b = 0;
+    while (v) ++b, v >>= 1;
+    return b;
+}
+}  // namespace
+
+NandPe::NandPe(link::LinkClient& link, unsigned pe, std::chrono::nanoseconds timeout)
+    : link_(link), pe_(pe), timeout_(timeout) {
+    uint32_t shape = 0, out = 0;
+    try {
+        shape = link_.read(pe_, R::addr(R::SHAPE), 4);
+        out = link_.read(pe_, R::addr(R::OUT), 4);
+    } catch (const RegisterError& e) {
+        throw DeviceError("PE" + std::to_string(pe) + ": the hub has no NAND engine in window " +
+                          std::to_string(R::WINDOW) + " (built without EN_NAND?): " + e.what());
+    }
+    n_ = shape & 0xff;
+    t_ = (shape >> 8) & 0xff;
+    if (n_ < 1 || n_ > 64 || t_ < 1 || t_ > 16 || pe_ >= n_)
+        throw DeviceError("PE" + std::to_string(pe) + ": the NAND engine reports N = " + std::to_string(n_) +
+                          ", t = " + std::to_string(t_));
+    // Take up where the PE's OUT register stands (a program may attach to
+    // a hub that ran another before it).
+    phase_ = out & R::OUT_BAR;
+    ack_ = out & R::OUT_ACK;
+    data_ = uint32_t(width_mask(t_));
+}
+
+void NandPe::check_k(unsigned k, const char* op) const {
+    if (k < 1 || k > 64)
+        throw std::invalid_argument(std::string("nand ") + op + ": width " + std::to_string(k) +
+                                    " bits is outside 1..64");
+}
+
+void NandPe::write_out(uint32_t extra) {
+    link_.write(pe_, R::addr(R::OUT),
+                data_ << R::DATA_AT | (phase_ ? R::OUT_BAR : 0) | (ack_ ? R::OUT_ACK : 0) | extra, 4);
+    ++io_;
+}
+
+uint64_t NandPe::missing() {
+    uint64_t bars = link_.read(pe_, R::addr(R::BARS0), 4);
+    if (n_ > 32) bars |= uint64_t(link_.read(pe_, R::addr(R::BARS1), 4)) << 32;
+    const uint64_t want = phase_ ? width_mask(n_) : 0;
+    return (bars ^ want) & width_mask(n_);
+}
+
+uint32_t NandPe::wait_phase() {
+    try {
+        const uint32_t in = link_.wait(pe_, R::addr(R::IN), 1u << R::IN_BF, (phase_ ? 1u : 0u) << R::IN_BF, 4,
+                                       timeout_);
+        ++io_;
+        pending_ = false;
+        return in;
+    } catch (const TimeoutError&) {
+        ++io_;
+        pending_ = true;
+        const uint64_t miss = missing();
+        std::ostringstream m;
+        m << "PE" << pe_ << ": NAND barrier (tree S" << (phase_ ? 1 : 0) << ") did not complete within "
+          << std::chrono::duration<double, std::milli>(timeout_).count() << " ms; PEs that never arrived:";
+        for (unsigned j = 0; j < n_; ++j)
+            if (miss >> j & 1) m << " " << j;
+        m << " (the next operation waits for this barrier first)";
+        throw TimeoutError(m.str(), miss);
+    }
+}
+
+uint32_t NandPe::step(uint32_t out) {
+    // A barrier that timed out is still open: the PEs' operations must stay
+    // in step, so it completes before this one starts.
+    if (pending_) wait_phase();
+    phase_ = !phase_;
+    data_ = out & uint32_t(width_mask(t_));
+    write_out();
+    return (wait_phase() >> R::DATA_AT) & uint32_t(width_mask(t_));
+}
+
+void NandPe::barrier() { step(uint32_t(width_mask(t_))); }
+
+uint64_t NandPe::chunked(uint64_t v, unsigned k, bool invert_out, bool invert_in) {
+    uint64_t result = 0;
+    for (unsigned at = 0; at < k; at += t_) {
+        const unsigned w = std::min(t_, k - at);
+        const uint32_t wm = uint32_t(width_mask(w));
+        uint32_t chunk = uint32_t(v >> at) & wm;
+        if (invert_out) chunk = ~chunk & wm;
+        uint32_t r = step(chunk | (uint32_t(width_mask(t_)) & ~wm)) & wm;  // unused trees: neutral 1s
+        if (invert_in) r = ~r & wm;
+        result |= uint64_t(r) << at;
+    }
+    return result;
+}
+
+uint64_t NandPe::broadcast(unsigned root, uint64_t value, unsigned k) {
+    check_k(k, "broadcast");
+    if (root >= n_)
+        throw std::invalid_argument("nand broadcast: root PE" + std::to_string(root) + " is beyond N = " +
+                                    std::to_string(n_));
+    // 2.2: the sender outputs the complement, every other PE 1s.
+    return pe_ == root ? chunked(value, k, true, false) : chunked(~uint64_t(0), k, false, false);
+}
+
+bool NandPe::any(bool a) {
+    // 2.3: Any(a) = NAND(NOT a)
+    const uint32_t tm = uint32_t(width_mask(t_));
+    return step(a ? tm & ~1u : tm) & 1;
+}
+
+bool NandPe::all(bool a) {
+    // 2.3: All(a) = NOT NAND(a)
+    const uint32_t tm = uint32_t(width_mask(t_));
+    return !(step(a ? tm : tm & ~1u) & 1);
+}
+
+// 2.4: reduceAND = ~NAND(a), reduceOR = NAND(~a), reduceNOR = ~NAND(~a).
+uint64_t NandPe::reduce_and(uint64_t v, unsigned k) {
+    check_k(k, "reduce_and");
+    return chunked(v, k, false, true);
+}
+uint64_t NandPe::reduce_or(uint64_t v, unsigned k) {
+    check_k(k, "reduce_or");
+    return chunked(v, k, true, false);
+}
+uint64_t NandPe::reduce_nand(uint64_t v, unsigned k) {
+    check_k(k, "reduce_nand");
+    return chunked(v, k, false, false);
+}
+uint64_t NandPe::reduce_nor(uint64_t v, unsigned k) {
+    check_k(k, "reduce_nor");
+    return chunked(v, k, true, true);
+}
+
+uint64_t NandPe::max_u_bits(uint64_t v, unsigned k, unsigned bits) {
+    check_k(k, "max");
+    if (bits < 1 || ((1u << bits) - 1) > t_)
+        throw std::invalid_argument("nand max: " + std::to_string(bits) + " bits per step need " +
+                                    std::to_string((1u << std::min(bits, 16u)) - 1) + " trees, the engine has " +
+                                    std::to_string(t_));
+    v &= width_mask(k);
+    // 2.4: from the most significant group down, a PE still in the running
+    // whose group is j > 0 outputs 0 on tree j-1 (m = 2^bits - 1 trees); the
+    // highest 1 of the NAND is the group of the maximum; a PE whose group
+    // differs drops out (outputs 1s).
+    const uint32_t tm = uint32_t(width_mask(t_));
+    bool running = true;
+    uint64_t result = 0;
+    unsigned left = k;
+    while (left) {
+        const unsigned w = (left % bits) ? left % bits : bits;
+        left -= w;
+        const unsigned j = unsigned(v >> left) & ((1u << w) - 1);
+        uint32_t out = tm;
+        if (running && j) out &= ~(1u << (j - 1));
+        const uint32_t r = step(out) & ((1u << ((1u << w) - 1)) - 1);
+        const unsigned g = bit_width(r);  // highest tree with a 0 in, plus 1
+        result |= uint64_t(g) << left;
+        if (j != g) running = false;
+    }
+    return result;
+}
+
+uint64_t NandPe::max_u(uint64_t v, unsigned k) {
+    unsigned bits = 1;
+    while (((1u << (bits + 1)) - 1) <= t_ && bits + 1 <= k) ++bits;
+    return max_u_bits(v, k, bits);
+}
+
+uint64_t NandPe::min_u(uint64_t v, unsigned k) {
+    check_k(k, "min");
+    return ~max_u(~v & width_mask(k), k) & width_mask(k);
+}
+
+namespace {
+void check_signed(int64_t v, unsigned k, const char* op) {
+    if (k < 64) {
+        const int64_t lo = -(int64_t(1) << (k - 1)), hi = (int64_t(1) << (k - 1)) - 1;
+        if (v < lo || v > hi)
+            throw std::invalid_argument(std::string("nand ") + op + ": " + std::to_string(v) + " does not fit in " +
+                                        std::to_string(k) + " signed bits");
+    }
+}
+int64_t sign_extend(uint64_t u, unsigned k) {
+    if (k >= 64) return int64_t(u);
+    const uint64_t sign = uint64_t(1) << (k - 1);
+    return int64_t((u ^ sign) - sign);
+}
+// IEEE bit patterns to unsigned keys in the same order (-0 just below +0;
+// NaNs with the sign clear above +inf, with it set below -inf).
+uint64_t float_key(uint64_t b, unsigned k) {
+    const uint64_t sign = uint64_t(1) << (k - 1);
+    return (b & sign) ? ~b & width_mask(k) : b | sign;
+}
+uint64_t float_unkey(uint64_t key, unsigned k) {
+    const uint64_t sign = uint64_t(1) << (k - 1);
+    return (key & sign) ? key & ~sign : ~key & width_mask(k);
+}
+}  // namespace
+
+// 2.4: signed values with a bias of 2^(k-1) (flipping the sign bit).
+int64_t NandPe::max_s(int64_t v, unsigned k) {
+    check_k(k, "max");
+    check_signed(v, k, "max_s");
+    const uint64_t sign = uint64_t(1) << (k - 1);
+    return sign_extend(max_u((uint64_t(v) & width_mask(k)) ^ sign, k) ^ sign, k);
+}
+int64_t NandPe::min_s(int64_t v, unsigned k) {
+    check_k(k, "min");
+    check_signed(v, k, "min_s");
+    const uint64_t sign = uint64_t(1) << (k - 1);
+    return sign_extend(min_u((uint64_t(v) & width_mask(k)) ^ sign, k) ^ sign, k);
+}
+
+// 2.4: floating point in the bit order that compares like the values.
+float NandPe::max_f(float v) {
+    uint32_t b;
+    std::memcpy(&b, &v, 4);
+    const uint32_t r = uint32_t(float_unkey(max_u(float_key(b, 32), 32), 32));
+    float f;
+    std::memcpy(&f, &r, 4);
+    return f;
+}
+float NandPe::min_f(float v) {
+    uint32_t b;
+    std::memcpy(&b, &v, 4);
+    const uint32_t r = uint32_t(float_unkey(min_u(float_key(b, 32), 32), 32));
+    float f;
+    std::memcpy(&f, &r, 4);
+    return f;
+}
+double NandPe::max_d(double v) {
+    uint64_t b;
+    std::memcpy(&b, &v, 8);
+    const uint64_t r = float_unkey(max_u(float_key(b, 64), 64), 64);
+    double d;
+    std::memcpy(&d, &r, 8);
+    return d;
+}
+double NandPe::min_d(double v) {
+    uint64_t b;
+    std::memcpy(&b, &v, 8);
+    const uint64_t r = float_unkey(min_u(float_key(b, 64), 64), 64);
+    double d;
+    std::memcpy(&d, &r, 8);
+    return d;
+}
+
+// 2.5: the minimum of the PE numbers of the true voters (N for the others).
+unsigned NandPe::lowest_true(bool vote) { return unsigned(min_u(vote ? pe_ : n_, bit_width(n_))); }
+
+// 2.5: OR of the true voters' numbers, then any, all, and any true voter
+// whose number is not that OR (more than one).
+VoteCount NandPe::count_vote(bool vote) {
+    const unsigned kpe = std::max(1u, bit_width(n_ - 1));
+    const uint64_t orr = reduce_or(vote ? pe_ : 0, kpe);
+    const bool other = vote && pe_ != orr;
+    bool some, every, more;
+    if (t_ >= 3) {
+        // one step: tree 0 any (NOT vote), tree 1 all (vote), tree 2 any(other)
+        const uint32_t tm = uint32_t(width_mask(t_));
+        uint32_t out = tm & ~7u;
+        out |= (vote ? 0u : 1u) | (vote ? 2u : 0u) | (other ? 0u : 4u);
+        const uint32_t r = step(out);
+        some = r & 1;
+        every = !(r & 2);
+        more = r & 4;
+    } else {
+        some = any(vote);
+        every = all(vote);
+        more = any(other);
+    }
+    if (!some) return VoteCount::zero;
+    if (every) return VoteCount::all;
+    return more ? VoteCount::many : VoteCount::one;
+}
+
+// 2.5: the controller of bit i outputs the complement of its vote there,
+// every other output is 1.
+uint64_t NandPe::vote_vector(bool vote, unsigned my_bit, unsigned k) {
+    check_k(k, "vote_vector");
+    uint64_t out = ~uint64_t(0);
+    if (my_bit < k && vote) out &= ~(uint64_t(1) << my_bit);
+    return chunked(out, k, false, false);
+}
+
+uint64_t NandPe::resource_vector(uint64_t wants, unsigned k) { return reduce_or(wants, k); }
+
+// 2.7: the request tree sets the pending signal; the acknowledge barrier
+// clears it.
+void NandPe::signal() { write_out(R::OUT_REQ); }
+
+bool NandPe::signal_pending() {
+    const uint32_t in = link_.read(pe_, R::addr(R::IN), 4);
+    ++io_;
+    return in >> R::IN_SP & 1;
+}
+
+void NandPe::wait_signal(std::chrono::nanoseconds timeout) {
+    ++io_;
+    link_.wait(pe_, R::addr(R::IN), 1u << R::IN_SP, 1u << R::IN_SP, 4, timeout);
+}
+
+void NandPe::acknowledge() {
+    ack_ = !ack_;
+    write_out();
+}
+
+}  // namespace aggnet

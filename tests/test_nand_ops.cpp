@@ -1,0 +1,355 @@
+// The aggregate operations of seed 002 section 2 (libaggnet's NandPe) over
+// the link, on the Verilated aggnet_hub with its NAND engine (sim/link_hub.hpp:
+// every PE thread has its own LinkClient on the hub's one byte stream).
+// Every PE draws every PE's contribution from the round's seed, so each PE
+// checks its result against a C++ reference (max, min, AND, OR, ... over the
+// values the PEs contributed) computed independently of the hub.  Also: the
+// I/O cycles of each operation against seed 002 Table 2's TTL_PAPERS column,
+// the figure 4 multi-way branch table, the signal and its acknowledge, a
+// timeout naming the missing PE, and bad input.
+#include "link_hub.hpp"
+#include "seed.hpp"
+
+#include <aggnet/error.hpp>
+#include <aggnet/nand.hpp>
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <random>
+#include <sstream>
+#include <thread>
+
+using namespace aggnet;
+using aggnet::sim::LinkHub;
+using std::chrono::microseconds;
+using std::chrono::milliseconds;
+
+namespace {
+
+link::LinkConfig cfg(unsigned n) {
+    link::LinkConfig c;
+    // n PEs share the stream: a reply may wait behind the others' frames.
+    c.resend_timeout = microseconds(200 * n);
+    c.max_attempts = 10;
+    c.idle_timeout = microseconds(100);
+    return c;
+}
+
+void run_pes(LinkHub& hub, unsigned n, const std::function<void(unsigned, NandPe&)>& fn) {
+    std::vector<std::exception_ptr> err(n);
+    std::vector<std::thread> th;
+    for (unsigned pe = 0; pe < n; ++pe)
+        th.emplace_back([&, pe] {
+            try {
+                link::LinkClient c(hub.endpoint(pe), "linkhub:pe" + std::to_string(pe), cfg(n));
+                NandPe p(c, pe, milliseconds(2000));
+                fn(pe, p);
+            } catch (...) {
+                err[pe] = std::current_exception();
+            }
+        });
+    for (auto& t : th) t.join();
+    for (auto& e : err)
+        if (e) std::rethrow_exception(e);
+}
+
+uint64_t wmask(unsigned k) { return k >= 64 ? ~uint64_t(0) : (uint64_t(1) << k) - 1; }
+int64_t sext(uint64_t u, unsigned k) {
+    return k >= 64 ? int64_t(u) : int64_t((u ^ (uint64_t(1) << (k - 1))) - (uint64_t(1) << (k - 1)));
+}
+
+/// Collects mismatches from the PE threads.
+struct Log {
+    std::mutex m;
+    std::vector<std::string> bad;
+    uint64_t checks = 0;
+    template <class A, class B>
+    void eq(const A& got, const B& want, const std::string& what) {
+        std::lock_guard<std::mutex> l(m);
+        ++checks;
+        if (!(got == want)) {
+            std::ostringstream o;
+            o << what << ": got " << got << ", want " << want;
+            bad.push_back(o.str());
+        }
+    }
+};
+
+void random_ops(unsigned n, unsigned rounds) {
+    const uint64_t seed = aggnet::sim::test_seed(("nand_ops_n" + std::to_string(n)).c_str());
+    LinkHub hub(n, "nand_ops_n" + std::to_string(n));
+    Log log;
+    run_pes(hub, n, [&](unsigned pe, NandPe& p) {
+        for (unsigned r = 0; r < rounds; ++r) {
+            // every PE's contribution, known to every PE
+            std::mt19937_64 g(seed * 1000003 + r);
+            const unsigned op = unsigned(g() % 13), k = 1 + unsigned(g() % 64);
+            std::vector<uint64_t> v(n);
+            std::vector<bool> b(n);
+            for (unsigned j = 0; j < n; ++j) v[j] = g() & wmask(k), b[j] = g() % 3 == 0;
+            if (g() % 4 == 0) std::fill(b.begin(), b.end(), g() % 2 == 0);  // all true or all false
+            const unsigned root = unsigned(g() % n);
+            const std::string at = "seed " + std::to_string(seed) + " round " + std::to_string(r) + " PE" +
+                                   std::to_string(pe) + " k " + std::to_string(k) + " op " + std::to_string(op);
+            uint64_t a = wmask(k), o = 0, mx = 0, mn = wmask(k);
+            int64_t smx = std::numeric_limits<int64_t>::min(), smn = std::numeric_limits<int64_t>::max();
+            for (unsigned j = 0; j < n; ++j) {
+                a &= v[j], o |= v[j], mx = std::max(mx, v[j]), mn = std::min(mn, v[j]);
+                smx = std::max(smx, sext(v[j], k)), smn = std::min(smn, sext(v[j], k));
+            }
+            switch (op) {
+            case 0: p.barrier(); break;
+            case 1: log.eq(p.broadcast(root, v[root] * (pe == root), k), v[root], at + " broadcast"); break;
+            case 2: {
+                bool any = false, all = true;
+                for (unsigned j = 0; j < n; ++j) any |= b[j], all = all && b[j];
+                log.eq(p.any(b[pe]), any, at + " any");
+                log.eq(p.all(b[pe]), all, at + " all");
+                break;
+            }
+            case 3: log.eq(p.reduce_and(v[pe], k), a, at + " AND"); break;
+            case 4: log.eq(p.reduce_or(v[pe], k), o, at + " OR"); break;
+            case 5:
+                log.eq(p.reduce_nand(v[pe], k), ~a & wmask(k), at + " NAND");
+                log.eq(p.reduce_nor(v[pe], k), ~o & wmask(k), at + " NOR");
+                break;
+            case 6:
+                log.eq(p.max_u(v[pe], k), mx, at + " max_u");
+                log.eq(p.min_u(v[pe], k), mn, at + " min_u");
+                break;
+            case 7:
+                log.eq(p.max_s(sext(v[pe], k), k), smx, at + " max_s");
+                log.eq(p.min_s(sext(v[pe], k), k), smn, at + " min_s");
+                break;
+            case 8: {
+                // floats: finite values of both signs, zeros and infinities
+                std::vector<float> f(n);
+                for (unsigned j = 0; j < n; ++j) {
+                    const unsigned c = unsigned(v[j] % 8);
+                    f[j] = c == 0 ? 0.0f : c == 1 ? -0.0f : c == 2 ? std::numeric_limits<float>::infinity()
+                         : c == 3 ? -std::numeric_limits<float>::infinity()
+                                  : float(sext(v[j] >> 3, 40 > k ? 40 : k) % 100000) / 7.0f;
+                }
+                float fmx = f[0], fmn = f[0];
+                for (float x : f) fmx = std::max(fmx, x), fmn = std::min(fmn, x);
+                const float gmx = p.max_f(f[pe]), gmn = p.min_f(f[pe]);
+                log.eq(gmx == fmx, true, at + " max_f " + std::to_string(gmx) + " vs " + std::to_string(fmx));
+                log.eq(gmn == fmn, true, at + " min_f " + std::to_string(gmn) + " vs " + std::to_string(fmn));
+                break;
+            }
+            case 9: {
+                double d = double(sext(v[pe], k)) / 3.0, dmx = -INFINITY, dmn = INFINITY;
+                for (unsigned j = 0; j < n; ++j) {
+                    const double x = double(sext(v[j], k)) / 3.0;
+                    dmx = std::max(dmx, x), dmn = std::min(dmn, x);
+                }
+                log.eq(p.max_d(d) == dmx, true, at + " max_d");
+                log.eq(p.min_d(d) == dmn, true, at + " min_d");
+                break;
+            }
+            case 10: {
+                unsigned low = n, cnt = 0;
+                for (unsigned j = 0; j < n; ++j)
+                    if (b[j]) cnt++, low = std::min(low, j);
+                log.eq(p.lowest_true(b[pe]), low, at + " lowest_true");
+                const VoteCount want = cnt == 0 ? VoteCount::zero : cnt == n ? VoteCount::all
+                                     : cnt == 1 ? VoteCount::one : VoteCount::many;
+                log.eq(std::string(vote_count_name(p.count_vote(b[pe]))), std::string(vote_count_name(want)),
+                       at + " count_vote");
+                break;
+            }
+            case 11: {
+                // PE j controls bit (j * 7) % k; bits nobody controls read 0
+                uint64_t want = 0;
+                std::vector<int> ctl(64, -1);
+                for (unsigned j = 0; j < n; ++j)
+                    if (ctl[(j * 7) % k] < 0) ctl[(j * 7) % k] = int(j);
+                for (unsigned i = 0; i < k; ++i)
+                    if (ctl[i] >= 0 && b[unsigned(ctl[i])]) want |= uint64_t(1) << i;
+                const unsigned mine = ctl[(pe * 7) % k] == int(pe) ? (pe * 7) % k : 64;
+                log.eq(p.vote_vector(b[pe], mine, k), want, at + " vote_vector");
+                log.eq(p.resource_vector(v[pe], k), o, at + " resource_vector");
+                break;
+            }
+            case 12:
+                // the one-bit-per-step variant (k any operations) agrees
+                log.eq(p.max_u_bits(v[pe], k, 1), mx, at + " max_u_bits(1)");
+                break;
+            }
+        }
+    });
+    INFO(log.bad.size() << " mismatches of " << log.checks << " checks; first: "
+                        << (log.bad.empty() ? std::string("-") : log.bad[0]));
+    CHECK(log.bad.empty());
+    CHECK(log.checks > rounds * n / 2);
+    std::printf("[nand] N = %u: %u rounds of random operations, %llu checks, %llu hub cycles\n", n, rounds,
+                static_cast<unsigned long long>(log.checks), static_cast<unsigned long long>(hub.cycle()));
+}
+
+}  // namespace
+
+TEST_CASE("nand ops: every operation of seed 002 section 2 against a C++ reference, random values, widths and "
+          "thread timing, N = 4 and N = 16",
+          "[nand][ops]") {
+    random_ops(4, 300);
+    random_ops(16, 60);
+}
+
+TEST_CASE("nand ops: I/O cycles per operation <= seed 002 Table 2's TTL_PAPERS column (t = 4, k = 32)",
+          "[nand][ops]") {
+    LinkHub hub(4, "nand_iocycles");
+    std::mutex m;
+    std::vector<std::pair<std::string, uint64_t>> got;  // from PE0
+    run_pes(hub, 4, [&](unsigned pe, NandPe& p) {
+        auto count = [&](const char* name, const std::function<void()>& fn) {
+            const uint64_t before = p.io_cycles();
+            fn();
+            if (pe == 0) {
+                std::lock_guard<std::mutex> l(m);
+                got.emplace_back(name, p.io_cycles() - before);
+            }
+        };
+        count("barrier", [&] { p.barrier(); });
+        count("broadcast", [&] { p.broadcast(1, 0x12345678, 32); });
+        count("any", [&] { p.any(pe == 2); });
+        count("all", [&] { p.all(true); });
+        count("OR", [&] { p.reduce_or(pe, 32); });
+        count("AND", [&] { p.reduce_and(pe, 32); });
+        count("NAND", [&] { p.reduce_nand(pe, 32); });
+        count("NOR", [&] { p.reduce_nor(pe, 32); });
+        count("max", [&] { p.max_u(pe * 1000, 32); });
+        count("min", [&] { p.min_u(pe * 1000, 32); });
+        count("vote vector", [&] { p.vote_vector(true, pe, 32); });
+        p.barrier();
+        count("signal", [&] {
+            if (pe == 0) p.signal();
+        });
+        p.barrier();
+        p.acknowledge();
+    });
+    // Table 2, TTL_PAPERS I/O cycles: barrier 2; any, all 5; 32-bit
+    // broadcast, OR, AND, NAND, NOR, vector vote 5*ceil(32/4) = 40; max, min
+    // 5*ceil(32/2) = 80; signal 1.  Ours (docs/nand.md): 2 per step.
+    const std::map<std::string, std::pair<uint64_t, uint64_t>> want = {
+        {"barrier", {2, 2}},   {"broadcast", {16, 40}}, {"any", {2, 5}},  {"all", {2, 5}},
+        {"OR", {16, 40}},      {"AND", {16, 40}},       {"NAND", {16, 40}}, {"NOR", {16, 40}},
+        {"max", {32, 80}},     {"min", {32, 80}},       {"vote vector", {16, 40}}, {"signal", {1, 1}},
+    };
+    REQUIRE(got.size() == want.size());
+    for (const auto& [name, n] : got) {
+        INFO(name);
+        CHECK(n == want.at(name).first);
+        CHECK(n <= want.at(name).second);
+        std::printf("[nand] %-12s %3llu I/O cycles (TTL_PAPERS, Table 2: %llu)\n", name.c_str(),
+                    static_cast<unsigned long long>(n), static_cast<unsigned long long>(want.at(name).second));
+    }
+}
+
+TEST_CASE("nand ops: seed 002 figure 4, the multi-way branch table", "[nand][ops]") {
+    // nand() arguments of PE0..PE3 and the result (the jump table index)
+    const uint64_t rows[8][5] = {
+        {0xf, 0xf, 0xf, 0xf, 0x0}, {0xe, 0xf, 0xf, 0xf, 0x1}, {0xf, 0xf, 0xd, 0xf, 0x2}, {0xe, 0xf, 0xd, 0xf, 0x3},
+        {0xf, 0xf, 0xb, 0xf, 0x4}, {0xe, 0xf, 0xb, 0xf, 0x5}, {0xf, 0xf, 0x9, 0xf, 0x6}, {0xe, 0xf, 0x9, 0xf, 0x7},
+    };
+    LinkHub hub(4, "nand_fig4");
+    Log log;
+    run_pes(hub, 4, [&](unsigned pe, NandPe& p) {
+        for (unsigned r = 0; r < 8; ++r)
+            log.eq(p.branch_key(rows[r][pe], 4), rows[r][4], "figure 4 row " + std::to_string(r));
+    });
+    INFO((log.bad.empty() ? std::string("-") : log.bad[0]));
+    CHECK(log.bad.empty());
+    CHECK(log.checks == 32);
+}
+
+TEST_CASE("nand ops: a signal is pending until every PE acknowledged; a barrier timeout names the missing PE; "
+          "bad input is refused without touching the hub",
+          "[nand][ops]") {
+    {
+        LinkHub hub(4, "nand_signal");
+        std::atomic<int> after_three{-1}, after_all{-1};
+        std::atomic<unsigned> refused{0};
+        run_pes(hub, 4, [&](unsigned pe, NandPe& p) {
+            // bad input: specific errors, no I/O
+            const uint64_t io = p.io_cycles();
+            try {
+                p.reduce_or(1, 65);
+            } catch (const std::invalid_argument& e) {
+                if (std::string(e.what()).find("65") != std::string::npos) ++refused;
+            }
+            try {
+                p.broadcast(4, 1, 8);
+            } catch (const std::invalid_argument& e) {
+                if (std::string(e.what()).find("PE4") != std::string::npos) ++refused;
+            }
+            try {
+                p.max_s(200, 8);
+            } catch (const std::invalid_argument&) {
+                ++refused;
+            }
+            if (p.io_cycles() != io) refused = 1000;
+            // 2.7: PE0 signals; every PE sees it; it stays until all acknowledged
+            if (pe == 0) p.signal();
+            p.wait_signal(milliseconds(2000));
+            if (pe != 3) p.acknowledge();
+            p.barrier();
+            if (pe == 0) after_three = p.signal_pending();
+            p.barrier();
+            if (pe == 3) p.acknowledge();
+            p.barrier();
+            if (pe == 0) after_all = p.signal_pending();
+        });
+        CHECK(refused == 12);
+        CHECK(after_three == 1);
+        CHECK(after_all == 0);
+    }
+    {
+        // PEs 0..2 arrive; PE3 holds back until all three have timed out.
+        LinkHub hub(4, "nand_timeout");
+        std::vector<std::string> msg(4);
+        std::vector<uint64_t> missing(4);
+        std::atomic<unsigned> timed_out{0}, after{0};
+        std::vector<std::exception_ptr> err(4);
+        std::vector<std::thread> th;
+        for (unsigned pe = 0; pe < 4; ++pe)
+            th.emplace_back([&, pe] {
+                try {
+                    link::LinkClient c(hub.endpoint(pe), "linkhub:pe" + std::to_string(pe), cfg(4));
+                    NandPe p(c, pe, milliseconds(pe == 3 ? 5000 : 200));
+                    if (pe == 3) {
+                        while (timed_out < 3) std::this_thread::sleep_for(milliseconds(1));
+                        p.barrier();  // the one the others gave up on
+                        p.barrier();
+                        ++after;
+                        return;
+                    }
+                    try {
+                        p.barrier();
+                    } catch (const TimeoutError& e) {
+                        msg[pe] = e.what();
+                        missing[pe] = e.missing_pes;
+                    }
+                    ++timed_out;
+                    p.barrier();  // waits for the open one first, then this one
+                    ++after;
+                } catch (...) {
+                    err[pe] = std::current_exception();
+                }
+            });
+        for (auto& t : th) t.join();
+        for (auto& e : err)
+            if (e) std::rethrow_exception(e);
+        for (unsigned pe = 0; pe < 3; ++pe) {
+            INFO("PE" << pe << ": " << msg[pe]);
+            CHECK(missing[pe] == (1u << 3));
+            CHECK(msg[pe].find("never arrived: 3") != std::string::npos);
+        }
+        CHECK(after == 4);
+    }
+}
