@@ -987,13 +987,17 @@ std::vector<unsigned> parse_engines(const std::string& list) {
     std::string known;
     for (unsigned w = 1; w < 16; ++w)
         if (const char* n = L::win_name(w)) known += (known.empty() ? "" : ", ") + std::string(n);
+    if (list.back() == ',') throw cli::UsageError("--engines " + list + ": an empty engine name after the last ','");
     std::stringstream in(list);
     for (std::string name; std::getline(in, name, ',');) {
+        if (name.empty()) throw cli::UsageError("--engines " + list + ": an empty engine name between ','s");
         unsigned found = 0;
         for (unsigned w = 1; w < 16 && !found; ++w)
             if (const char* n = L::win_name(w); n && name == n) found = w;
         if (!found)
             throw cli::UsageError("--engines: unknown engine '" + name + "' (engines: " + known + ")");
+        for (unsigned w : out)
+            if (w == found) throw cli::UsageError("--engines " + list + ": '" + name + "' is named twice");
         out.push_back(found);
     }
     return out;

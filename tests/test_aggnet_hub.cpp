@@ -5,8 +5,8 @@
 //     engines, clock, the PAPERS register-map hash, a running cycle counter,
 //     link statistics) and its refusals;
 //   * the engine slots (tools/hubgen.py): the models here are built with
-//     EN_SCRATCH = 1 (rtl/hub/manifest.json), so window 15 is the scratch
-//     engine; a hub built with every engine left out (EN_PAPERS = 0) says so
+//     EN_NAND = 1 and EN_SCRATCH = 1 (rtl/hub/manifest.json), so window 2
+//     is the NAND engine and window 15 the scratch engine; a hub built with every engine left out (EN_PAPERS = 0) says so
 //     in HELLO, answers NO_REG in their windows and drives their pins low;
 //   * the PAPERS window against docs/papers_regmap.md "The PAPERS window on
 //     the link" and seed 000: barriers of PEs on the link, barriers mixing
@@ -131,7 +131,8 @@ TEST_CASE("aggnet_hub: the INFO window tells what the hub is", "[hub][link]") {
     CHECK(hi.version == D::VERSION);
     CHECK(hi.hub_pes == 4);
     CHECK(hi.port_pes == 4);
-    CHECK(hi.engines == ((1u << D::WIN_INFO) | (1u << D::WIN_PAPERS) | (1u << D::WIN_SCRATCH)));
+    // The models are built with EN_NAND = 1 and EN_SCRATCH = 1 (rtl/hub/manifest.json).
+    CHECK(hi.engines == ((1u << D::WIN_INFO) | (1u << D::WIN_PAPERS) | (1u << D::WIN_NAND) | (1u << D::WIN_SCRATCH)));
     CHECK(hi.clk_hz == CLK_HZ);
     CHECK(c.read(2, info(D::INFO_MAGIC), 4) == D::INFO_MAGIC_VALUE);
     CHECK(c.read(2, info(D::INFO_VERSION), 4) == D::VERSION);
@@ -156,7 +157,9 @@ TEST_CASE("aggnet_hub: the INFO window tells what the hub is", "[hub][link]") {
     CHECK(err_of([&] { c.write(0, info(D::INFO_MAGIC), 1, 4); }) == D::ERR_REFUSED);
     CHECK(err_of([&] { c.read(0, info(0x0ff), 4); }) == D::ERR_NO_REG);
     CHECK(err_of([&] { c.read(0, info(D::INFO_STAT + D::STAT_COUNT), 4); }) == D::ERR_NO_REG);
-    for (unsigned win = 2; win < 15; ++win) {
+    // Window 2: the NAND engine's SHAPE (N, and NAND_T = 4 trees by default).
+    CHECK(c.read(1, uint16_t(D::WIN_NAND << 12 | 0x003), 4) == (4u << 8 | 4u));
+    for (unsigned win = D::WIN_NAND + 1; win < 15; ++win) {
         INFO("window " << win);
         CHECK(err_of([&] { c.read(0, uint16_t(win << 12), 4); }) == D::ERR_NO_REG);
     }

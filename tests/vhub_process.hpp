@@ -195,11 +195,15 @@ inline void run_pes(const SimProcess& hub, unsigned n, const std::function<void(
 }
 
 /// Runs a program (argv) to completion; returns its exit status and output.
+/// A program still running after `limit` is killed (SIGKILL) and the test
+/// fails saying so: a command that was meant to be refused but was accepted
+/// (a hub that starts and serves for ever) must not hang the test run.
 struct Run {
     int status;
     std::string out;
 };
-inline Run run_program(std::vector<std::string> args) {
+inline Run run_program(std::vector<std::string> args,
+                       std::chrono::milliseconds limit = std::chrono::milliseconds(30000)) {
     char tmpl[] = "/tmp/aggnet-test-out-XXXXXX";
     const int fd = ::mkstemp(tmpl);
     REQUIRE(fd >= 0);
@@ -216,8 +220,19 @@ inline Run run_program(std::vector<std::string> args) {
     }
     ::close(fd);
     int st = 0;
-    ::waitpid(pid, &st, 0);
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    bool killed = false;
+    while (::waitpid(pid, &st, WNOHANG) == 0) {
+        if (std::chrono::steady_clock::now() > deadline) {
+            ::kill(pid, SIGKILL);
+            ::waitpid(pid, &st, 0);
+            killed = true;
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
     Run r{WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), slurp(tmpl)};
+    if (killed) FAIL_CHECK(args[0] << " still ran after " << limit.count() << " ms and was killed; output: " << r.out);
     ::unlink(tmpl);
     return r;
 }
