@@ -36,6 +36,10 @@ public:
     virtual void set_ctrl(unsigned pe, uint8_t pins) = 0;
     virtual reg_t stat(unsigned pe) const = 0;
     virtual reg_t led(unsigned pe) const = 0;
+    /// The NAND engine's cable for PE pe (rtl/nand/nand_engine.v, "Pins"):
+    /// the 12 lines its PC drives, and the 5 status lines it reads.
+    virtual void set_nand_pins(unsigned pe, uint16_t lines) = 0;
+    virtual unsigned nand_pins(unsigned pe) const = 0;
     /// GO as the PE's PC would read it (the Busy pin carries /GO).
     bool go(unsigned pe) const { return !((stat(pe) >> papers_regs::STATUS_GO(pes())) & 1); }
     virtual void trace_to(const std::string& path) = 0;
@@ -50,6 +54,9 @@ public:
         h_->link_rx_valid = 0;
         h_->link_rx_ferr = 0;
         h_->link_tx_ready = 1;
+        // No cable on the NAND engine's pins: every line floats high, as a
+        // board's pull-ups hold it (rtl/nand/nand_engine.v, "Pins").
+        for (unsigned pe = 0; pe < n; ++pe) set_nand_pins(pe, 0xfff);
     }
     unsigned pes() const override { return n_; }
     void reset(unsigned cycles) override { h_.reset(cycles); }
@@ -66,6 +73,8 @@ public:
     void set_ctrl(unsigned pe, uint8_t v) override { put_bits(h_->pe_ctrl, pe * 5, 5, v); }
     reg_t stat(unsigned pe) const override { return get_bits(h_.dut().pe_stat, pe * w_, w_); }
     reg_t led(unsigned pe) const override { return get_bits(h_.dut().pe_led, pe * lw_, lw_); }
+    void set_nand_pins(unsigned pe, uint16_t v) override { put_bits(h_->nand_pins_in, pe * 12, 12, v); }
+    unsigned nand_pins(unsigned pe) const override { return unsigned(get_bits(h_.dut().nand_pins_out, pe * 5, 5)); }
     void trace_to(const std::string& path) override { h_.trace_to(path); }
     void close_trace() override { h_.close_trace(); }
 

@@ -40,6 +40,7 @@
 
 #include <aggnet/link_defs.hpp>
 #include <aggnet/link_papers.hpp>
+#include <aggnet/nand.hpp>
 #include <aggnet/papers.hpp>
 #include <aggnet/papers_regs.hpp>
 #include <catch2/catch.hpp>
@@ -219,6 +220,12 @@ public:
         V& m = h_.dut();
         if constexpr (has_pe_busy<V>::value) return reg_t((m.pe_busy >> a) & 1) << (kW - 1);
         else return sim::get_bits(m.pe_st, a * 5, 5) << R::STATUS_I0;
+    }
+    /// The board tops carry PAPERS on their cables, not the NAND engine.
+    void set_nand_pins(unsigned, uint16_t) override { FAIL(board_ << ": no NAND cable on this board top"); }
+    unsigned nand_pins(unsigned) const override {
+        FAIL(board_ << ": no NAND cable on this board top");
+        return 0;
     }
     /// A board top shows every PE's column in turn (leds()), not one column
     /// per PE: compare() checks the display against the reference.
@@ -527,7 +534,9 @@ TEST_CASE("board tops: HELLO and INFO over the UART pins report the board's size
             CHECK(h.hub_pes == unsigned(p.at("N")));
             CHECK(h.first_pe == 0);
             CHECK(h.port_pes == unsigned(p.at("N")));  // one PC on the cable can be every PE
-            CHECK(h.engines == (1u << D::WIN_INFO | 1u << D::WIN_PAPERS));
+            // A top that builds the NAND engine in says so (localparam EN_NAND).
+            const uint32_t nand = p.count("EN_NAND") && p.at("EN_NAND") ? 1u << D::WIN_NAND : 0u;
+            CHECK(h.engines == (1u << D::WIN_INFO | 1u << D::WIN_PAPERS | nand));
             CHECK(h.clk_hz == uint64_t(p.at("HUB_KHZ")) * 1000);
         }
         link::LinkClient c(hub.endpoint(0), device(board, p) + "?pe=0", cfg(p));
@@ -705,4 +714,46 @@ TEST_CASE("board tops: a barrier of PEs on the pins and PEs on the UART complete
             for (unsigned r = 0; r < rounds; ++r) CHECK(leave[a][r] > last_pin[r]);  // nobody leaves early
         }
     });
+}
+
+TEST_CASE("board tops with the NAND engine: seed 002 operations over the board's UART, every PE on the link",
+          "[boards][nand]") {
+    unsigned boards_with_nand = 0;
+    for_each_board([&](const std::string& board, const Params& p, const Factory& make) {
+        if (!has_link(board, p) || !p.count("EN_NAND") || !p.at("EN_NAND")) return;
+        ++boards_with_nand;
+        const uint64_t seed = aggnet::sim::test_seed(("board_nand_" + board).c_str());
+        const unsigned n = unsigned(p.at("N"));
+        LinkHub hub(make(200'000'000), ns_per_cycle(p));
+        std::mt19937_64 g(seed);
+        std::vector<uint64_t> v(n);
+        for (auto& x : v) x = g() & 0xffff;
+        const uint64_t want_max = *std::max_element(v.begin(), v.end());
+        std::vector<uint64_t> got_max(n), got_bc(n);
+        std::vector<std::exception_ptr> err(n);
+        std::vector<std::thread> th;
+        for (unsigned pe = 0; pe < n; ++pe)
+            th.emplace_back([&, pe] {
+                try {
+                    link::LinkClient c(hub.endpoint(pe), device(board, p) + "?pe=" + std::to_string(pe), cfg(p));
+                    NandPe q(c, pe, std::chrono::seconds(2));
+                    q.barrier();
+                    got_max[pe] = q.max_u(v[pe], 16);
+                    got_bc[pe] = q.broadcast(n - 1, pe == n - 1 ? v[pe] : 0, 16);
+                } catch (...) {
+                    err[pe] = std::current_exception();
+                }
+            });
+        for (auto& t : th) t.join();
+        for (auto& e : err)
+            if (e) std::rethrow_exception(e);
+        INFO(board << ", seed " << seed);
+        for (unsigned pe = 0; pe < n; ++pe) {
+            CHECK(got_max[pe] == want_max);
+            CHECK(got_bc[pe] == v[n - 1]);
+        }
+    });
+    // At least one board carries it (issue 11): the HX8K breakout.
+    const char* only = std::getenv("AGGNET_BOARDS");
+    if (!only) CHECK(boards_with_nand >= 1);
 }

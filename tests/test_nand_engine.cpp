@@ -10,10 +10,15 @@
 //     (OUT, IN, LIVE, SHAPE; the latched trees; BF; SP and AF), compared
 //     after every bus access of random access sequences;
 //   * the bus contract: PE beyond N, writes to read-only registers, unknown
-//     registers.
+//     registers;
+//   * the cable (the module header's "Pins"; docs/nand.md "The cable"): PEs
+//     on their parallel-port pins mixed with PEs on the bus in the same random
+//     sequences, attach and detach, REQ edges, the status pins; floating
+//     (pulled-up) pins read as a PE that is not on its cable.
 // Checks never depend on the RTL's own outputs for their expectations.
 #include "harness.hpp"
 #include "seed.hpp"
+#include "vbits.hpp"
 
 #include <Vnand_engine_n16.h>
 #include <Vnand_engine_n3.h>
@@ -31,7 +36,12 @@ using aggnet::sim::Harness;
 namespace {
 
 constexpr uint16_t WIN = 2 << 12;  // window 2: NAND (tools/linkgen.py WINDOWS)
-constexpr uint16_t R_OUT = 0x000, R_IN = 0x001, R_LIVE = 0x002, R_SHAPE = 0x003, R_BARS0 = 0x004, R_BARS1 = 0x005;
+constexpr uint16_t R_OUT = 0x000, R_IN = 0x001, R_LIVE = 0x002, R_SHAPE = 0x003, R_BARS0 = 0x004, R_BARS1 = 0x005,
+                   R_CABLE0 = 0x006, R_CABLE1 = 0x007;
+// The cable (module header "Pins"): lines into the hub per PE, 12 bits.
+constexpr unsigned P_BAR = 4, P_ACK = 5, P_SEL = 6, P_REQ = 7, P_ATTACH_N = 11;
+constexpr uint16_t PINS_FLOAT = 0xfff;  // every line pulled up: not on the cable
+constexpr unsigned PIN_LATENCY = 5;    // pin change -> the cable's status pins (module header)
 constexpr uint32_t BAR = 1u << 0, REQ = 1u << 1, ACK = 1u << 2, SEL = 1u << 3;
 constexpr unsigned IN_BS = 0, IN_BF = 1, IN_SP = 2, IN_AF = 3, DATA_AT = 16;
 enum Err : unsigned { OK = 0, NO_REG = 1, REFUSED = 2 };
@@ -45,7 +55,15 @@ struct Rsp {
 template <class V>
 struct Bus {
     Harness<V> h;
-    explicit Bus(const std::string& name) : h(name) { h.reset(); }
+    unsigned n;
+    Bus(const std::string& name, unsigned n_) : h(name), n(n_) {
+        for (unsigned pe = 0; pe < n; ++pe) pins(pe, PINS_FLOAT);
+        h.reset();
+    }
+    /// The 12 lines PE pe's PC drives, as levels on the cable.
+    void pins(unsigned pe, uint16_t v) { aggnet::sim::put_bits(h->nand_pins_in, pe * 12, 12, v); }
+    /// The 5 status lines to PE pe's PC: DB25 15, 13, 12, 10, 11.
+    unsigned status(unsigned pe) { return unsigned(aggnet::sim::get_bits(h.dut().nand_pins_out, pe * 5, 5)); }
     Rsp access(bool we, unsigned pe, uint16_t reg, uint32_t wdata = 0) {
         h->bus_req_valid = 1;
         h->bus_req_we = we;
@@ -208,7 +226,7 @@ TEST_CASE("nand: seed 002 2.1.1/2.1.2: bare NAND trees break barriers under figu
         CHECK(!e.empty());  // figure 1: PE0 passes barrier 2 alone, or PE1 never sees barrier 1
     }
     {
-        Bus<Vnand_engine_n3> bus("nand_fig1");
+        Bus<Vnand_engine_n3> bus("nand_fig1", 3);
         RtlBarrier<Vnand_engine_n3> rtl(bus);
         CHECK(run_barriers(rtl, 3, 4, figure1_schedule(), 100000) == "");
     }
@@ -228,7 +246,7 @@ TEST_CASE("nand: seed 002 2.1.1/2.1.2: bare NAND trees break barriers under figu
     CHECK(broken_one > 0);
     CHECK(broken_two > 0);
     // The RTL: >= 10^6 barriers (AGGNET_CYCLES_SCALE scales it) with random delays.
-    Bus<Vnand_engine_n3> bus("nand_random");
+    Bus<Vnand_engine_n3> bus("nand_random", 3);
     RtlBarrier<Vnand_engine_n3> rtl(bus);
     const unsigned total = unsigned(1000000 * aggnet::sim::cycles_scale());
     uint64_t steps = 0;
@@ -244,11 +262,12 @@ namespace {
 /// The engine's registers as its header describes them.
 struct NandModel {
     unsigned n, t;
-    std::vector<int> bar, ack, sel;
+    std::vector<int> bar, ack, sel, cab, req_prev;
     std::vector<uint32_t> data;
     int bf = 0, sp = 0, af = 0;
     uint32_t latched = 0;
-    NandModel(unsigned n_, unsigned t_) : n(n_), t(t_), bar(n_), ack(n_), sel(n_), data(n_, (1u << t_) - 1) {}
+    NandModel(unsigned n_, unsigned t_)
+        : n(n_), t(t_), bar(n_), ack(n_), sel(n_), cab(n_), req_prev(n_, 1), data(n_, (1u << t_) - 1) {}
     uint32_t tree() const {
         uint32_t a = (1u << t) - 1;
         for (uint32_t d : data) a &= d;
@@ -258,6 +277,22 @@ struct NandModel {
         for (int e : v)
             if (e != x) return false;
         return true;
+    }
+    /// PE pe's cable lines changed to v (and stayed long enough to be seen):
+    /// on its cable (pin 17 low) its OUT follows D0..D6, a D7 0 -> 1 edge is
+    /// a request; trees 4.. get 1 from a cabled PE.
+    void cable(unsigned pe, uint16_t v) {
+        const bool edge = (v >> P_REQ & 1) && !req_prev[pe];
+        req_prev[pe] = v >> P_REQ & 1;
+        cab[pe] = !(v >> P_ATTACH_N & 1);
+        if (!cab[pe]) return;
+        const uint32_t d = (v & 0xfu) | (~0u << 4);
+        write_out(pe, uint32_t(v >> P_BAR & 1) * BAR | uint32_t(v >> P_ACK & 1) * ACK | uint32_t(v >> P_SEL & 1) * SEL |
+                          (edge ? REQ : 0) | (d & ((1u << t) - 1)) << DATA_AT);
+    }
+    /// The status lines PE pe's PC sees: latched trees 0..3, then /BS.
+    unsigned status(unsigned pe) const {
+        return (latched & 0xfu) | unsigned(!(sel[pe] ? sp : bf)) << 4;
     }
     void write_out(unsigned pe, uint32_t v) {
         bar[pe] = v & BAR ? 1 : 0;
@@ -280,6 +315,7 @@ struct NandModel {
         if (pe >= n) return {NO_REG, 0};
         switch (reg) {
         case R_OUT:
+            if (we && cab[pe]) return {REFUSED, 0};  // the cable drives it
             if (we) return write_out(pe, v), Rsp{OK, 0};
             return {OK, data[pe] << DATA_AT | uint32_t(sel[pe]) << 3 | uint32_t(ack[pe]) << 2 | uint32_t(bar[pe])};
         case R_IN: return we ? Rsp{REFUSED, 0} : Rsp{OK, latched << DATA_AT | flags(pe, true)};
@@ -291,6 +327,12 @@ struct NandModel {
             for (unsigned j = 0; j < n; ++j) b |= uint64_t(bar[j]) << j;
             return we ? Rsp{REFUSED, 0} : Rsp{OK, uint32_t(reg == R_BARS0 ? b : b >> 32)};
         }
+        case R_CABLE0:
+        case R_CABLE1: {
+            uint64_t b = 0;
+            for (unsigned j = 0; j < n; ++j) b |= uint64_t(cab[j]) << j;
+            return we ? Rsp{REFUSED, 0} : Rsp{OK, uint32_t(reg == R_CABLE0 ? b : b >> 32)};
+        }
         default: return {NO_REG, 0};
         }
     }
@@ -300,10 +342,40 @@ template <class V>
 void random_accesses(const char* name, unsigned n, unsigned t, unsigned count) {
     const uint64_t seed = aggnet::sim::test_seed(name);
     std::mt19937_64 rng(seed);
-    Bus<V> bus(name);
+    Bus<V> bus(name, n);
     NandModel m(n, t);
-    unsigned sp_set = 0, sp_cleared = 0, bf_toggles = 0;
+    unsigned sp_set = 0, sp_cleared = 0, bf_toggles = 0, cable_moves = 0, refused = 0;
+    std::vector<uint16_t> lines(n, PINS_FLOAT);
     for (unsigned i = 0; i < count; ++i) {
+        // Now and then a PE's cable changes: plugged in (pin 17 low) or out
+        // (every line floats high), or its PC writes new D0..D7.
+        if (rng() % 8 == 0) {
+            const unsigned pe = unsigned(rng() % n);
+            uint16_t v = lines[pe];
+            const unsigned what = unsigned(rng() % 16);
+            if (what == 0) v = PINS_FLOAT;                               // unplugged
+            else if (what == 1) v = uint16_t(rng() & 0x7ff);              // plugged in, any lines
+            else if (v >> P_ATTACH_N & 1) continue;                      // not on its cable: leave it
+            else {
+                v = uint16_t((v & ~0xffu) | (rng() & 0xff));
+                if (rng() % 2) v = uint16_t((v & ~(1u << P_BAR)) | (m.bf ? 0 : 1u << P_BAR));  // toward a barrier
+                if (rng() % 3 == 0) v = uint16_t((v & ~(1u << P_ACK)) | (m.af ? 0 : 1u << P_ACK));
+            }
+            const int bf0 = m.bf, sp0 = m.sp;
+            lines[pe] = v;
+            bus.pins(pe, v);
+            for (unsigned c = 0; c < PIN_LATENCY + 1; ++c) bus.h.tick();
+            m.cable(pe, v);
+            ++cable_moves;
+            sp_set += !sp0 && m.sp;
+            sp_cleared += sp0 && !m.sp;
+            bf_toggles += bf0 != m.bf;
+            for (unsigned j = 0; j < n; ++j) {
+                INFO("seed " << seed << ", access " << i << ": PE" << pe << " cable 0x" << std::hex << v
+                              << ", status pins of PE" << std::dec << j);
+                REQUIRE(bus.status(j) == m.status(j));
+            }
+        }
         const unsigned r = unsigned(rng() % 100);
         bool we = false;
         unsigned pe = unsigned(rng() % n);
@@ -322,13 +394,14 @@ void random_accesses(const char* name, unsigned n, unsigned t, unsigned count) {
         } else if (r < 93) {
             reg = R_LIVE;
         } else if (r < 96) {
-            reg = rng() % 2 ? R_SHAPE : uint16_t(R_BARS0 + rng() % 2);
+            const unsigned k = unsigned(rng() % 3);
+            reg = k == 0 ? R_SHAPE : uint16_t((k == 1 ? R_BARS0 : R_CABLE0) + rng() % 2);
         } else if (r < 98) {
             pe = n + unsigned(rng() % (64 - n));  // beyond N
             reg = uint16_t(rng() % 4);
             we = rng() % 2;
         } else {
-            reg = uint16_t(6 + rng() % 0xff9);  // no such register
+            reg = uint16_t(8 + rng() % 0xff7);  // no such register
             we = rng() % 2;
         }
         if (!we && r >= 55 && r < 96 && rng() % 10 == 0) we = true;  // writes to IN, LIVE, SHAPE: refused
@@ -339,12 +412,16 @@ void random_accesses(const char* name, unsigned n, unsigned t, unsigned count) {
                      << " value 0x" << std::hex << v);
         REQUIRE(got.err == want.err);
         REQUIRE(got.rdata == want.rdata);
+        refused += we && reg == R_OUT && want.err == REFUSED;
         sp_set += !sp0 && m.sp;
         sp_cleared += sp0 && !m.sp;
         bf_toggles += bf0 != m.bf;
     }
-    std::printf("[nand] %s: %u accesses: BF toggled %u times, SP set %u and cleared %u times\n", name, count,
-                bf_toggles, sp_set, sp_cleared);
+    std::printf("[nand] %s: %u accesses, %u cable changes (%u OUT writes refused for a cabled PE): BF toggled %u "
+                "times, SP set %u and cleared %u times\n",
+                name, count, cable_moves, refused, bf_toggles, sp_set, sp_cleared);
+    CHECK(cable_moves > 100);
+    CHECK(refused > 100);
     CHECK(bf_toggles > 10);
     CHECK(sp_set > 10);
     CHECK(sp_cleared > 10);
@@ -361,7 +438,7 @@ TEST_CASE("nand: registers against the header's model (trees, latch, BF, SP/AF, 
 TEST_CASE("nand: directed: reset values, SHAPE, a NAND tree, the latch holds until the next barrier, a signal is "
           "cleared only by every PE's acknowledge",
           "[nand][regs]") {
-    Bus<Vnand_engine_n3> b("nand_directed");
+    Bus<Vnand_engine_n3> b("nand_directed", 3);
     CHECK(b.read(0, R_SHAPE) == (4u << 8 | 3u));
     CHECK(b.read(2, R_OUT) == (0xfu << DATA_AT));  // DATA all 1, BAR/ACK/SEL 0
     CHECK(b.read(1, R_IN) == 0u);                  // BF 0, SP 0, latched 0
@@ -400,4 +477,80 @@ TEST_CASE("nand: directed: reset values, SHAPE, a NAND tree, the latch holds unt
     // the ACKs resting at 1 do not swallow the next request
     b.write(0, R_OUT, ACK | REQ);
     CHECK((b.read(1, R_IN) >> IN_SP & 1) == 1u);
+}
+
+TEST_CASE("nand: the cable: floating pins are no PE, PEs on pins and on the bus barrier together, status pins 5 "
+          "cycles after a pin",
+          "[nand][pins]") {
+    Bus<Vnand_engine_n3> b("nand_cable", 3);
+    // Every line pulled up (as after reset): nobody on a cable; the bus owns every OUT.
+    CHECK(b.read(0, R_CABLE0) == 0u);
+    CHECK(b.read(0, R_CABLE1) == 0u);
+    CHECK(b.access(true, 0, R_CABLE0, 1).err == REFUSED);
+    for (unsigned pe = 0; pe < 3; ++pe) CHECK(b.status(pe) == (0u | 1u << 4));  // latched 0, BS = BF = 0: /BS 1
+    // PE0 and PE1 plug in, idle (BAR 0, DATA 1111, REQ 0, pin 17 low).
+    const uint16_t idle = 0x00f;
+    b.pins(0, idle);
+    b.pins(1, idle);
+    for (int c = 0; c < 8; ++c) b.h.tick();
+    CHECK(b.read(2, R_CABLE0) == 0x3u);
+    CHECK(b.access(true, 1, R_OUT, BAR).err == REFUSED);  // the cable drives PE1
+    CHECK(b.read(1, R_OUT) == (0xfu << DATA_AT));
+    // Barrier S1: PE0 (data 1100) and PE1 (1010) on pins, PE2 (1111) on the bus.
+    b.pins(0, uint16_t(0xc | 1u << P_BAR));
+    b.pins(1, uint16_t(0xa | 1u << P_BAR));
+    for (int c = 0; c < 8; ++c) b.h.tick();
+    CHECK((b.read(0, R_IN) >> IN_BF & 1) == 0u);  // PE2 has not arrived
+    CHECK(b.read(0, R_BARS0) == 0x3u);
+    b.write(2, R_OUT, 0xfu << DATA_AT | BAR);
+    for (int c = 0; c < 4; ++c) b.h.tick();
+    CHECK((b.read(2, R_IN) >> IN_BF & 1) == 1u);
+    CHECK((b.read(2, R_IN) >> DATA_AT) == 0x7u);  // ~(1100 & 1010 & 1111)
+    // On the pins: trees 0..3 on DB25 15, 13, 12, 10; /BS on Busy is 0 now.
+    CHECK(b.status(0) == 0x7u);
+    CHECK(b.status(1) == 0x7u);
+    // Latency: PE0 and PE1 go to S0 with new data, PE2 last on the bus; then
+    // PE1's SEL: its Busy line follows SP (0: /BS 1) exactly PIN_LATENCY
+    // cycles after the pin changes, never earlier.
+    b.pins(0, uint16_t(0x0));
+    b.pins(1, uint16_t(0x0));
+    for (int c = 0; c < 8; ++c) b.h.tick();
+    b.write(2, R_OUT, 0x0u << DATA_AT);
+    for (int c = 0; c < 4; ++c) b.h.tick();
+    CHECK((b.read(0, R_IN) >> IN_BF & 1) == 0u);
+    CHECK(b.status(1) == (0xfu | 1u << 4));  // NAND of zeros = 1111; BF 0: /BS 1
+    b.write(2, R_OUT, 0xfu << DATA_AT | BAR);  // PE2 at S1 already: BF will follow the pins
+    b.pins(0, uint16_t(0xf | 1u << P_BAR));
+    for (int c = 0; c < 8; ++c) b.h.tick();
+    b.pins(1, uint16_t(0xf | 1u << P_BAR));  // the last arrival, by pin
+    unsigned seen = 0;
+    for (unsigned c = 1; c <= 10 && !seen; ++c) {
+        b.h.tick();
+        if (!(b.status(0) >> 4 & 1)) seen = c;  // /BS low: BF is 1
+    }
+    INFO("the barrier's completion reached PE0's Busy pin " << seen << " cycles after PE1's BAR pin");
+    CHECK(seen == PIN_LATENCY);
+    // A request on the pins is an edge of D7: held high it asks once.
+    CHECK((b.read(0, R_IN) >> IN_SP & 1) == 0u);
+    b.pins(0, uint16_t(0xf | 1u << P_BAR | 1u << P_REQ));
+    for (int c = 0; c < 8; ++c) b.h.tick();
+    CHECK((b.read(2, R_IN) >> IN_SP & 1) == 1u);
+    // Everyone acknowledges (the acknowledge barrier: ACK 1 everywhere): SP clears while REQ stays high.
+    b.pins(0, uint16_t(0xf | 1u << P_BAR | 1u << P_REQ | 1u << P_ACK));
+    b.pins(1, uint16_t(0xf | 1u << P_BAR | 1u << P_ACK));
+    b.write(2, R_OUT, 0xfu << DATA_AT | BAR | ACK);
+    for (int c = 0; c < 8; ++c) b.h.tick();
+    CHECK((b.read(2, R_IN) >> IN_SP & 1) == 0u);
+    // SEL on PE1's pins: its Busy shows SP (0), PE0's still shows BF (1).
+    b.pins(1, uint16_t(0xf | 1u << P_BAR | 1u << P_ACK | 1u << P_SEL));
+    for (int c = 0; c < 8; ++c) b.h.tick();
+    CHECK((b.status(1) >> 4 & 1) == 1u);
+    CHECK((b.status(0) >> 4 & 1) == 0u);
+    // Unplugged: PE0's lines float high; it is off the cable and keeps its
+    // last OUT (BAR 1: it never arrives at the next S0 barrier); the bus may write it again.
+    b.pins(0, PINS_FLOAT);
+    for (int c = 0; c < 8; ++c) b.h.tick();
+    CHECK(b.read(1, R_CABLE0) == 0x2u);
+    CHECK((b.read(1, R_OUT) & BAR) == BAR);
+    CHECK(b.access(true, 0, R_OUT, 0xfu << DATA_AT).err == OK);
 }

@@ -71,10 +71,15 @@ module top (
 
     // pe_d is the data register's layout {B3..B0, S, IR, PROBE, D} per PE already.
     // The one hub top with its link port on the USB UART (rtl/hub/aggnet_uart_hub.v).
-    aggnet_uart_hub #(.N(N), .CLK_HZ(HUB_KHZ * 1000), .BAUD(LINK_BAUD)) u_hub (
+    // The NAND engine (seed 002, rtl/nand) is built in, on the link only:
+    // every PE reaches it over the USB UART (docs/nand.md).
+    localparam integer EN_NAND = 1;
+    wire [N*5-1:0] nand_pins_out;
+    aggnet_uart_hub #(.N(N), .CLK_HZ(HUB_KHZ * 1000), .BAUD(LINK_BAUD), .EN_NAND(EN_NAND)) u_hub (
         .clk(clk), .rst(rst),
         .pe_data(pe_d), .pe_ctrl(pe_ctrl),
         .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad),
+        .nand_pins_in({(N*12){1'b1}}), .nand_pins_out(nand_pins_out),  // no NAND cable on this board
         .uart_rx(uart_rx), .uart_tx(uart_tx)
     );
 
@@ -86,6 +91,6 @@ module top (
         .clk(clk), .rst(rst), .pe_led(pe_led), .leds(disp_leds));
     assign led = disp_leds;
 
-    wire unused_ok = &{1'b0, pe_stat, pe_led, pe_irq, pe_bad};
+    wire unused_ok = &{1'b0, nand_pins_out, pe_stat, pe_led, pe_irq, pe_bad};
 endmodule
 `default_nettype wire

@@ -87,10 +87,12 @@ module top (
 
 
     // The one hub top with its link port on the USB UART (rtl/hub/aggnet_uart_hub.v).
+    wire [N*5-1:0] nand_pins_out;
     aggnet_uart_hub #(.N(N), .CLK_HZ(HUB_KHZ * 1000), .BAUD(LINK_BAUD)) u_hub (
         .clk(clk), .rst(rst),
         .pe_data(pe_data), .pe_ctrl(pe_ctrl),
         .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad),
+        .nand_pins_in({(N*12){1'b1}}), .nand_pins_out(nand_pins_out),  // no NAND cable on this board
         .uart_rx(uart_rx), .uart_tx(uart_tx)
     );
 
@@ -103,6 +105,6 @@ module top (
     assign ledg_n = !disp_leds[1];
     rgb_led #(.ARCH("ICE40_UP")) u_rgb (.on(disp_leds[4:2]), .pad_n(rgb_n));
 
-    wire unused_ok = &{1'b0, disp_leds[7:5], pe_stat, pe_led, pe_irq, pe_bad};
+    wire unused_ok = &{1'b0, nand_pins_out, disp_leds[7:5], pe_stat, pe_led, pe_irq, pe_bad};
 endmodule
 `default_nettype wire

@@ -66,14 +66,17 @@
                 .bus_req_size(bus_req_size),
                 .bus_rsp_valid(nand_rsp_valid),
                 .bus_rsp_rdata(nand_rsp_rdata),
-                .bus_rsp_err(nand_rsp_err)
+                .bus_rsp_err(nand_rsp_err),
+                .nand_pins_in(nand_pins_in),
+                .nand_pins_out(nand_pins_out)
             );
         end else begin : g_no_nand
             assign nand_req_ready = 1'b1;
             assign nand_rsp_valid = 1'b0;
             assign nand_rsp_rdata = 32'd0;
             assign nand_rsp_err   = 2'd0;
-            wire unused_nand = &{1'b0, nand_sel};
+            assign nand_pins_out = {(N*5){1'b0}};
+            wire unused_nand = &{1'b0, nand_sel, nand_pins_in};
         end
     endgenerate
 

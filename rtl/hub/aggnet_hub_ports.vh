@@ -7,3 +7,6 @@
     output wire [(N*LW)-1:0] pe_led,
     output wire [(N)-1:0] pe_irq,
     output wire [(N)-1:0] pe_bad,
+    // nand (window 2; rtl/nand/manifest.json)
+    input  wire [(N*12)-1:0] nand_pins_in,
+    output wire [(N*5)-1:0] nand_pins_out,

@@ -47,8 +47,37 @@
 //   0x003 SHAPE ro  bits 7..0 N, 15..8 T.
 //   0x004 BARS0 ro  bit j: PE j's BAR (PEs 0..31), so that a PE whose barrier
 //   0x005 BARS1 ro  times out can name the PEs that never arrived (32..63).
-//   Writes to IN, LIVE, SHAPE, BARS are refused; anything else is no such
-//   register.
+//   0x006 CABLE0 ro bit j: PE j is on its cable (PEs 0..31; 0x007 CABLE1:
+//   0x007 CABLE1    32..63), see Pins.
+//   Writes to IN, LIVE, SHAPE, BARS, CABLE are refused, and so is a write to
+//   the OUT of a PE on its cable (the cable drives it); anything else is no
+//   such register.
+//
+// Pins (docs/nand.md, "The cable"): each PE may instead drive its outputs
+// from a PC's parallel port, 12 lines in and 5 out per PE, as TTL_PAPERS'
+// PEs do (seed 002 section 3: "the SPP provides up to 12 output bits, it
+// only provides five bits of input").  Levels as on the DB25 cable, with the
+// PC's own inversions of Strobe, AutoFD, SelectIn and Busy undone by the
+// host (libaggnet's LPT NAND port):
+//   nand_pins_in[a*12 +: 12]  bits 0..3 DB25 2..5 (D0..D3) DATA 0..3,
+//                        bit 4 DB25 6 (D4) BAR, 5 DB25 7 (D5) ACK,
+//                        6 DB25 8 (D6) SEL, 7 DB25 9 (D7) REQ (each 0 -> 1
+//                        edge is one request), 8..10 DB25 1, 14, 16
+//                        reserved (ignored), 11 DB25 17 /ATTACH.
+//   nand_pins_out[a*5 +: 5]   DB25 15, 13, 12, 10: IN.DATA 0..3 (0 beyond T),
+//                        DB25 11 (Busy): /BS, so the PC, which inverts
+//                        Busy, reads BS in status bit 7.
+// Every input goes through a 2-flop synchronizer that resets to "all lines
+// high".  A PE is on its cable while its /ATTACH line (pin 17) is low: a
+// running port drives it low, an unplugged cable or a PC that is off floats
+// high (the board's pull-ups), so a PE is never taken from a cable that
+// nobody drives.  While on its cable, the PE's OUT register follows the
+// pins every cycle and the link may not write it; off its cable it keeps
+// its last value (a PE whose cable is pulled stays where it was: it never
+// arrives at a later barrier, and BARS names it to the others).  With more
+// than 4 data trees a cabled PE outputs 1 on trees 4..T-1 (neutral).
+// Latency: a pin change reaches the trees' flip-flops 4 cycles after it,
+// and their outputs are on nand_pins_out one cycle later (5 in all, whatever N).
 // Bus: a slave on link_port's engine bus (docs/link.md); always ready; one
 // response two cycles after each request (registered request, then read and
 // applied).  After reset BF = 0 with every BAR 0: the S0 barrier is the one
@@ -70,7 +99,9 @@ module nand_engine #(
     input  wire [2:0]  bus_req_size,
     output reg         bus_rsp_valid,
     output reg  [31:0] bus_rsp_rdata,
-    output reg  [1:0]  bus_rsp_err
+    output reg  [1:0]  bus_rsp_err,
+    input  wire [N*12-1:0] nand_pins_in,
+    output reg  [N*5-1:0]  nand_pins_out
 `ifdef FORMAL
     ,
     output wire [N-1:0] f_bar,
@@ -91,14 +122,41 @@ module nand_engine #(
     endgenerate
 
     localparam [11:0] R_OUT = 12'h000, R_IN = 12'h001, R_LIVE = 12'h002, R_SHAPE = 12'h003,
-                      R_BARS0 = 12'h004, R_BARS1 = 12'h005;
+                      R_BARS0 = 12'h004, R_BARS1 = 12'h005, R_CABLE0 = 12'h006, R_CABLE1 = 12'h007;
     localparam [1:0]  ERR_OK = 2'd0, ERR_NO_REG = 2'd1, ERR_REFUSED = 2'd2;
     localparam integer PW = (N > 1) ? $clog2(N) : 1;
+
+    // ---- the cable: synchronized pins, attach and request edges -------------
+    localparam integer PINW = 12, P_BAR = 4, P_ACK = 5, P_SEL = 6, P_REQ = 7, P_ATTACH_N = 11;
+    wire [N*PINW-1:0] pq;
+    sync2 #(.W(N*PINW), .RESET({(N*PINW){1'b1}})) u_sync (.clk(clk), .rst(rst), .d(nand_pins_in), .q(pq));
+    wire [N-1:0] cab, cab_req;
+    reg  [N-1:0] req_prev;
+    genvar g;
+    generate
+        for (g = 0; g < N; g = g + 1) begin : g_cab
+            assign cab[g]     = !pq[g*PINW + P_ATTACH_N];
+            assign cab_req[g] = cab[g] && pq[g*PINW + P_REQ] && !req_prev[g];
+        end
+    endgenerate
+    integer c, cw, co;  // one loop variable per always block (yosys: one driver each)
+    always @(posedge clk) begin
+        for (c = 0; c < N; c = c + 1) req_prev[c] <= pq[c*PINW + P_REQ];
+        if (rst) req_prev <= {N{1'b1}};
+    end
+    // the data lines a cabled PE drives: DATA 0..3, 1 on trees 4..T-1
+    function [T-1:0] cab_data(input [PINW-1:0] p);
+        integer b;
+        begin
+            cab_data = {T{1'b1}};
+            for (b = 0; b < T && b < 4; b = b + 1) cab_data[b] = p[b];
+        end
+    endfunction
 
     // ---- per-PE outputs (the OUT registers) -----------------------------------
     reg [N-1:0] bar, ack, sel;
     reg [N*T-1:0] data;     // PE a's DATA at [a*T +: T]
-    reg         req_any;   // a write with REQ set was applied last cycle
+    reg         req_any;   // a write with REQ set was applied last cycle, or a cable REQ edge
 
     // ---- the trees, flat in N ------------------------------------------------
     wire s1_done = &bar;     // S1's NAND is 0: every PE set BAR
@@ -114,6 +172,8 @@ module nand_engine #(
     end
 
     reg         bf, sp, af;
+    reg [N-1:0] cab_req_q;   // a cable REQ edge, aligned with the OUT registers
+    always @(posedge clk) cab_req_q <= rst ? {N{1'b0}} : cab_req;
     reg [T-1:0] latched;
     wire        ack_done = (a1_done && !af) || (a0_done && af);
     always @(posedge clk) begin
@@ -131,7 +191,7 @@ module nand_engine #(
                 bf      <= 1'b0;
                 latched <= tree;
             end
-            if (req_any) sp <= 1'b1;
+            if (req_any || |cab_req_q) sp <= 1'b1;
             else if (ack_done) sp <= 1'b0;
         end
     end
@@ -166,6 +226,7 @@ module nand_engine #(
     wire [31:0] in_rd   = {ext16(latched), 12'd0, af, sp, bf, bs};
     wire [31:0] live_rd = {ext16(tree), 12'd0, af, sp, bf, 1'b0};
     wire [63:0] bars64 = {{(64 - N){1'b0}}, bar} ;
+    wire [63:0] cab64 = {{(64 - N){1'b0}}, cab} ;
 
     always @(posedge clk) begin
         req_any <= 1'b0;
@@ -187,7 +248,9 @@ module nand_engine #(
                 end else begin
                     case (q_reg)
                         R_OUT: begin
-                            if (q_we) begin
+                            if (q_we && cab[q_p]) begin
+                                bus_rsp_err <= ERR_REFUSED;
+                            end else if (q_we) begin
                                 bar[q_p]  <= q_wdata[0];
                                 req_any   <= q_wdata[1];
                                 ack[q_p]  <= q_wdata[2];
@@ -202,11 +265,33 @@ module nand_engine #(
                         R_SHAPE: if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= shape;
                         R_BARS0: if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= bars64[31:0];
                         R_BARS1: if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= bars64[63:32];
+                        R_CABLE0: if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= cab64[31:0];
+                        R_CABLE1: if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= cab64[63:32];
                         default: bus_rsp_err <= ERR_NO_REG;
                     endcase
                 end
             end
+            // A PE on its cable: its OUT follows the pins (a link write to it
+            // was refused above, so nothing here races a bus write).
+            for (cw = 0; cw < N; cw = cw + 1)
+                if (cab[cw]) begin
+                    bar[cw]  <= pq[cw*PINW + P_BAR];
+                    ack[cw]  <= pq[cw*PINW + P_ACK];
+                    sel[cw]  <= pq[cw*PINW + P_SEL];
+                    data[cw*T +: T] <= cab_data(pq[cw*PINW +: PINW]);
+                end
         end
+    end
+
+    wire [15:0] lat16 = ext16(latched);
+    // The cable's outputs, registered (no glitches on the cable): the
+    // latched trees on DB25 15, 13, 12, 10 and /BS on Busy (pin 11).
+    always @(posedge clk) begin
+        for (co = 0; co < N; co = co + 1) begin
+            nand_pins_out[co*5 +: 4] <= lat16[3:0];
+            nand_pins_out[co*5 + 4]  <= !(sel[co] ? sp : bf);
+        end
+        if (rst) nand_pins_out <= {(N*5){1'b0}};
     end
 
 `ifdef FORMAL
@@ -219,6 +304,6 @@ module nand_engine #(
 `endif
 
     // The window is decoded by the hub; sizes are the register's own.
-    wire unused_ok = &{1'b0, bus_req_addr[15:12], bus_req_size, q_wdata};
+    wire unused_ok = &{1'b0, bus_req_addr[15:12], bus_req_size, q_wdata, pq, lat16[15:4]};
 endmodule
 `default_nettype wire

@@ -25,7 +25,8 @@ module nand_engine_props #(
     input wire [5:0]  bus_req_pe,
     input wire [15:0] bus_req_addr,
     input wire [31:0] bus_req_wdata,
-    input wire [2:0]  bus_req_size
+    input wire [2:0]  bus_req_size,
+    input wire [N*12-1:0] nand_pins_in
 );
     wire         bus_req_ready, bus_rsp_valid;
     wire [31:0]  bus_rsp_rdata;
@@ -38,7 +39,7 @@ module nand_engine_props #(
         .bus_req_valid(bus_req_valid), .bus_req_ready(bus_req_ready), .bus_req_we(bus_req_we),
         .bus_req_pe(bus_req_pe), .bus_req_addr(bus_req_addr), .bus_req_wdata(bus_req_wdata),
         .bus_req_size(bus_req_size), .bus_rsp_valid(bus_rsp_valid), .bus_rsp_rdata(bus_rsp_rdata),
-        .bus_rsp_err(bus_rsp_err), .f_bar(f_bar), .f_ack(f_ack), .f_bf(f_bf), .f_sp(f_sp), .f_af(f_af),
+        .bus_rsp_err(bus_rsp_err), .nand_pins_in(nand_pins_in), .nand_pins_out(), .f_bar(f_bar), .f_ack(f_ack), .f_bf(f_bf), .f_sp(f_sp), .f_af(f_af),
         .f_req_any(f_req_any)
     );
 
