@@ -41,7 +41,8 @@ constexpr uint16_t R_OUT = 0x000, R_IN = 0x001, R_LIVE = 0x002, R_SHAPE = 0x003,
 // The cable (module header "Pins"): lines into the hub per PE, 12 bits.
 constexpr unsigned P_BAR = 4, P_ACK = 5, P_SEL = 6, P_REQ = 7, P_ATTACH_N = 11;
 constexpr uint16_t PINS_FLOAT = 0xfff;  // every line pulled up: not on the cable
-constexpr unsigned PIN_LATENCY = 5;    // pin change -> the cable's status pins (module header)
+constexpr unsigned PIN_LATENCY = 9;    // BAR pin -> Busy pin (module header, "Latency")
+constexpr unsigned PIN_SETTLE = 12;    // any pin change -> every status line settled
 constexpr uint32_t BAR = 1u << 0, REQ = 1u << 1, ACK = 1u << 2, SEL = 1u << 3;
 constexpr unsigned IN_BS = 0, IN_BF = 1, IN_SP = 2, IN_AF = 3, DATA_AT = 16;
 enum Err : unsigned { OK = 0, NO_REG = 1, REFUSED = 2 };
@@ -364,7 +365,7 @@ void random_accesses(const char* name, unsigned n, unsigned t, unsigned count) {
             const int bf0 = m.bf, sp0 = m.sp;
             lines[pe] = v;
             bus.pins(pe, v);
-            for (unsigned c = 0; c < PIN_LATENCY + 1; ++c) bus.h.tick();
+            for (unsigned c = 0; c < PIN_SETTLE; ++c) bus.h.tick();
             m.cable(pe, v);
             ++cable_moves;
             sp_set += !sp0 && m.sp;
@@ -479,8 +480,8 @@ TEST_CASE("nand: directed: reset values, SHAPE, a NAND tree, the latch holds unt
     CHECK((b.read(1, R_IN) >> IN_SP & 1) == 1u);
 }
 
-TEST_CASE("nand: the cable: floating pins are no PE, PEs on pins and on the bus barrier together, status pins 5 "
-          "cycles after a pin",
+TEST_CASE("nand: the cable: floating pins are no PE, PEs on pins and on the bus barrier together, BAR pin to "
+          "Busy pin in 9 cycles, the skew guards",
           "[nand][pins]") {
     Bus<Vnand_engine_n3> b("nand_cable", 3);
     // Every line pulled up (as after reset): nobody on a cable; the bus owns every OUT.
@@ -492,18 +493,18 @@ TEST_CASE("nand: the cable: floating pins are no PE, PEs on pins and on the bus 
     const uint16_t idle = 0x00f;
     b.pins(0, idle);
     b.pins(1, idle);
-    for (int c = 0; c < 8; ++c) b.h.tick();
+    for (unsigned c = 0; c < PIN_SETTLE; ++c) b.h.tick();
     CHECK(b.read(2, R_CABLE0) == 0x3u);
     CHECK(b.access(true, 1, R_OUT, BAR).err == REFUSED);  // the cable drives PE1
     CHECK(b.read(1, R_OUT) == (0xfu << DATA_AT));
     // Barrier S1: PE0 (data 1100) and PE1 (1010) on pins, PE2 (1111) on the bus.
     b.pins(0, uint16_t(0xc | 1u << P_BAR));
     b.pins(1, uint16_t(0xa | 1u << P_BAR));
-    for (int c = 0; c < 8; ++c) b.h.tick();
+    for (unsigned c = 0; c < PIN_SETTLE; ++c) b.h.tick();
     CHECK((b.read(0, R_IN) >> IN_BF & 1) == 0u);  // PE2 has not arrived
     CHECK(b.read(0, R_BARS0) == 0x3u);
     b.write(2, R_OUT, 0xfu << DATA_AT | BAR);
-    for (int c = 0; c < 4; ++c) b.h.tick();
+    for (unsigned c = 0; c < PIN_SETTLE; ++c) b.h.tick();
     CHECK((b.read(2, R_IN) >> IN_BF & 1) == 1u);
     CHECK((b.read(2, R_IN) >> DATA_AT) == 0x7u);  // ~(1100 & 1010 & 1111)
     // On the pins: trees 0..3 on DB25 15, 13, 12, 10; /BS on Busy is 0 now.
@@ -514,17 +515,17 @@ TEST_CASE("nand: the cable: floating pins are no PE, PEs on pins and on the bus 
     // cycles after the pin changes, never earlier.
     b.pins(0, uint16_t(0x0));
     b.pins(1, uint16_t(0x0));
-    for (int c = 0; c < 8; ++c) b.h.tick();
+    for (unsigned c = 0; c < PIN_SETTLE; ++c) b.h.tick();
     b.write(2, R_OUT, 0x0u << DATA_AT);
-    for (int c = 0; c < 4; ++c) b.h.tick();
+    for (unsigned c = 0; c < PIN_SETTLE; ++c) b.h.tick();
     CHECK((b.read(0, R_IN) >> IN_BF & 1) == 0u);
     CHECK(b.status(1) == (0xfu | 1u << 4));  // NAND of zeros = 1111; BF 0: /BS 1
     b.write(2, R_OUT, 0xfu << DATA_AT | BAR);  // PE2 at S1 already: BF will follow the pins
     b.pins(0, uint16_t(0xf | 1u << P_BAR));
-    for (int c = 0; c < 8; ++c) b.h.tick();
+    for (unsigned c = 0; c < PIN_SETTLE; ++c) b.h.tick();
     b.pins(1, uint16_t(0xf | 1u << P_BAR));  // the last arrival, by pin
     unsigned seen = 0;
-    for (unsigned c = 1; c <= 10 && !seen; ++c) {
+    for (unsigned c = 1; c <= 20 && !seen; ++c) {
         b.h.tick();
         if (!(b.status(0) >> 4 & 1)) seen = c;  // /BS low: BF is 1
     }
@@ -533,24 +534,59 @@ TEST_CASE("nand: the cable: floating pins are no PE, PEs on pins and on the bus 
     // A request on the pins is an edge of D7: held high it asks once.
     CHECK((b.read(0, R_IN) >> IN_SP & 1) == 0u);
     b.pins(0, uint16_t(0xf | 1u << P_BAR | 1u << P_REQ));
-    for (int c = 0; c < 8; ++c) b.h.tick();
+    for (unsigned c = 0; c < PIN_SETTLE; ++c) b.h.tick();
     CHECK((b.read(2, R_IN) >> IN_SP & 1) == 1u);
     // Everyone acknowledges (the acknowledge barrier: ACK 1 everywhere): SP clears while REQ stays high.
     b.pins(0, uint16_t(0xf | 1u << P_BAR | 1u << P_REQ | 1u << P_ACK));
     b.pins(1, uint16_t(0xf | 1u << P_BAR | 1u << P_ACK));
     b.write(2, R_OUT, 0xfu << DATA_AT | BAR | ACK);
-    for (int c = 0; c < 8; ++c) b.h.tick();
+    for (unsigned c = 0; c < PIN_SETTLE; ++c) b.h.tick();
     CHECK((b.read(2, R_IN) >> IN_SP & 1) == 0u);
     // SEL on PE1's pins: its Busy shows SP (0), PE0's still shows BF (1).
     b.pins(1, uint16_t(0xf | 1u << P_BAR | 1u << P_ACK | 1u << P_SEL));
-    for (int c = 0; c < 8; ++c) b.h.tick();
+    for (unsigned c = 0; c < PIN_SETTLE; ++c) b.h.tick();
     CHECK((b.status(1) >> 4 & 1) == 1u);
     CHECK((b.status(0) >> 4 & 1) == 0u);
     // Unplugged: PE0's lines float high; it is off the cable and keeps its
     // last OUT (BAR 1: it never arrives at the next S0 barrier); the bus may write it again.
     b.pins(0, PINS_FLOAT);
-    for (int c = 0; c < 8; ++c) b.h.tick();
+    for (unsigned c = 0; c < PIN_SETTLE; ++c) b.h.tick();
     CHECK(b.read(1, R_CABLE0) == 0x2u);
     CHECK((b.read(1, R_OUT) & BAR) == BAR);
     CHECK(b.access(true, 0, R_OUT, 0xfu << DATA_AT).err == OK);
+}
+
+TEST_CASE("nand: the cable's skew guards: a BAR seen up to 2 cycles before its data latches the new data; the "
+          "status data lines change 2 cycles before Busy",
+          "[nand][pins]") {
+    for (unsigned skew = 0; skew <= 2; ++skew) {
+        INFO("PE1's data lines reach the hub " << skew << " cycles after its BAR line");
+        Bus<Vnand_engine_n3> b("nand_skew", 3);
+        b.pins(0, 0x00f);
+        b.pins(1, 0x00f);
+        for (unsigned c = 0; c < PIN_SETTLE; ++c) b.h.tick();
+        REQUIRE(b.read(2, R_CABLE0) == 0x3u);
+        // S1 barrier: PE0 (data 1111) and PE2 (1111) arrive first; PE1 (new
+        // data 0101) last, its BAR line ahead of its data lines.
+        b.pins(0, uint16_t(0xf | 1u << P_BAR));
+        b.write(2, R_OUT, 0xfu << DATA_AT | BAR);
+        for (unsigned c = 0; c < PIN_SETTLE; ++c) b.h.tick();
+        b.pins(1, uint16_t(0xf | 1u << P_BAR));
+        for (unsigned c = 0; c < skew; ++c) b.h.tick();
+        b.pins(1, uint16_t(0x5 | 1u << P_BAR));
+        // Watch PE0's status lines: the data lines must change before Busy.
+        unsigned data_at = 0, busy_at = 0;
+        const unsigned s0 = b.status(0);
+        for (unsigned c = 1; c <= 30; ++c) {
+            b.h.tick();
+            const unsigned s = b.status(0);
+            if (!data_at && (s & 0xf) != (s0 & 0xf)) data_at = c;
+            if (!busy_at && (s >> 4) != (s0 >> 4)) busy_at = c;
+        }
+        CHECK((b.read(0, R_IN) >> DATA_AT) == 0xau);  // ~(1111 & 0101 & 1111): PE1's new data
+        CHECK((b.status(0) & 0xf) == 0xau);
+        CHECK(busy_at != 0);
+        CHECK(data_at != 0);
+        CHECK(busy_at >= data_at + 2);
+    }
 }

@@ -8,6 +8,8 @@
 // the figure 4 multi-way branch table, the signal and its acknowledge, a
 // timeout naming the missing PE, and bad input.
 #include "link_hub.hpp"
+#include "lockstep.hpp"
+#include "pc_port.hpp"
 #include "seed.hpp"
 
 #include <aggnet/error.hpp>
@@ -81,11 +83,66 @@ struct Log {
     }
 };
 
-void random_ops(unsigned n, unsigned rounds) {
-    const uint64_t seed = aggnet::sim::test_seed(("nand_ops_n" + std::to_string(n)).c_str());
+/// The hub's NAND cable pins seen as the pins a PC's parallel port drives
+/// and reads (PapersPins' register layout, which LockstepHub's PC port
+/// model speaks): data D0..D7, control pins 1, 14, 16, 17 (the CTRL bits
+/// below IE), status S3..S7 at bits 3..7.  Only the engine's cable: the
+/// PAPERS pins float.
+class NandCable final : public aggnet::sim::PapersPins {
+public:
+    explicit NandCable(std::unique_ptr<aggnet::sim::HubModel> h) : h_(std::move(h)), d_(h_->pes(), 0xff), c_(h_->pes(), 0xf) {}
+    unsigned pes() const override { return h_->pes(); }
+    void set_data(unsigned pe, reg_t pins) override { d_.at(pe) = uint8_t(pins), drive(pe); }
+    void set_ctrl(unsigned pe, uint8_t pins) override { c_.at(pe) = pins & 0xf, drive(pe); }
+    reg_t stat(unsigned pe) override { return reg_t(h_->nand_pins(pe)) << 3; }
+    reg_t led(unsigned) override { return 0; }
+    bool irq(unsigned) override { return false; }
+    bool bad(unsigned) override { return false; }
+    void reset(unsigned cycles) override { h_->reset(cycles); }
+    void tick() override { h_->tick(); }
+    uint64_t cycle() const override { return h_->cycle(); }
+    void trace_to(const std::string& path) override { h_->trace_to(path); }
+    void close_trace() override { h_->close_trace(); }
+
+private:
+    std::unique_ptr<aggnet::sim::HubModel> h_;
+    std::vector<uint8_t> d_, c_;
+    void drive(unsigned pe) { h_->set_nand_pins(pe, uint16_t(d_[pe] | c_[pe] << 8)); }
+};
+
+/// How a test runs its PEs: fn(pe, NandPe) on every PE's thread; returns hub cycles.
+using Runner = std::function<uint64_t(unsigned, const std::function<void(unsigned, NandPe&)>&)>;
+
+/// Every PE over the link (sim/link_hub.hpp).
+uint64_t on_link(unsigned n, const std::function<void(unsigned, NandPe&)>& fn) {
     LinkHub hub(n, "nand_ops_n" + std::to_string(n));
+    run_pes(hub, n, fn);
+    return hub.cycle();
+}
+
+/// Every PE on its cable: LptNandPort over a simulated PC parallel port
+/// (sim/lockstep.hpp: 1 us per port access at 100 MHz, random OS delays).
+uint64_t on_cable(unsigned n, const std::function<void(unsigned, NandPe&)>& fn, uint64_t seed = 1) {
+    aggnet::sim::LockstepHub::Options o;
+    o.seed = seed;
+    o.max_cycles = 2'000'000'000;
+    aggnet::sim::LockstepHub hub(std::make_unique<NandCable>(aggnet::sim::make_hub_rtl(n, "nand_cable")), o);
+    std::vector<std::function<void(Transport&)>> progs(n);
+    for (unsigned pe = 0; pe < n; ++pe)
+        progs[pe] = [&, pe](Transport& t) {
+            LptNandPort port(t, pe, n);
+            NandPe p(port, milliseconds(50));
+            fn(pe, p);
+        };
+    for (auto& e : hub.run(progs))
+        if (e) std::rethrow_exception(e);
+    return hub.cycle();
+}
+
+void random_ops(unsigned n, unsigned rounds, const Runner& runner = on_link, const char* how = "link") {
+    const uint64_t seed = aggnet::sim::test_seed(("nand_ops_n" + std::to_string(n) + "_" + how).c_str());
     Log log;
-    run_pes(hub, n, [&](unsigned pe, NandPe& p) {
+    const uint64_t cycles = runner(n, [&](unsigned pe, NandPe& p) {
         for (unsigned r = 0; r < rounds; ++r) {
             // every PE's contribution, known to every PE
             std::mt19937_64 g(seed * 1000003 + r);
@@ -188,8 +245,8 @@ void random_ops(unsigned n, unsigned rounds) {
                         << (log.bad.empty() ? std::string("-") : log.bad[0]));
     CHECK(log.bad.empty());
     CHECK(log.checks > rounds * n / 2);
-    std::printf("[nand] N = %u: %u rounds of random operations, %llu checks, %llu hub cycles\n", n, rounds,
-                static_cast<unsigned long long>(log.checks), static_cast<unsigned long long>(hub.cycle()));
+    std::printf("[nand] N = %u on the %s: %u rounds of random operations, %llu checks, %llu hub cycles\n", n, how,
+                rounds, static_cast<unsigned long long>(log.checks), static_cast<unsigned long long>(cycles));
 }
 
 }  // namespace
@@ -198,56 +255,67 @@ TEST_CASE("nand ops: every operation of seed 002 section 2 against a C++ referen
           "thread timing, N = 4 and N = 16",
           "[nand][ops]") {
     random_ops(4, 300);
+    // The same operations with every PE on its cable (LptNandPort): t = 4
+    // trees through a PC parallel port's data and status registers.
+    random_ops(4, 60, [](unsigned n, const std::function<void(unsigned, NandPe&)>& fn) {
+        return on_cable(n, fn, aggnet::sim::test_seed("nand_ops_cable_timing"));
+    }, "cable");
     random_ops(16, 60);
 }
 
 TEST_CASE("nand ops: I/O cycles per operation <= seed 002 Table 2's TTL_PAPERS column (t = 4, k = 32)",
           "[nand][ops]") {
-    LinkHub hub(4, "nand_iocycles");
-    std::mutex m;
-    std::vector<std::pair<std::string, uint64_t>> got;  // from PE0
-    run_pes(hub, 4, [&](unsigned pe, NandPe& p) {
-        auto count = [&](const char* name, const std::function<void()>& fn) {
-            const uint64_t before = p.io_cycles();
-            fn();
-            if (pe == 0) {
-                std::lock_guard<std::mutex> l(m);
-                got.emplace_back(name, p.io_cycles() - before);
-            }
-        };
-        count("barrier", [&] { p.barrier(); });
-        count("broadcast", [&] { p.broadcast(1, 0x12345678, 32); });
-        count("any", [&] { p.any(pe == 2); });
-        count("all", [&] { p.all(true); });
-        count("OR", [&] { p.reduce_or(pe, 32); });
-        count("AND", [&] { p.reduce_and(pe, 32); });
-        count("NAND", [&] { p.reduce_nand(pe, 32); });
-        count("NOR", [&] { p.reduce_nor(pe, 32); });
-        count("max", [&] { p.max_u(pe * 1000, 32); });
-        count("min", [&] { p.min_u(pe * 1000, 32); });
-        count("vote vector", [&] { p.vote_vector(true, pe, 32); });
-        p.barrier();
-        count("signal", [&] {
-            if (pe == 0) p.signal();
+    // over the link (register accesses) and on the cable (port accesses; a wait that polls counts once)
+    for (const char* how : {"link", "cable"}) {
+        INFO("PEs on the " << how);
+        const Runner run = std::string(how) == "link" ? Runner(on_link) : Runner([](unsigned n, const std::function<void(unsigned, NandPe&)>& fn) {
+            return on_cable(n, fn);
         });
-        p.barrier();
-        p.acknowledge();
-    });
-    // Table 2, TTL_PAPERS I/O cycles: barrier 2; any, all 5; 32-bit
-    // broadcast, OR, AND, NAND, NOR, vector vote 5*ceil(32/4) = 40; max, min
-    // 5*ceil(32/2) = 80; signal 1.  Ours (docs/nand.md): 2 per step.
-    const std::map<std::string, std::pair<uint64_t, uint64_t>> want = {
-        {"barrier", {2, 2}},   {"broadcast", {16, 40}}, {"any", {2, 5}},  {"all", {2, 5}},
-        {"OR", {16, 40}},      {"AND", {16, 40}},       {"NAND", {16, 40}}, {"NOR", {16, 40}},
-        {"max", {32, 80}},     {"min", {32, 80}},       {"vote vector", {16, 40}}, {"signal", {1, 1}},
-    };
-    REQUIRE(got.size() == want.size());
-    for (const auto& [name, n] : got) {
-        INFO(name);
-        CHECK(n == want.at(name).first);
-        CHECK(n <= want.at(name).second);
-        std::printf("[nand] %-12s %3llu I/O cycles (TTL_PAPERS, Table 2: %llu)\n", name.c_str(),
-                    static_cast<unsigned long long>(n), static_cast<unsigned long long>(want.at(name).second));
+        std::mutex m;
+        std::vector<std::pair<std::string, uint64_t>> got;  // from PE0
+        run(4, [&](unsigned pe, NandPe& p) {
+            auto count = [&](const char* name, const std::function<void()>& fn) {
+                const uint64_t before = p.io_cycles();
+                fn();
+                if (pe == 0) {
+                    std::lock_guard<std::mutex> l(m);
+                    got.emplace_back(name, p.io_cycles() - before);
+                }
+            };
+            count("barrier", [&] { p.barrier(); });
+            count("broadcast", [&] { p.broadcast(1, 0x12345678, 32); });
+            count("any", [&] { p.any(pe == 2); });
+            count("all", [&] { p.all(true); });
+            count("OR", [&] { p.reduce_or(pe, 32); });
+            count("AND", [&] { p.reduce_and(pe, 32); });
+            count("NAND", [&] { p.reduce_nand(pe, 32); });
+            count("NOR", [&] { p.reduce_nor(pe, 32); });
+            count("max", [&] { p.max_u(pe * 1000, 32); });
+            count("min", [&] { p.min_u(pe * 1000, 32); });
+            count("vote vector", [&] { p.vote_vector(true, pe, 32); });
+            p.barrier();
+            count("signal", [&] {
+                if (pe == 0) p.signal();
+            });
+            p.barrier();
+            p.acknowledge();
+        });
+        // Table 2, TTL_PAPERS I/O cycles: barrier 2; any, all 5; 32-bit
+        // broadcast, OR, AND, NAND, NOR, vector vote 5*ceil(32/4) = 40; max, min
+        // 5*ceil(32/2) = 80; signal 1.  Ours (docs/nand.md): 2 per step.
+        const std::map<std::string, std::pair<uint64_t, uint64_t>> want = {
+            {"barrier", {2, 2}},   {"broadcast", {16, 40}}, {"any", {2, 5}},  {"all", {2, 5}},
+            {"OR", {16, 40}},      {"AND", {16, 40}},       {"NAND", {16, 40}}, {"NOR", {16, 40}},
+            {"max", {32, 80}},     {"min", {32, 80}},       {"vote vector", {16, 40}}, {"signal", {1, 1}},
+        };
+        REQUIRE(got.size() == want.size());
+        for (const auto& [name, n] : got) {
+            INFO(name);
+            CHECK(n == want.at(name).first);
+            CHECK(n <= want.at(name).second);
+            std::printf("[nand] %-12s %3llu I/O cycles (TTL_PAPERS, Table 2: %llu)\n", name.c_str(),
+                        static_cast<unsigned long long>(n), static_cast<unsigned long long>(want.at(name).second));
+        }
     }
 }
 

@@ -30,12 +30,13 @@ unsigned bit_width(uint64_t v) {
 }
 }  // namespace
 
-NandPe::NandPe(link::LinkClient& link, unsigned pe, std::chrono::nanoseconds timeout)
-    : link_(link), pe_(pe), timeout_(timeout) {
-    uint32_t shape = 0, out = 0;
+// ---- LinkNandPort: the NAND window over the link --------------------------------
+
+LinkNandPort::LinkNandPort(link::LinkClient& link, unsigned pe) : link_(link), pe_(pe) {
+    uint32_t shape = 0;
     try {
         shape = link_.read(pe_, R::addr(R::SHAPE), 4);
-        out = link_.read(pe_, R::addr(R::OUT), 4);
+        out0_ = link_.read(pe_, R::addr(R::OUT), 4);
     } catch (const RegisterError& e) {
         throw DeviceError("PE" + std::to_string(pe) + ": the hub has no NAND engine in window " +
                           std::to_string(R::WINDOW) + " (built without EN_NAND?): " + e.what());
@@ -45,10 +46,128 @@ NandPe::NandPe(link::LinkClient& link, unsigned pe, std::chrono::nanoseconds tim
     if (n_ < 1 || n_ > 64 || t_ < 1 || t_ > 16 || pe_ >= n_)
         throw DeviceError("PE" + std::to_string(pe) + ": the NAND engine reports N = " + std::to_string(n_) +
                           ", t = " + std::to_string(t_));
+}
+
+void LinkNandPort::write_out(uint32_t out) {
+    ++accesses_;
+    link_.write(pe_, R::addr(R::OUT), out, 4);
+}
+
+uint32_t LinkNandPort::read_in(unsigned) {
+    ++accesses_;
+    return link_.read(pe_, R::addr(R::IN), 4);
+}
+
+uint32_t LinkNandPort::wait_in(unsigned want, bool value, std::chrono::nanoseconds timeout) {
+    ++accesses_;
+    return link_.wait(pe_, R::addr(R::IN), 1u << want, uint32_t(value) << want, 4, timeout);
+}
+
+std::optional<uint64_t> LinkNandPort::bars() {
+    uint64_t b = link_.read(pe_, R::addr(R::BARS0), 4);
+    if (n_ > 32) b |= uint64_t(link_.read(pe_, R::addr(R::BARS1), 4)) << 32;
+    return b;
+}
+
+std::string LinkNandPort::describe() const { return "NAND window of PE" + std::to_string(pe_) + " over the link"; }
+
+// ---- LptNandPort: the engine's cable on a parallel port -----------------------------
+
+LptNandPort::LptNandPort(Transport& port, unsigned pe, unsigned pes) : port_(port), pe_(pe), n_(pes) {
+    if (n_ < 1 || n_ > 64 || pe_ >= n_)
+        throw DeviceError(port_.describe() + ": NAND cable: PE" + std::to_string(pe) + " of " + std::to_string(pes) +
+                          " PEs is not a PE of the hub");
+    // Idle lines first (data all 1, BAR 0, SEL 0), then pin 17 low: on the cable.
+    d_ = 0x0f;
+    port_.write_data(d_);
+    port_.write_control(R::CABLE_CONTROL_ATTACH);
+    accesses_ += 2;
+    // Join between barriers: BAR where the flip-flop stands (SEL 0: BS = BF).
+    const bool bf = (port_.read_status() >> R::CABLE_S_BS) & 1;
+    ++accesses_;
+    if (bf) put(uint8_t(d_ | R::CABLE_D_BAR));
+    out0_ = bf ? R::OUT_BAR : 0;
+}
+
+LptNandPort::~LptNandPort() {
+    try {
+        port_.write_control(0);  // pin 17 floats high: off the cable
+    } catch (...) {
+    }
+}
+
+void LptNandPort::put(uint8_t d) {
+    port_.write_data(d);
+    d_ = d;
+    ++accesses_;
+}
+
+void LptNandPort::write_out(uint32_t out) {
+    uint8_t d = uint8_t((out >> R::DATA_AT) & 0xf);
+    if (out & R::OUT_BAR) d |= R::CABLE_D_BAR;
+    if (out & R::OUT_ACK) d |= R::CABLE_D_ACK;
+    d |= uint8_t(d_ & R::CABLE_D_SEL);  // SEL is this port's business (select())
+    if (out & R::OUT_REQ) {
+        // a request is a 0 -> 1 edge of D7: lower it first if it is still up
+        if (d_ & R::CABLE_D_REQ) put(uint8_t(d_ & ~R::CABLE_D_REQ));
+        d |= R::CABLE_D_REQ;
+    }
+    put(d);
+}
+
+void LptNandPort::select(unsigned want) {
+    const bool sel = want == R::IN_SP;
+    if (bool(d_ & R::CABLE_D_SEL) != sel) put(uint8_t(sel ? d_ | R::CABLE_D_SEL : d_ & ~R::CABLE_D_SEL));
+}
+
+uint32_t LptNandPort::in_of(reg_t st) const {
+    const uint32_t bs = uint32_t(st >> R::CABLE_S_BS) & 1;
+    const unsigned flag = (d_ & R::CABLE_D_SEL) ? R::IN_SP : R::IN_BF;
+    return uint32_t((st >> R::CABLE_S_DATA) & 0xf) << R::DATA_AT | bs << R::IN_BS | bs << flag;
+}
+
+uint32_t LptNandPort::read_in(unsigned want) {
+    select(want);
+    ++accesses_;
+    return in_of(port_.read_status());
+}
+
+uint32_t LptNandPort::wait_in(unsigned want, bool value, std::chrono::nanoseconds timeout) {
+    select(want);
+    ++accesses_;
+    const Deadline d = port_.in(timeout);
+    reg_t st = port_.read_status(d);
+    for (;;) {
+        if (bool((st >> R::CABLE_S_BS) & 1) == value) return in_of(st);
+        if (port_.now() >= d.at)
+            throw TimeoutError(describe() + ": BS did not become " + std::to_string(int(value)) + " within " +
+                                   std::to_string(std::chrono::duration<double, std::milli>(timeout).count()) + " ms",
+                               0);
+        st = port_.wait_status(reg_t(1) << R::CABLE_S_BS, st, d);
+    }
+}
+
+std::string LptNandPort::describe() const {
+    return port_.describe() + " (NAND cable, PE" + std::to_string(pe_) + " of " + std::to_string(n_) + ")";
+}
+
+// ---- NandPe -------------------------------------------------------------------
+
+NandPe::NandPe(link::LinkClient& link, unsigned pe, std::chrono::nanoseconds timeout)
+    : own_(std::make_unique<LinkNandPort>(link, pe)), port_(*own_), pe_(pe), timeout_(timeout) {
+    n_ = port_.pes();
+    t_ = port_.trees();
     // Take up where the PE's OUT register stands (a program may attach to
     // a hub that ran another before it).
-    phase_ = out & R::OUT_BAR;
-    ack_ = out & R::OUT_ACK;
+    phase_ = port_.initial_out() & R::OUT_BAR;
+    ack_ = port_.initial_out() & R::OUT_ACK;
+    data_ = uint32_t(width_mask(t_));
+}
+
+NandPe::NandPe(NandPort& port, std::chrono::nanoseconds timeout)
+    : port_(port), pe_(port.pe()), n_(port.pes()), t_(port.trees()), timeout_(timeout) {
+    phase_ = port_.initial_out() & R::OUT_BAR;
+    ack_ = port_.initial_out() & R::OUT_ACK;
     data_ = uint32_t(width_mask(t_));
 }
 
@@ -59,36 +178,36 @@ void NandPe::check_k(unsigned k, const char* op) const {
 }
 
 void NandPe::write_out(uint32_t extra) {
-    link_.write(pe_, R::addr(R::OUT),
-                data_ << R::DATA_AT | (phase_ ? R::OUT_BAR : 0) | (ack_ ? R::OUT_ACK : 0) | extra, 4);
-    ++io_;
+    port_.write_out(data_ << R::DATA_AT | (phase_ ? R::OUT_BAR : 0) | (ack_ ? R::OUT_ACK : 0) | extra);
 }
 
-uint64_t NandPe::missing() {
-    uint64_t bars = link_.read(pe_, R::addr(R::BARS0), 4);
-    if (n_ > 32) bars |= uint64_t(link_.read(pe_, R::addr(R::BARS1), 4)) << 32;
+std::optional<uint64_t> NandPe::missing() {
+    const auto bars = port_.bars();
+    if (!bars) return std::nullopt;
     const uint64_t want = phase_ ? width_mask(n_) : 0;
-    return (bars ^ want) & width_mask(n_);
+    return (*bars ^ want) & width_mask(n_);
 }
 
 uint32_t NandPe::wait_phase() {
     try {
-        const uint32_t in = link_.wait(pe_, R::addr(R::IN), 1u << R::IN_BF, (phase_ ? 1u : 0u) << R::IN_BF, 4,
-                                       timeout_);
-        ++io_;
+        const uint32_t in = port_.wait_in(R::IN_BF, phase_, timeout_);
         pending_ = false;
         return in;
     } catch (const TimeoutError&) {
-        ++io_;
         pending_ = true;
-        const uint64_t miss = missing();
+        const auto miss = missing();
         std::ostringstream m;
         m << "PE" << pe_ << ": NAND barrier (tree S" << (phase_ ? 1 : 0) << ") did not complete within "
-          << std::chrono::duration<double, std::milli>(timeout_).count() << " ms; PEs that never arrived:";
-        for (unsigned j = 0; j < n_; ++j)
-            if (miss >> j & 1) m << " " << j;
+          << std::chrono::duration<double, std::milli>(timeout_).count() << " ms; ";
+        if (miss) {
+            m << "PEs that never arrived:";
+            for (unsigned j = 0; j < n_; ++j)
+                if (*miss >> j & 1) m << " " << j;
+        } else {
+            m << "which PEs never arrived is not visible on " << port_.describe();
+        }
         m << " (the next operation waits for this barrier first)";
-        throw TimeoutError(m.str(), miss);
+        throw TimeoutError(m.str(), miss.value_or(0));
     }
 }
 
@@ -315,16 +434,9 @@ uint64_t NandPe::resource_vector(uint64_t wants, unsigned k) { return reduce_or(
 // clears it.
 void NandPe::signal() { write_out(R::OUT_REQ); }
 
-bool NandPe::signal_pending() {
-    const uint32_t in = link_.read(pe_, R::addr(R::IN), 4);
-    ++io_;
-    return in >> R::IN_SP & 1;
-}
+bool NandPe::signal_pending() { return port_.read_in(R::IN_SP) >> R::IN_SP & 1; }
 
-void NandPe::wait_signal(std::chrono::nanoseconds timeout) {
-    ++io_;
-    link_.wait(pe_, R::addr(R::IN), 1u << R::IN_SP, 1u << R::IN_SP, 4, timeout);
-}
+void NandPe::wait_signal(std::chrono::nanoseconds timeout) { port_.wait_in(R::IN_SP, true, timeout); }
 
 void NandPe::acknowledge() {
     ack_ = !ack_;

@@ -76,8 +76,17 @@
 // its last value (a PE whose cable is pulled stays where it was: it never
 // arrives at a later barrier, and BARS names it to the others).  With more
 // than 4 data trees a cabled PE outputs 1 on trees 4..T-1 (neutral).
-// Latency: a pin change reaches the trees' flip-flops 4 cycles after it,
-// and their outputs are on nand_pins_out one cycle later (5 in all, whatever N).
+// Skew: a PC writes D0..D7 at once, but the lines reach the synchronizers
+// with some skew and each bit may resolve a cycle late, so a PE's new BAR
+// could be seen up to two cycles before its new data; the cable's BAR is
+// therefore delayed two more cycles than its data, and a barrier completed
+// by a cable write latches that PE's data of the same write.  The other way,
+// the PC reads S3..S7 at once: the latched trees change on the data lines
+// two cycles before /BS does, so a PC that sees BS change reads the new data.
+// Latency: BAR pin -> the barrier flip-flop 6 cycles (sync 2, skew guard 2,
+// OUT 1, BF 1); BF -> Busy pin 3 (skew guard 2, output register 1): 9 cycles
+// pin to pin, whatever N (90 ns at 100 MHz, against about 1 us per PC port
+// access).  Data lines and SEL reach the trees and the status lines sooner.
 // Bus: a slave on link_port's engine bus (docs/link.md); always ready; one
 // response two cycles after each request (registered request, then read and
 // applied).  After reset BF = 0 with every BAR 0: the S0 barrier is the one
@@ -143,6 +152,18 @@ module nand_engine #(
     always @(posedge clk) begin
         for (c = 0; c < N; c = c + 1) req_prev[c] <= pq[c*PINW + P_REQ];
         if (rst) req_prev <= {N{1'b1}};
+    end
+    // the skew guard on the cable's BAR (see Skew above)
+    // and on attach: the delayed BAR counts only once it was sampled while
+    // the PE was on its cable (else the floating level of the lines before
+    // the plug went in, BAR high, would arrive for two cycles).
+    reg [N-1:0] cab_bar1, cab_bar2, cab1, cab2;
+    integer cb;
+    always @(posedge clk) begin
+        for (cb = 0; cb < N; cb = cb + 1) cab_bar1[cb] <= pq[cb*PINW + P_BAR];
+        cab_bar2 <= cab_bar1;
+        cab1 <= rst ? {N{1'b0}} : cab;
+        cab2 <= rst ? {N{1'b0}} : cab1;
     end
     // the data lines a cabled PE drives: DATA 0..3, 1 on trees 4..T-1
     function [T-1:0] cab_data(input [PINW-1:0] p);
@@ -275,7 +296,7 @@ module nand_engine #(
             // was refused above, so nothing here races a bus write).
             for (cw = 0; cw < N; cw = cw + 1)
                 if (cab[cw]) begin
-                    bar[cw]  <= pq[cw*PINW + P_BAR];
+                    if (cab2[cw]) bar[cw] <= cab_bar2[cw];
                     ack[cw]  <= pq[cw*PINW + P_ACK];
                     sel[cw]  <= pq[cw*PINW + P_SEL];
                     data[cw*T +: T] <= cab_data(pq[cw*PINW +: PINW]);
@@ -286,11 +307,14 @@ module nand_engine #(
     wire [15:0] lat16 = ext16(latched);
     // The cable's outputs, registered (no glitches on the cable): the
     // latched trees on DB25 15, 13, 12, 10 and /BS on Busy (pin 11).
+    reg [N-1:0] bs1, bs2;  // /BS two cycles behind the data lines (see Skew above)
     always @(posedge clk) begin
         for (co = 0; co < N; co = co + 1) begin
+            bs1[co] <= sel[co] ? sp : bf;
             nand_pins_out[co*5 +: 4] <= lat16[3:0];
-            nand_pins_out[co*5 + 4]  <= !(sel[co] ? sp : bf);
+            nand_pins_out[co*5 + 4]  <= !bs2[co];
         end
+        bs2 <= bs1;
         if (rst) nand_pins_out <= {(N*5){1'b0}};
     end
 

@@ -1,9 +1,11 @@
-// libaggnet: the NAND aggregate network (seed 002, TTL_PAPERS) over the link.
+// libaggnet: the NAND aggregate network (seed 002, TTL_PAPERS).
 //
-// One NandPe per PE: it drives that PE's OUT register and reads its IN
-// register in the hub's NAND window (rtl/nand/nand_engine.v, docs/nand.md)
-// through a LinkClient, and implements the aggregate operations of seed 002
-// section 2 with the paper's algorithms.  Every PE of the hub takes part in
+// One NandPe per PE: it drives that PE's OUT and reads its IN
+// (rtl/nand/nand_engine.v, docs/nand.md) through a NandPort -- the hub's
+// NAND register window over the link (LinkNandPort: serial:, sim:) or the
+// engine's cable on a PC parallel port (LptNandPort: ppdev:) -- and
+// implements the aggregate operations of seed 002 section 2 with the
+// paper's algorithms.  Every PE of the hub takes part in
 // every operation, in the same order (SPMD), as on TTL_PAPERS; a PE that has
 // nothing to contribute outputs the neutral value (all 1s).
 //
@@ -18,9 +20,12 @@
 #pragma once
 
 #include <aggnet/link_client.hpp>
+#include <aggnet/transport.hpp>
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 
 namespace aggnet {
@@ -31,7 +36,94 @@ constexpr uint16_t OUT = 0x000, IN = 0x001, LIVE = 0x002, SHAPE = 0x003, BARS0 =
 constexpr uint32_t OUT_BAR = 1u << 0, OUT_REQ = 1u << 1, OUT_ACK = 1u << 2, OUT_SEL = 1u << 3;
 constexpr unsigned IN_BS = 0, IN_BF = 1, IN_SP = 2, IN_AF = 3, DATA_AT = 16;
 constexpr uint16_t addr(uint16_t reg) { return uint16_t(WINDOW << 12 | reg); }
+// The cable (docs/nand.md "The cable"): the PC's data register D0..D7 and
+// status register bits, as the PC's registers hold them.
+constexpr unsigned CABLE_TREES = 4;                       // S3..S6 carry trees 0..3
+constexpr uint8_t CABLE_D_BAR = 1u << 4, CABLE_D_ACK = 1u << 5, CABLE_D_SEL = 1u << 6, CABLE_D_REQ = 1u << 7;
+constexpr uint8_t CABLE_CONTROL_ATTACH = 1u << 3;         // C3: the PC drives pin 17 (SelectIn) low
+constexpr unsigned CABLE_S_DATA = 3, CABLE_S_BS = 7;      // status bits: trees at 3..6, BS at 7 (Busy inverted by the PC)
 }  // namespace nand_regs
+
+/// What a NandPe needs of its PE's connection to the NAND engine.  Values
+/// are in the register layout of nand_regs (OUT, IN).  Every call counts as
+/// one I/O cycle in accesses() (a wait polls, as the paper's routines do,
+/// and counts once); a port that needs an extra access (the cable's select
+/// bit) counts it too.
+class NandPort {
+public:
+    virtual ~NandPort() = default;
+    virtual unsigned pe() const = 0;
+    virtual unsigned pes() const = 0;    ///< N
+    virtual unsigned trees() const = 0;  ///< data trees this port reaches
+    /// The PE's OUT as it stands when the port is opened (BAR, ACK).
+    virtual uint32_t initial_out() = 0;
+    virtual void write_out(uint32_t out) = 0;
+    /// IN; `want` is IN_BF or IN_SP: which one a port that shows one flag at
+    /// a time (the cable's BS) must show.
+    virtual uint32_t read_in(unsigned want) = 0;
+    /// Waits until IN bit `want` (IN_BF or IN_SP) equals `value`; returns
+    /// IN; throws TimeoutError after `timeout`.
+    virtual uint32_t wait_in(unsigned want, bool value, std::chrono::nanoseconds timeout) = 0;
+    /// Every PE's BAR, where the port can see it (the link: BARS0/1); else empty.
+    virtual std::optional<uint64_t> bars() = 0;
+    virtual std::string describe() const = 0;
+    uint64_t accesses() const { return accesses_; }
+
+protected:
+    uint64_t accesses_ = 0;
+};
+
+/// The NAND window over the link (a LinkClient that serves `pe`).  Throws
+/// DeviceError if the hub has no NAND engine.
+class LinkNandPort final : public NandPort {
+public:
+    LinkNandPort(link::LinkClient& link, unsigned pe);
+    unsigned pe() const override { return pe_; }
+    unsigned pes() const override { return n_; }
+    unsigned trees() const override { return t_; }
+    uint32_t initial_out() override { return out0_; }
+    void write_out(uint32_t out) override;
+    uint32_t read_in(unsigned want) override;
+    uint32_t wait_in(unsigned want, bool value, std::chrono::nanoseconds timeout) override;
+    std::optional<uint64_t> bars() override;
+    std::string describe() const override;
+
+private:
+    link::LinkClient& link_;
+    unsigned pe_, n_ = 0, t_ = 0;
+    uint32_t out0_ = 0;
+};
+
+/// The engine's cable on a PC's parallel port (a Transport: ppdev:, or a
+/// simulated port).  The pins do not tell N or which PE this is: the
+/// caller says (the ppdev: device string's ?n=N&pe=K).  Opening drives pin
+/// 17 low (the PE is on its cable) and BAR to where the barrier flip-flop
+/// stands, so the PE joins between barriers; closing lets pin 17 float.
+/// Trees: 4 (S3..S6).  The status register shows BF or SP as SEL chooses:
+/// reading the other one first writes SEL (one more I/O cycle).
+class LptNandPort final : public NandPort {
+public:
+    LptNandPort(Transport& port, unsigned pe, unsigned pes);
+    ~LptNandPort() override;
+    unsigned pe() const override { return pe_; }
+    unsigned pes() const override { return n_; }
+    unsigned trees() const override { return nand_regs::CABLE_TREES; }
+    uint32_t initial_out() override { return out0_; }
+    void write_out(uint32_t out) override;
+    uint32_t read_in(unsigned want) override;
+    uint32_t wait_in(unsigned want, bool value, std::chrono::nanoseconds timeout) override;
+    std::optional<uint64_t> bars() override { return std::nullopt; }
+    std::string describe() const override;
+
+private:
+    Transport& port_;
+    unsigned pe_, n_;
+    uint32_t out0_ = 0;
+    uint8_t d_ = 0xff;  ///< the data register as last written
+    void put(uint8_t d);
+    void select(unsigned want);
+    uint32_t in_of(reg_t status) const;
+};
 
 /// The approximate count of true votes (seed 002 section 2.5).
 enum class VoteCount { zero, one, many, all };
@@ -44,11 +136,13 @@ public:
     /// engine.  `timeout` bounds every wait for the other PEs.
     NandPe(link::LinkClient& link, unsigned pe,
            std::chrono::nanoseconds timeout = std::chrono::seconds(10));
+    /// Any NandPort (e.g. LptNandPort on a parallel port); it must outlive this.
+    explicit NandPe(NandPort& port, std::chrono::nanoseconds timeout = std::chrono::seconds(10));
 
     unsigned pe() const { return pe_; }
     unsigned n() const { return n_; }        ///< PEs in the hub
     unsigned trees() const { return t_; }    ///< data NAND trees (t)
-    uint64_t io_cycles() const { return io_; }  ///< register accesses so far
+    uint64_t io_cycles() const { return port_.accesses(); }  ///< I/O cycles (port accesses) so far
 
     // ---- 2.1 barrier ------------------------------------------------------
     void barrier();
@@ -102,10 +196,10 @@ public:
     void acknowledge();
 
 private:
-    link::LinkClient& link_;
+    std::unique_ptr<NandPort> own_;  ///< the LinkNandPort of the link constructor
+    NandPort& port_;
     unsigned pe_, n_ = 0, t_ = 0;
     std::chrono::nanoseconds timeout_;
-    uint64_t io_ = 0;
     bool phase_ = false;      ///< BAR: the barrier tree this PE is at (S1 when true)
     bool ack_ = false;
     uint32_t data_ = 0;       ///< the data trees' outputs
@@ -114,7 +208,7 @@ private:
     uint32_t wait_phase();
     uint64_t chunked(uint64_t v, unsigned k, bool invert_out, bool invert_in);
     void check_k(unsigned k, const char* op) const;
-    uint64_t missing() ;
+    std::optional<uint64_t> missing();
 };
 
 }  // namespace aggnet
