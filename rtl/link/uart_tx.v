@@ -59,21 +59,13 @@ module uart_tx #(
         end
     endgenerate
 
-    // The accumulator is kept offset by K = 2^AW - M (acco = acc + K), so
-    // that "acc + A >= M" is the carry out of acco + A: no comparator after
-    // the adder (timing: the HX8K's critical path ran through that compare).
-    localparam integer  K_I  = (1 << AW) - M;
-    localparam integer  AK_I = (A + K_I) % (1 << AW);
-    localparam [AW-1:0] K    = K_I[AW-1:0];
-    localparam [AW-1:0] AK   = AK_I[AW-1:0];   // (A + K) mod 2^AW
     reg          active;
-    reg [AW-1:0] acco;
+    reg [AW-1:0] acc;
     reg [3:0]    nbit;       // bits started so far, 1..10
     reg [8:0]    shreg;      // bits still to send after the current one
 
-    wire [AW:0]   s1   = {1'b0, acco} + {1'b0, A[AW-1:0]};   // acc + A + K
-    wire [AW-1:0] s2   = acco + AK;                          // acc + A - M + K
-    wire          tick = active && s1[AW];                   // acc + A >= M
+    wire [AW-1:0] sum  = acc + A[AW-1:0];
+    wire          tick = active && (sum >= M[AW-1:0]);
     wire          last = tick && nbit == 4'd10;
     reg           b_full;
     reg  [7:0]    b_data;
@@ -83,14 +75,14 @@ module uart_tx #(
     always @(posedge clk) begin
         if (rst) begin
             active <= 1'b0;
-            acco   <= K;
+            acc    <= {AW{1'b0}};
             nbit   <= 4'd0;
             shreg  <= 9'h1ff;
             tx     <= 1'b1;
             b_full <= 1'b0;
             b_data <= 8'h00;
         end else begin
-            if (active) acco <= s1[AW] ? s2 : s1[AW-1:0];
+            if (active) acc <= tick ? sum - M[AW-1:0] : sum;
             if (in_valid && !b_full) begin
                 b_full <= 1'b1;
                 b_data <= in_data;
@@ -98,7 +90,7 @@ module uart_tx #(
             if (start) begin
                 b_full <= 1'b0;
                 active <= 1'b1;
-                acco   <= K;
+                acc    <= {AW{1'b0}};
                 nbit   <= 4'd1;
                 tx     <= 1'b0;                  // start bit
                 shreg  <= {1'b1, b_data};        // data LSB first, then stop
