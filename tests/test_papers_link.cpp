@@ -150,10 +150,12 @@ TEST_CASE("papers over the link: a timeout names the PE that never arrived, with
         }
         const auto took = hub.endpoint(pe).now() - t0;
         INFO("PE" << pe << " took " << took.count() / 1000 << " us of simulated time");
-        // Within its timeout: on the hub's clock, which other PE threads keep
-        // running while this one is between calls, so a loaded host can add a
-        // little (test_vhub_faults checks the bound in real time).
-        CHECK(took <= microseconds(2000 * (pe + 1) * 5 / 4));
+        // Within its timeout: on the hub's clock, which the other PE threads
+        // keep running while this one is between calls or descheduled, so a
+        // loaded host adds to it (a fresh-clone CI run saw 2607 us against
+        // PE0's 2000 us); the bound here only says the wait gave up, and
+        // test_vhub_faults checks the timeout's precision in real time.
+        CHECK(took <= microseconds(2000 * (pe + 1) * 2));
     });
     // PE3 never arrived, and every PE says so; the PEs that gave up earlier
     // are missing too, named as having left when they were seen arriving
