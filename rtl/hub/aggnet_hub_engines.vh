@@ -5,7 +5,7 @@
 // ENGINE_BITS and the function eng_map_hash().
 `include "papers_regs.vh"
 
-    localparam [15:0] ENGINE_BITS = ((EN_PAPERS != 0) ? 16'd1 << 1 : 16'd0) | ((EN_NAND != 0) ? 16'd1 << 2 : 16'd0) | ((EN_SCRATCH != 0) ? 16'd1 << 15 : 16'd0);
+    localparam [15:0] ENGINE_BITS = ((EN_PAPERS != 0) ? 16'd1 << 1 : 16'd0) | ((EN_NAND != 0) ? 16'd1 << 2 : 16'd0) | ((EN_BESU != 0) ? 16'd1 << 3 : 16'd0) | ((EN_SCRATCH != 0) ? 16'd1 << 15 : 16'd0);
 
     // ---- window 1: papers (rtl/papers/manifest.json) ----
     wire        papers_sel = bus_req_valid && win == 4'd1 && EN_PAPERS != 0;
@@ -80,6 +80,36 @@
         end
     endgenerate
 
+    // ---- window 3: besu (rtl/besu/manifest.json) ----
+    wire        besu_sel = bus_req_valid && win == 4'd3 && EN_BESU != 0;
+    wire        besu_req_ready, besu_rsp_valid;
+    wire [31:0] besu_rsp_rdata;
+    wire [1:0]  besu_rsp_err;
+    generate
+        if (EN_BESU != 0) begin : g_besu
+            besu_engine #(.N(N), .NB(BESU_NB), .X(BESU_X), .Y(BESU_Y), .Z(BESU_Z), .KEY(BESU_KEY)) u_besu (
+                .clk(clk),
+                .rst(rst),
+                .bus_req_valid(besu_sel),
+                .bus_req_ready(besu_req_ready),
+                .bus_req_we(bus_req_we),
+                .bus_req_pe(bus_req_pe),
+                .bus_req_addr(bus_req_addr),
+                .bus_req_wdata(bus_req_wdata),
+                .bus_req_size(bus_req_size),
+                .bus_rsp_valid(besu_rsp_valid),
+                .bus_rsp_rdata(besu_rsp_rdata),
+                .bus_rsp_err(besu_rsp_err)
+            );
+        end else begin : g_no_besu
+            assign besu_req_ready = 1'b1;
+            assign besu_rsp_valid = 1'b0;
+            assign besu_rsp_rdata = 32'd0;
+            assign besu_rsp_err   = 2'd0;
+            wire unused_besu = &{1'b0, besu_sel};
+        end
+    endgenerate
+
     // ---- window 15: scratch (rtl/scratch/manifest.json) ----
     wire        scratch_sel = bus_req_valid && win == 4'd15 && EN_SCRATCH != 0;
     wire        scratch_req_ready, scratch_rsp_valid;
@@ -112,11 +142,11 @@
 
     // A request goes to one window (of a built engine, else eng_present is
     // low and the hub answers NO_REG); the others' ready and response are idle.
-    wire        eng_present = papers_sel | nand_sel | scratch_sel;
-    wire        eng_req_ready = (!papers_sel || papers_req_ready) & (!nand_sel || nand_req_ready) & (!scratch_sel || scratch_req_ready);
-    wire        eng_rsp_valid = papers_rsp_valid | nand_rsp_valid | scratch_rsp_valid;
-    wire [31:0] eng_rsp_rdata = papers_rsp_rdata | nand_rsp_rdata | scratch_rsp_rdata;
-    wire [1:0]  eng_rsp_err   = papers_rsp_err | nand_rsp_err | scratch_rsp_err;
+    wire        eng_present = papers_sel | nand_sel | besu_sel | scratch_sel;
+    wire        eng_req_ready = (!papers_sel || papers_req_ready) & (!nand_sel || nand_req_ready) & (!besu_sel || besu_req_ready) & (!scratch_sel || scratch_req_ready);
+    wire        eng_rsp_valid = papers_rsp_valid | nand_rsp_valid | besu_rsp_valid | scratch_rsp_valid;
+    wire [31:0] eng_rsp_rdata = papers_rsp_rdata | nand_rsp_rdata | besu_rsp_rdata | scratch_rsp_rdata;
+    wire [1:0]  eng_rsp_err   = papers_rsp_err | nand_rsp_err | besu_rsp_err | scratch_rsp_err;
 
     // INFO MAP_HASH+w: the register-map hash of the engine in window w (0: none).
     function [31:0] eng_map_hash(input [3:0] w);
@@ -125,6 +155,7 @@
             case (w)
                 4'd1: eng_map_hash = (EN_PAPERS != 0) ? PAPERS_MAP_HASH : 32'd0;
                 4'd2: eng_map_hash = (EN_NAND != 0) ? 32'd0 : 32'd0;
+                4'd3: eng_map_hash = (EN_BESU != 0) ? 32'd0 : 32'd0;
                 4'd15: eng_map_hash = (EN_SCRATCH != 0) ? 32'd0 : 32'd0;
                 default: eng_map_hash = 32'd0;
             endcase

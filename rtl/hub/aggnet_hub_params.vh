@@ -6,4 +6,10 @@
     , parameter integer LW = MW + 6
     , parameter integer EN_NAND = 0  // window 2: nand
     , parameter integer NAND_T = 4
+    , parameter integer EN_BESU = 0  // window 3: besu
+    , parameter integer BESU_NB = 32
+    , parameter integer BESU_X = (N >= 16) ? 4 : 2
+    , parameter integer BESU_Y = (N >= 16) ? 4 : (N >= 4) ? 2 : 1
+    , parameter integer BESU_Z = (N >= 16) ? 1 : (N >= 8) ? 2 : 1
+    , parameter integer BESU_KEY = 32'h53455550
     , parameter integer EN_SCRATCH = 0  // window 15: scratch
