@@ -131,8 +131,9 @@ TEST_CASE("aggnet_hub: the INFO window tells what the hub is", "[hub][link]") {
     CHECK(hi.version == D::VERSION);
     CHECK(hi.hub_pes == 4);
     CHECK(hi.port_pes == 4);
-    // The models are built with EN_NAND = 1 and EN_SCRATCH = 1 (rtl/hub/manifest.json).
-    CHECK(hi.engines == ((1u << D::WIN_INFO) | (1u << D::WIN_PAPERS) | (1u << D::WIN_NAND) | (1u << D::WIN_SCRATCH)));
+    // The models are built with EN_NAND, EN_BESU and EN_SCRATCH (rtl/hub/manifest.json).
+    CHECK(hi.engines == ((1u << D::WIN_INFO) | (1u << D::WIN_PAPERS) | (1u << D::WIN_NAND) | (1u << D::WIN_BESU) |
+                         (1u << D::WIN_SCRATCH)));
     CHECK(hi.clk_hz == CLK_HZ);
     CHECK(c.read(2, info(D::INFO_MAGIC), 4) == D::INFO_MAGIC_VALUE);
     CHECK(c.read(2, info(D::INFO_VERSION), 4) == D::VERSION);
@@ -159,7 +160,10 @@ TEST_CASE("aggnet_hub: the INFO window tells what the hub is", "[hub][link]") {
     CHECK(err_of([&] { c.read(0, info(D::INFO_STAT + D::STAT_COUNT), 4); }) == D::ERR_NO_REG);
     // Window 2: the NAND engine's SHAPE (N, and NAND_T = 4 trees by default).
     CHECK(c.read(1, uint16_t(D::WIN_NAND << 12 | 0x003), 4) == (4u << 8 | 4u));
-    for (unsigned win = D::WIN_NAND + 1; win < 15; ++win) {
+    // Window 3: the BESU engine's SHAPE for PE1: node 1 of the 2x2x1 mesh the
+    // hub derives from N = 4, with BESU_NB = 8 (rtl/hub/manifest.json).
+    CHECK(c.read(1, uint16_t(D::WIN_BESU << 12 | 0x403), 4) == (8u | 2u << 8 | 2u << 12 | 1u << 16 | 1u << 20));
+    for (unsigned win = D::WIN_BESU + 1; win < 15; ++win) {
         INFO("window " << win);
         CHECK(err_of([&] { c.read(0, uint16_t(win << 12), 4); }) == D::ERR_NO_REG);
     }

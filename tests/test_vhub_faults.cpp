@@ -572,8 +572,8 @@ TEST_CASE("faults: aggnet-sim validates every option up front and exits 2 naming
         {{"--pes", "4", "--faults", "101"}, "--faults wants a number in 0..100"},
         {{"--pes", "4", "--fault-seed", "7"}, "--fault-seed without --faults"},
         {{"--pes", "4", "--engines", "papers,frob"}, "unknown engine 'frob'"},
-        // BESU has a window (tools/linkgen.py) but no engine in the virtual hub yet.
-        {{"--pes", "4", "--engines", "papers,besu"}, "this hub was built without besu (built with: papers,nand,scratch)"},
+        // COP has a window (tools/linkgen.py) but no engine in the virtual hub yet.
+        {{"--pes", "4", "--engines", "papers,cop"}, "this hub was built without cop (built with: papers,nand,besu,scratch)"},
         {{"--pes", "4", "--engines", "nand,papers,nand"}, "--engines nand,papers,nand: 'nand' is named twice"},
         {{"--pes", "4", "--engines", "nand,,papers"}, "an empty engine name between ','s"},
         {{"--pes", "4", "--engines", "nand,"}, "an empty engine name after the last ','"},

@@ -1,0 +1,290 @@
+// libaggnet's BESU API (aggnet/besu.hpp) over the link, on the Verilated
+// aggnet_hub with its BESU engine (sim/link_hub.hpp; N = 8 gives a 2x2x2
+// mesh): partitions planned, validated and loaded; barriers with the three
+// waits of seed 001 (polled, hub-side WAIT, interrupt); eureka and
+// eureka-then-barrier; random partitions, roots and members, checked for the
+// barrier property (no PE passes barrier k before every member arrived at
+// it); errors named; the barr diagnostic on a healthy mesh and with a cut
+// link.
+#include "besu_model.hpp"
+#include "link_hub.hpp"
+#include "seed.hpp"
+
+#include <aggnet/besu.hpp>
+#include <aggnet/error.hpp>
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <functional>
+#include <mutex>
+#include <random>
+#include <thread>
+
+using namespace aggnet;
+using aggnet::sim::LinkHub;
+using std::chrono::microseconds;
+using std::chrono::milliseconds;
+namespace B = aggnet::besu;
+
+namespace {
+
+link::LinkConfig cfg(unsigned n) {
+    link::LinkConfig c;
+    c.resend_timeout = microseconds(200 * n);
+    c.max_attempts = 10;
+    c.idle_timeout = microseconds(100);
+    return c;
+}
+
+/// fn(pe, node) on every PE's thread, each with its own LinkClient.
+void run_pes(LinkHub& hub, unsigned n, const std::function<void(unsigned, B::Node&)>& fn) {
+    std::vector<std::exception_ptr> err(n);
+    std::vector<std::thread> th;
+    for (unsigned pe = 0; pe < n; ++pe)
+        th.emplace_back([&, pe] {
+            try {
+                link::LinkClient c(hub.endpoint(pe), "linkhub:pe" + std::to_string(pe), cfg(n));
+                B::Node nd(c, pe, milliseconds(500));
+                fn(pe, nd);
+            } catch (...) {
+                err[pe] = std::current_exception();
+            }
+        });
+    for (auto& t : th) t.join();
+    for (auto& e : err)
+        if (e) std::rethrow_exception(e);
+}
+
+/// One thread acting as every node's PE (a loader, or barr).  LinkHub hands
+/// each PE's replies to that PE's endpoint, so one client per PE.
+struct AllNodes {
+    std::vector<std::unique_ptr<link::LinkClient>> cs;
+    std::vector<std::unique_ptr<B::Node>> own;
+    std::vector<B::Node*> nodes;
+    AllNodes(LinkHub& hub, unsigned n) {
+        for (unsigned i = 0; i < n; ++i) {
+            cs.push_back(std::make_unique<link::LinkClient>(hub.endpoint(i), "linkhub:loader", cfg(n)));
+            own.push_back(std::make_unique<B::Node>(*cs.back(), i, milliseconds(500)));
+            nodes.push_back(own.back().get());
+        }
+    }
+};
+
+const B::Mesh kMesh{2, 2, 2};
+
+TEST_CASE("besu::plan and validate: trees, and the node a wrong one names", "[besu][host]") {
+    const B::Mesh m{4, 4, 1};
+    const uint64_t seed = aggnet::sim::test_seed("besu_plan");
+    std::mt19937_64 rng(seed);
+    for (unsigned t = 0; t < 500; ++t) {
+        std::vector<unsigned> mem;
+        for (unsigned i = 0; i < 16; ++i)
+            if (rng() % 3 == 0) mem.push_back(i);
+        if (mem.empty()) mem.push_back(unsigned(rng() % 16));
+        const unsigned root = mem[rng() % mem.size()];
+        const auto c = B::plan(m, mem, root);
+        B::validate(m, c);
+        // the reference model sees the same members in the tree
+        aggnet::sim::besu::FabricModel f(aggnet::sim::besu::Mesh{4, 4, 1}, 1);
+        for (unsigned i = 0; i < 16; ++i) {
+            f.access(i, true, aggnet::sim::besu::R_MODE, aggnet::sim::besu::KEY);
+            REQUIRE(f.access(i, true, aggnet::sim::besu::R_CFG, c[i]).err == 0);
+        }
+        bool whole = false;
+        const auto got = f.members(root, 0, &whole);
+        CHECK(whole);
+        CHECK(got == std::set<unsigned>(mem.begin(), mem.end()));
+    }
+    auto names = [&](const std::vector<uint32_t>& c, unsigned node, const char* text) {
+        try {
+            B::validate(m, c);
+            FAIL("validate accepted a bad tree: " << text);
+        } catch (const B::ConfigError& e) {
+            INFO(e.what());
+            CHECK(e.node == node);
+            CHECK(std::string(e.what()).find(text) != std::string::npos);
+        }
+    };
+    std::vector<uint32_t> c(16, B::CFG_RESET);
+    // node 0 root with child +X (node 1); node 1 names -X as parent: fine
+    c[0] = B::cfg_word(true, 1u << 0, B::P_ROOT);
+    c[1] = B::cfg_word(true, 0, B::PARENT_CODE[1]);
+    B::validate(m, c);
+    auto o = c;
+    o[5] = B::cfg_word(true, 0, B::PARENT_CODE[3]);  // node 5 says its parent is -Y (node 1), node 1 disagrees
+    names(o, 5, "orphan");
+    o = c;
+    o[1] = B::cfg_word(true, 0, B::PARENT_CODE[0]);  // node 1's parent +X (node 2), not node 0
+    names(o, 0, "as a child");
+    o = c;
+    o[0] = B::cfg_word(true, 1u << 1, B::P_ROOT);  // -X of node 0: the edge
+    names(o, 0, "edge");
+    o = c;
+    o[1] = B::cfg_word(false, 0, B::PARENT_CODE[1]);  // a router leaf
+    names(o, 1, "wait for it forever");
+    o = c;
+    o[0] = B::cfg_word(true, 0, 0b0101);
+    names(o, 0, "Table 1");
+    // a cycle: 2 -> 3 -> 7 -> 6 -> 2, each the others' parent and child
+    std::vector<uint32_t> cy(16, B::CFG_RESET);
+    cy[2] = B::cfg_word(true, 1u << 2, B::PARENT_CODE[0]);  // parent +X (3), child +Y (6)
+    cy[3] = B::cfg_word(true, 1u << 1, B::PARENT_CODE[2]);  // parent +Y (7), child -X (2)
+    cy[7] = B::cfg_word(true, 1u << 3, B::PARENT_CODE[1]);  // parent -X (6), child -Y (3)
+    cy[6] = B::cfg_word(true, 1u << 0, B::PARENT_CODE[3]);  // parent -Y (2), child +X (7)
+    names(cy, 2, "cycle");
+    CHECK_THROWS_AS(B::plan(m, {3, 20}, 3), B::ConfigError);
+    CHECK_THROWS_AS(B::plan(m, {3, 4}, 5), B::ConfigError);
+    CHECK_THROWS_AS(B::plan(m, {0, 15}, 0, {1, 4, 5}), B::ConfigError);  // node 0 walled in
+}
+
+TEST_CASE("besu over the link: barriers with the three waits, eureka, eureka then barrier", "[besu][link]") {
+    LinkHub hub(8, "besu_ops_n8");
+    {
+        AllNodes all(hub, 8);
+        B::load(all.nodes, 3, B::plan(kMesh, {0, 1, 2, 3, 4, 5, 6, 7}, 6));
+        B::load(all.nodes, 5, B::plan(kMesh, {1, 2, 7}, 7));
+        B::load(all.nodes, 4, B::plan(kMesh, {1, 2, 7}, 1));
+    }
+    std::atomic<unsigned> arrived[6] = {};
+    std::atomic<unsigned> early{0};
+    run_pes(hub, 8, [&](unsigned pe, B::Node& nd) {
+        CHECK(nd.mesh().nodes() == 8);
+        CHECK(nd.besus() == 8);
+        const B::Wait how[3] = {B::Wait::Polled, B::Wait::Hub, B::Wait::Interrupt};
+        for (unsigned k = 0; k < 6; ++k) {
+            ++arrived[k];
+            const unsigned s = nd.barrier(3, how[(pe + k) % 3]);
+            if (arrived[k] != 8) ++early;
+            CHECK(s == ((pe + k) % 3 == 2 ? B::S_BAR_I : B::S_BAR));
+        }
+        // eureka with interrupt, then a barrier (seed 001 figures 15-17); node 7 finds it
+        if (pe == 1 || pe == 2 || pe == 7) {
+            // Every member arms BESU 5 before anyone may find it: a barrier on
+            // another BESU (4) says so.  (A eureka that reaches a BESU in
+            // S_BAR is not waited for there and changes nothing, Table 2.)
+            nd.arm_eureka_interrupt(5);
+            nd.barrier(4);
+            if (pe == 7) nd.eureka(5);
+            CHECK(nd.wait_eureka(5, B::Wait::Interrupt) == B::S_EUR_I);
+            CHECK(nd.barrier(5, B::Wait::Interrupt) == B::S_BAR_I);
+            // eureka-then-barrier in one write: OP_EUR_B from everyone
+            nd.eureka_barrier(5);
+            CHECK(nd.wait_barrier(5) == B::S_BAR);
+            CHECK(nd.ir_status() == 0);
+        }
+        CHECK(nd.error_reg() == 0);
+    });
+    CHECK(early == 0);
+}
+
+TEST_CASE("besu over the link: random partitions, roots and members; the barrier property", "[besu][link][random]") {
+    const uint64_t seed = aggnet::sim::test_seed("besu_ops_random");
+    std::mt19937_64 rng(seed);
+    LinkHub hub(8, "besu_ops_random");
+    for (unsigned round = 0; round < 6; ++round) {
+        const unsigned b = unsigned(rng() % 8);
+        std::vector<unsigned> mem;
+        for (unsigned i = 0; i < 8; ++i)
+            if (rng() % 2) mem.push_back(i);
+        if (mem.size() < 2) mem = {0, 7};
+        const unsigned root = mem[rng() % mem.size()];
+        {
+            AllNodes all(hub, 8);
+            B::load(all.nodes, b, B::plan(kMesh, mem, root));
+        }
+        const std::set<unsigned> members(mem.begin(), mem.end());
+        std::atomic<unsigned> arrived[8] = {};
+        std::atomic<unsigned> early{0}, passed{0};
+        std::vector<uint64_t> delays(64);
+        for (auto& d : delays) d = rng() % 300;
+        run_pes(hub, 8, [&](unsigned pe, B::Node& nd) {
+            if (!members.count(pe)) return;
+            for (unsigned k = 0; k < 8; ++k) {
+                std::this_thread::sleep_for(microseconds(delays[(pe * 8 + k) % 64]));
+                ++arrived[k];
+                nd.barrier(b, B::Wait(k % 3));
+                if (arrived[k] != mem.size()) ++early;
+                ++passed;
+            }
+        });
+        INFO("seed " << seed << " round " << round << ": BESU " << b << ", root " << root << ", " << mem.size()
+                     << " members");
+        CHECK(early == 0);
+        CHECK(passed == 8 * mem.size());
+        AllNodes all(hub, 8);
+        for (unsigned i = 0; i < 8; ++i) {
+            all.nodes[i]->supervisor();
+            all.nodes[i]->set_cfg(b, B::CFG_RESET);
+            all.nodes[i]->user();
+        }
+    }
+}
+
+TEST_CASE("besu over the link: errors name their cause; a timeout names what the router waits for", "[besu][link][errors]") {
+    LinkHub hub(8, "besu_errors");
+    AllNodes all(hub, 8);
+    B::Node& n0 = *all.nodes[0];
+    B::Node& n1 = *all.nodes[1];
+    auto cause = [&](const std::function<void()>& fn) -> unsigned {
+        try {
+            fn();
+        } catch (const B::BesuError& e) {
+            INFO(e.what());
+            return e.cause;
+        }
+        return 99;
+    };
+    CHECK(cause([&] { n0.set_cfg(0, B::cfg_word(true, 0, B::P_ROOT)); }) == B::C_PRIV);
+    CHECK(cause([&] { n0.control(0, B::OP_RSVD); }) == B::C_RSVD);
+    CHECK(cause([&] { n0.arm_barrier(0); }) == B::C_NOTPART);
+    CHECK(cause([&] { n0.supervisor(0x1234); }) == B::C_KEY);
+    CHECK(cause([&] { n0.control(8, B::OP_BAR); }) == B::C_RANGE);  // the host refuses it before the link
+    CHECK(n0.error_reg() == 0);  // the library cleared each one after naming it
+    B::load(all.nodes, 2, B::plan(kMesh, {0, 1}, 0));
+    n0.arm_barrier(2);
+    CHECK(cause([&] { n0.arm_barrier(2); }) == B::C_ORDER);
+    CHECK(n0.state(2) == B::S_ARM);  // unchanged
+    // node 1 never arrives: the root's wait times out and says who it waits for
+    B::Node slow(*all.cs[0], 0, milliseconds(20));
+    try {
+        slow.wait_barrier(2, B::Wait::Hub);
+        FAIL("the barrier completed without node 1");
+    } catch (const TimeoutError& e) {
+        INFO(e.what());
+        CHECK(std::string(e.what()).find("waits for +X (node 1)") != std::string::npos);
+    }
+    n1.arm_barrier(2);
+    CHECK(n0.wait_barrier(2) == B::S_BAR);
+    // a loader refuses a tree with a cycle or an orphan before writing anything
+    std::vector<uint32_t> bad(8, B::CFG_RESET);
+    bad[1] = B::cfg_word(true, 0, B::PARENT_CODE[1]);
+    CHECK_THROWS_AS(B::load(all.nodes, 4, bad), B::ConfigError);
+    CHECK(n1.cfg(4) == B::CFG_RESET);
+}
+
+TEST_CASE("besu: barr passes on a healthy mesh and names a cut link", "[besu][barr]") {
+    LinkHub hub(8, "besu_barr");
+    AllNodes all(hub, 8);
+    const auto ok = B::barr(all.nodes, B::regs::DEFAULT_KEY, milliseconds(50));
+    for (const auto& l : ok.failures) UNSCOPED_INFO(l);
+    CHECK(ok.ok());
+    CHECK(ok.checks == 8 + 12 + 8 + 8);  // 8 nodes' registers, 12 links, 8 BESUs, 8 error checks
+    // the fault: node 3's +Z link (to node 7) cut
+    all.nodes[3]->supervisor();
+    all.nodes[3]->set_fault(1u << 4);
+    all.nodes[3]->user();
+    const auto bad = B::barr(all.nodes, B::regs::DEFAULT_KEY, milliseconds(50));
+    for (const auto& l : bad.lines) UNSCOPED_INFO(l);
+    REQUIRE_FALSE(bad.ok());
+    unsigned link_fails = 0;
+    for (const auto& l : bad.failures)
+        if (l.find("link node 3 (1,1,0) +Z <-> node 7 (1,1,1) -Z") != std::string::npos) ++link_fails;
+    CHECK(link_fails == 1);
+    // every other link passes
+    unsigned links_ok = 0;
+    for (const auto& l : bad.lines)
+        if (l.rfind("ok   link", 0) == 0) ++links_ok;
+    CHECK(links_ok == 11);
+}
+
+}  // namespace
