@@ -45,7 +45,9 @@ def script(job):
              "read_verilog %s -formal %s %s" % (d, inc, job["harness"])]
     if chp:
         lines.append("chparam %s %s" % (chp, h))
-    lines += ["prep -top %s" % h, "async2sync", "flatten",
+    # memory_map: prep turns constant case tables (e.g. besu_node's parent
+    # code decoder) into ROMs, which sat cannot import; map them to logic.
+    lines += ["prep -top %s" % h, "async2sync", "flatten", "memory_map",
               "sat -tempinduct -prove-asserts -set-assumes -set-init-zero -maxsteps %d -verify" % job["steps"]]
     return "; ".join(lines)
 
