@@ -197,6 +197,12 @@ Node::Node(link::LinkClient& link, unsigned pe, std::chrono::nanoseconds timeout
     try {
         shape = link_.read(pe_, regs::addr(regs::SHAPE), 4);
         ++io_;
+        const uint32_t hash = link_.read(pe_, uint16_t(link_defs::INFO_MAP_HASH + regs::WINDOW), 4);
+        ++io_;
+        if (hash != regs::MAP_HASH)
+            throw DeviceError(strf("PE%u: the hub's BESU register map hash is 0x%08x, this library's 0x%08x: rebuild "
+                                   "one of them from the same tools/besugen.py",
+                                   pe, hash, regs::MAP_HASH));
     } catch (const RegisterError& e) {
         throw DeviceError(strf("PE%u: no BESU node (the hub was built without EN_BESU, or its mesh has fewer nodes "
                                "than PE%u): ",
@@ -236,13 +242,13 @@ void Node::check_b(unsigned b) const {
 
 unsigned Node::state(unsigned b) {
     check_b(b);
-    return rd(uint16_t(regs::CTL + b)) & 7;
+    return rd(uint16_t(regs::BAR_CTL + b)) & 7;
 }
 
 void Node::control(unsigned b, unsigned code) {
     check_b(b);
     if (code > 7) throw BesuError(strf("PE%u: control code %u is not 3 bits", pe_, code), pe_, C_RSVD);
-    wr(uint16_t(regs::CTL + b), code, strf("BAR_CTL[%u] <- %s", b, code_name(code)));
+    wr(uint16_t(regs::BAR_CTL + b), code, strf("BAR_CTL[%u] <- %s", b, code_name(code)));
 }
 
 unsigned Node::wait_state(unsigned b, Wait how, unsigned mask, unsigned value, const char* what) {
@@ -264,7 +270,7 @@ unsigned Node::wait_state(unsigned b, Wait how, unsigned mask, unsigned value, c
     case Wait::Hub:
         try {
             ++io_;
-            return link_.wait(pe_, regs::addr(uint16_t(regs::CTL + b)), mask, value, 4, timeout_) & 7;
+            return link_.wait(pe_, regs::addr(uint16_t(regs::BAR_CTL + b)), mask, value, 4, timeout_) & 7;
         } catch (const TimeoutError&) {
             throw timed_out();
         }
@@ -306,11 +312,11 @@ void Node::supervisor(uint32_t key) { wr(regs::MODE, key, "MODE <- key"); }
 void Node::user() { wr(regs::MODE, 0, "MODE <- 0"); }
 uint32_t Node::cfg(unsigned b) {
     check_b(b);
-    return rd(uint16_t(regs::CFG + b));
+    return rd(uint16_t(regs::BAR_CFG + b));
 }
 void Node::set_cfg(unsigned b, uint32_t v) {
     check_b(b);
-    wr(uint16_t(regs::CFG + b), v, strf("BAR_CFG[%u] <- 0x%04x (%s)", b, v, cfg_text(v).c_str()));
+    wr(uint16_t(regs::BAR_CFG + b), v, strf("BAR_CFG[%u] <- 0x%04x (%s)", b, v, cfg_text(v).c_str()));
 }
 void Node::set_fault(uint32_t links) { wr(regs::FAULT, links, strf("FAULT <- 0x%02x", links)); }
 

@@ -62,15 +62,11 @@ module besu_ctl (
     output reg  [2:0] next,
     output reg  [1:0] op,        // C option -> R option
     output reg        refused,
-    output reg  [3:0] cause,     // why (besu_pkg causes, docs/besu.md), when refused
+    output reg  [3:0] cause,     // why (C_* of besu_regs.vh, docs/besu_regmap.md), when refused
     output wire       ir,
     output reg        rst_router // OP_RESET taken: clear the router record
 );
-    localparam [2:0] S_IDLE = 3'b000, S_IDLE_I = 3'b001, S_EUR = 3'b010, S_EUR_I = 3'b011,
-                     S_ARM = 3'b100, S_ARM_I = 3'b101, S_BAR = 3'b110, S_BAR_I = 3'b111;
-    localparam [2:0] OP_CLEAR = 3'b000, OP_RSVD = 3'b001, OP_EUR = 3'b010, OP_INT = 3'b011,
-                     OP_BAR = 3'b100, OP_BAR_I = 3'b101, OP_EUR_B = 3'b110, OP_RESET = 3'b111;
-    localparam [3:0] C_PRIV = 4'd2, C_RSVD = 4'd3, C_ORDER = 4'd4, C_NOTPART = 4'd5;
+`include "besu_regs.vh"
 
     reg [2:0] s;  // after the network opcode
     always @* begin

@@ -104,8 +104,7 @@ module besu_node #(
     localparam integer XC = NODE % X, YC = (NODE / X) % Y, ZC = NODE / (X * Y);
     localparam [5:0] HAS = {ZC > 0, ZC + 1 < Z, YC > 0, YC + 1 < Y, XC > 0, XC + 1 < X};
     localparam [1:0] ERR_OK = 2'd0, ERR_NO_REG = 2'd1, ERR_REFUSED = 2'd2;
-    localparam [3:0] C_RANGE = 4'd1, C_PRIV = 4'd2, C_BADCFG = 4'd6, C_KEY = 4'd7, C_STRAY = 4'd8;
-    localparam [3:0] P_ROOT = 4'b0000, P_NC = 4'b0100;
+`include "besu_regs.vh"
 
     // parent code -> direction (6: root or not connected; 7: undefined code)
     function [2:0] pdir(input [3:0] p);
@@ -258,17 +257,17 @@ module besu_node #(
             endcase
         end else begin
             case (acc_reg)
-                12'h400: if (!acc_we) acc_rdata = ir32;
-                12'h401: if (!acc_we) acc_rdata = err;
-                12'h402: if (acc_we) begin
+                R_IR_STATUS: if (!acc_we) acc_rdata = ir32;
+                R_ERR: if (!acc_we) acc_rdata = err;
+                R_MODE: if (acc_we) begin
                              if (acc_wdata != KEY && acc_wdata != 32'd0) begin
                                  acc_err = ERR_REFUSED;
                                  log_cause = C_KEY;
                              end
                          end else acc_rdata = {31'd0, sup};
-                12'h403: if (acc_we) acc_err = ERR_REFUSED; else acc_rdata = shape;
-                12'h404: if (acc_we) acc_err = ERR_REFUSED; else acc_rdata = {26'd0, HAS};
-                12'h405: if (acc_we) begin
+                R_SHAPE: if (acc_we) acc_err = ERR_REFUSED; else acc_rdata = shape;
+                R_LINKS: if (acc_we) acc_err = ERR_REFUSED; else acc_rdata = {26'd0, HAS};
+                R_FAULT: if (acc_we) begin
                              if (!sup) begin
                                  acc_err = ERR_REFUSED;
                                  log_cause = C_PRIV;
@@ -298,7 +297,7 @@ module besu_node #(
             if (stray[sb]) stray_b = sb[4:0];
     end
     wire [7:0] new_reg = log_cause != 4'd0 ? acc_reg[7:0] : {3'd0, stray_b};
-    wire       clr_err = acc_valid && acc_we && acc_reg == 12'h401 && acc_wdata[0];
+    wire       clr_err = acc_valid && acc_we && acc_reg == R_ERR && acc_wdata[0];
 
     integer b;
     always @(posedge clk) begin
@@ -330,10 +329,10 @@ module besu_node #(
                 down[nb*2 +: 2]    <= 2'b00;
                 pe_op[nb*2 +: 2]   <= 2'b00;
             end
-            if (ok_wr && acc_reg == 12'h400) ir_status <= (ir_status & ~acc_wdata[NB-1:0]) | ctl_ir;
-            if (ok_wr && acc_reg == 12'h402) sup <= acc_wdata == KEY;
-            if (acc_valid && acc_we && acc_reg == 12'h402 && acc_err != ERR_OK) sup <= 1'b0;
-            if (ok_wr && acc_reg == 12'h405) fault_r <= acc_wdata[5:0];
+            if (ok_wr && acc_reg == R_IR_STATUS) ir_status <= (ir_status & ~acc_wdata[NB-1:0]) | ctl_ir;
+            if (ok_wr && acc_reg == R_MODE) sup <= acc_wdata == KEY;
+            if (acc_valid && acc_we && acc_reg == R_MODE && acc_err != ERR_OK) sup <= 1'b0;
+            if (ok_wr && acc_reg == R_FAULT) fault_r <= acc_wdata[5:0];
             if (clr_err) begin
                 err <= 32'd0;
             end else if (new_cause != 4'd0) begin

@@ -19,6 +19,7 @@
 // what this node's router is still waiting for.
 #pragma once
 
+#include <aggnet/besu_regs.hpp>  // the tables (tools/besugen.py)
 #include <aggnet/error.hpp>
 #include <aggnet/link_client.hpp>
 
@@ -30,28 +31,12 @@
 namespace aggnet::besu {
 
 namespace regs {
-constexpr unsigned WINDOW = 3;  // tools/linkgen.py WINDOWS: BESU
-constexpr uint16_t CTL = 0x000, CFG = 0x100, JOINED = 0x200, IR_STATUS = 0x400, ERR = 0x401, MODE = 0x402,
-                   SHAPE = 0x403, LINKS = 0x404, FAULT = 0x405;
-constexpr uint16_t addr(uint16_t reg) { return uint16_t(WINDOW << 12 | reg); }
 constexpr uint32_t DEFAULT_KEY = 0x53455550;  // BESU_KEY of the hub top ("SEUP"); set your own per site
 }  // namespace regs
-
-/// Table 2: the states of a BESU.
-enum State : unsigned { S_IDLE = 0, S_IDLE_I = 1, S_EUR = 2, S_EUR_I = 3, S_ARM = 4, S_ARM_I = 5, S_BAR = 6, S_BAR_I = 7 };
-/// Table 3: the control codes a PE writes to BAR_CTL.
-enum Code : unsigned { OP_CLEAR = 0, OP_RSVD = 1, OP_EUR = 2, OP_INT = 3, OP_BAR = 4, OP_BAR_I = 5, OP_EUR_B = 6,
-                       OP_RESET = 7 };
-/// The causes a node logs in its ERR register (docs/besu.md).
-enum Cause : unsigned { C_NONE = 0, C_RANGE = 1, C_PRIV = 2, C_RSVD = 3, C_ORDER = 4, C_NOTPART = 5, C_BADCFG = 6,
-                        C_KEY = 7, C_STRAY = 8 };
 const char* state_name(unsigned s);
 const char* code_name(unsigned c);
 const char* cause_name(unsigned c);
 
-/// Table 1 parent codes; P_ROOT: this node is the root; P_NC: not connected.
-constexpr unsigned P_ROOT = 0b0000, P_NC = 0b0100;
-constexpr unsigned PARENT_CODE[6] = {0b0001, 0b1111, 0b0010, 0b1110, 0b0011, 0b1101};  // +X -X +Y -Y +Z -Z
 const char* dir_name(unsigned d);  ///< "+X" .. "-Z"
 /// BAR_CFG (figure 6): bit 0 PE, bits 1..6 children +X -X +Y -Y +Z -Z, 12..9 parent.
 constexpr uint32_t cfg_word(bool pe, unsigned kids, unsigned parent) {
