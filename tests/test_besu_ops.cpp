@@ -24,6 +24,7 @@ using namespace aggnet;
 using aggnet::sim::LinkHub;
 using std::chrono::microseconds;
 using std::chrono::milliseconds;
+using std::chrono::seconds;
 namespace B = aggnet::besu;
 
 namespace {
@@ -44,7 +45,7 @@ void run_pes(LinkHub& hub, unsigned n, const std::function<void(unsigned, B::Nod
         th.emplace_back([&, pe] {
             try {
                 link::LinkClient c(hub.endpoint(pe), "linkhub:pe" + std::to_string(pe), cfg(n));
-                B::Node nd(c, pe, milliseconds(500));
+                B::Node nd(c, pe, seconds(10));
                 fn(pe, nd);
             } catch (...) {
                 err[pe] = std::current_exception();
@@ -64,7 +65,7 @@ struct AllNodes {
     AllNodes(LinkHub& hub, unsigned n) {
         for (unsigned i = 0; i < n; ++i) {
             cs.push_back(std::make_unique<link::LinkClient>(hub.endpoint(i), "linkhub:loader", cfg(n)));
-            own.push_back(std::make_unique<B::Node>(*cs.back(), i, milliseconds(500)));
+            own.push_back(std::make_unique<B::Node>(*cs.back(), i, seconds(10)));
             nodes.push_back(own.back().get());
         }
     }
@@ -265,7 +266,7 @@ TEST_CASE("besu over the link: errors name their cause; a timeout names what the
 TEST_CASE("besu: barr passes on a healthy mesh and names a cut link", "[besu][barr]") {
     LinkHub hub(8, "besu_barr");
     AllNodes all(hub, 8);
-    const auto ok = B::barr(all.nodes, B::regs::DEFAULT_KEY, milliseconds(50));
+    const auto ok = B::barr(all.nodes, B::regs::DEFAULT_KEY, seconds(2));  // generous: a loaded machine
     for (const auto& l : ok.failures) UNSCOPED_INFO(l);
     CHECK(ok.ok());
     CHECK(ok.checks == 8 + 12 + 8 + 8);  // 8 nodes' registers, 12 links, 8 BESUs, 8 error checks
@@ -273,7 +274,7 @@ TEST_CASE("besu: barr passes on a healthy mesh and names a cut link", "[besu][ba
     all.nodes[3]->supervisor();
     all.nodes[3]->set_fault(1u << 4);
     all.nodes[3]->user();
-    const auto bad = B::barr(all.nodes, B::regs::DEFAULT_KEY, milliseconds(50));
+    const auto bad = B::barr(all.nodes, B::regs::DEFAULT_KEY, milliseconds(400));
     for (const auto& l : bad.lines) UNSCOPED_INFO(l);
     REQUIRE_FALSE(bad.ok());
     unsigned link_fails = 0;

@@ -10,7 +10,9 @@
 #include "fake_ppdev.hpp"
 #include "vhub_process.hpp"
 
+#include <aggnet/besu.hpp>
 #include <aggnet/board_check.hpp>
+#include <aggnet/papers_device.hpp>
 #include <aggnet/link_papers.hpp>
 
 #include <map>
@@ -208,4 +210,37 @@ TEST_CASE("board-check pins: a broken wire is named by its DB25 pin and how it i
         for (const auto& kv : got) failed += kv.first != "pin steps" && kv.second.verdict == bc::Verdict::fail;
         CHECK(failed == 1);  // that pin and no other
     }
+}
+
+// ---- aggnet barr: the BESU engine's offline diagnostic (seed 001) -----------------------
+
+TEST_CASE("barr: passes on the virtual hub's 2x2x2 mesh; names a cut mesh link; refuses a per-PE socket",
+          "[barr][besu][vhub]") {
+    SimProcess hub(8);
+    Run r = run_program({AGGNET_CLI_EXE, "barr", hub.link_dev(0), "--timeout-ms", "3000"});
+    INFO(r.out);
+    CHECK(r.status == 0);
+    CHECK_THAT(r.out, Contains("2x2x2 mesh, 8 BESUs per node") && Contains("36 checks, 0 failed") &&
+                          Contains("every check passed") && !Contains("FAIL "));
+    {  // cut node 3's +Z link (to node 7), as a supervisor
+        LinkConnection lc = open_link(hub.link_dev(0));
+        besu::Node n3(*lc.client, 3);
+        n3.supervisor();
+        n3.set_fault(1u << 4);
+        n3.user();
+    }
+    r = run_program({AGGNET_CLI_EXE, "barr", hub.link_dev(0), "--timeout-ms", "400"});
+    INFO(r.out);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.out, Contains("FAIL link node 3 (1,1,0) +Z <-> node 7 (1,1,1) -Z") && Contains("FAILED"));
+    CHECK_THAT(r.out, Contains("ok   link node 0 (0,0,0) +X <-> node 1 (1,0,0) -X"));
+    // a socket that carries one PE cannot act as every node
+    r = run_program({AGGNET_CLI_EXE, "barr", hub.dev(2)});
+    INFO(r.out);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.out, Contains("barr needs every node's PE 0..7"));
+    r = run_program({AGGNET_CLI_EXE, "barr"});
+    CHECK(r.status == 2);
+    r = run_program({AGGNET_CLI_EXE, "barr", hub.link_dev(0), "--key"});
+    CHECK(r.status == 2);
 }

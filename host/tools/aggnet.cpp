@@ -6,10 +6,12 @@
 //   aggnet papers waitvec DEVICE --bit 0|1 [--mask M] [--timeout-ms T]
 // One subcommand group per engine (papers today); probe and sim are the hub's.
 //   aggnet board-check DEVICE [--round-trips R] [--barriers B] [--timeout-ms T]
+//   aggnet barr DEVICE [--key K] [--timeout-ms T]    (BESU engine, seed 001's diagnostic)
 //   aggnet sim DIR status|cycle|hold|release|step K|trace FILE|trace off|cut|mend|quit
 //                                   (virtual hub only: its control socket)
 //
 // Exit codes: 0 ok, 1 runtime error (the message says what), 2 usage error.
+#include <aggnet/besu.hpp>
 #include <aggnet/board_check.hpp>
 #include <aggnet/cli.hpp>
 #include <aggnet/device.hpp>
@@ -43,6 +45,8 @@ const char* kTop =
     "  papers waitvec DEVICE   PAPERS: one p_waitvec() exchange; prints the vector\n"
     "  board-check DEVICE after flashing: HELLO, map hashes, a link loopback with error counts, a\n"
     "                     barrier and a waitvec with every PE; on ppdev: every DB25 pin. PASS/FAIL lines\n"
+    "  barr DEVICE        BESU (seed 001): the offline diagnostic: every BESU's registers, every mesh\n"
+    "                     link, every BESU over all nodes; names the failing node, link or BESU\n"
     "  sim DIR CMD        control a virtual hub (aggnet-sim) through DIR/control: status, cycle,\n"
     "                     hold, release, step K, trace FILE, trace off, cut, mend, quit\n"
     "DEVICE: sim:DIR/peK | sim:DIR/link?pe=K | serial:/dev/ttyUSBn@BAUD[?pe=K] (the link)\n"
@@ -75,6 +79,16 @@ const char* kCheck =
     "  ourselves (S -> GO, IR -> INT, GI, each mask bit), one line per DB25 pin; a broken pin is\n"
     "  named with how it is stuck.  Run it on an idle hub.  Every step ends within T ms (default\n"
     "  10000).  Exit 0: every check passed (skips allowed); 1: a check failed; 2: usage.\n";
+const char* kBarr =
+    "usage: aggnet barr DEVICE [--key K] [--timeout-ms T]\n"
+    "  Seed 001's offline diagnostic `barr` for the hub's BESU engine (docs/besu.md).  Acting as\n"
+    "  every node's PE over one shared link (sim:DIR/link, or a board's USB UART), in supervisor\n"
+    "  mode (K: the hub's BESU_KEY, default 0x53455550): per node, writes and reads back every\n"
+    "  BESU's BAR_CFG and BAR_CTL; per mesh link, a two-node partition on BESU 0 (a barrier up and\n"
+    "  back, a eureka each way); per BESU, a barrier and a eureka over every node.  One ok/FAIL\n"
+    "  line each; a FAIL names the node, link or BESU and what its router still waits for.  Leaves\n"
+    "  every BESU unconfigured and idle.  Run it on an idle hub (it rewrites BAR_CFG).  T: each\n"
+    "  wait (default 1000 ms).  Exit 0: all ok; 1: a check failed; 2: usage.\n";
 const char* kSim =
     "usage: aggnet sim DIR status|cycle|hold|release|step K|trace FILE|trace off|cut|mend|quit\n"
     "  Sends one command to the control socket DIR/control of the virtual hub aggnet-sim (DIR is\n"
@@ -284,6 +298,69 @@ int board_check_cmd(int argc, char** argv) {
     return ok ? 0 : 1;
 }
 
+int barr_cmd(int argc, char** argv) {
+    std::string device;
+    uint32_t key = besu::regs::DEFAULT_KEY;
+    uint64_t timeout_ms = 1000;
+    bool seen_key = false, seen_t = false;
+    for (int i = 2; i < argc; ++i) {
+        const std::string s = argv[i];
+        auto val = [&](bool& seen) -> std::string {
+            if (seen) throw Usage(s + " is given twice");
+            if (i + 1 >= argc) throw Usage(s + " needs a value");
+            seen = true;
+            return argv[++i];
+        };
+        if (s == "--key") key = uint32_t(cli::number(s, val(seen_key), 1, 0xffffffffu));
+        else if (s == "--timeout-ms") timeout_ms = cli::number(s, val(seen_t), 1, kMaxTimeoutMs);
+        else if (!s.empty() && s[0] == '-') throw Usage("unknown option '" + s + "'");
+        else if (device.empty()) device = s;
+        else throw Usage("unexpected argument '" + s + "'");
+    }
+    if (device.empty()) throw Usage("missing DEVICE");
+    const auto t = std::chrono::milliseconds(timeout_ms);
+    LinkConnection lc;
+    try {
+        lc = open_link(device, std::max<std::chrono::nanoseconds>(t, std::chrono::milliseconds(1000)));
+    } catch (const DeviceSyntaxError& e) {
+        throw Usage(e.what());
+    }
+    const link::HelloInfo hi = lc.client->hello(lc.pe);
+    if (!(hi.engines >> link_defs::WIN_BESU & 1))
+        throw Error(device + ": the hub has no BESU engine (built without EN_BESU)");
+    besu::Node first(*lc.client, lc.pe, t);
+    const besu::Mesh m = first.mesh();
+    const std::string need = ", barr needs every node's PE 0.." + std::to_string(m.nodes() - 1) +
+                             ": use the hub's shared link (sim:DIR/link, or the board's USB UART)";
+    if (hi.first_pe != 0 || hi.port_pes < m.nodes())
+        throw Error(device + ": this link serves PEs " + std::to_string(hi.first_pe) + ".." +
+                    std::to_string(hi.first_pe + hi.port_pes - 1) + need);
+    // A per-PE socket or pty (aggnet-sim's DIR/peK) passes only its own PE's frames though
+    // HELLO names the port behind it: another PE's HELLO goes unanswered while ours answers.
+    for (unsigned p = 0; p < m.nodes(); ++p) {
+        if (p == lc.pe) continue;
+        try {
+            lc.client->hello(p);
+        } catch (const LinkError&) {
+            lc.client->hello(lc.pe);  // throws if the link itself is down
+            throw Error(device + ": this port carries PE" + std::to_string(lc.pe) + " only (PE" + std::to_string(p) +
+                        " does not answer on it)" + need);
+        }
+    }
+    std::vector<std::unique_ptr<besu::Node>> own;
+    std::vector<besu::Node*> nodes;
+    for (unsigned i = 0; i < m.nodes(); ++i) {
+        own.push_back(std::make_unique<besu::Node>(*lc.client, i, t));
+        nodes.push_back(own.back().get());
+    }
+    std::printf("barr %s: %ux%ux%u mesh, %u BESUs per node\n", device.c_str(), m.X, m.Y, m.Z, first.besus());
+    const besu::BarrReport r = besu::barr(nodes, key, t);
+    for (const auto& l : r.lines) std::printf("%s\n", l.c_str());
+    std::printf("barr: %u checks, %zu failed: %s\n", r.checks, r.failures.size(),
+                r.ok() ? "every check passed" : "FAILED (see the FAIL lines)");
+    return r.ok() ? 0 : 1;
+}
+
 int sim(int argc, char** argv) {
     std::vector<std::string> words;
     uint64_t timeout_ms = 10000;
@@ -375,18 +452,18 @@ int main(int argc, char** argv) {
         --argc;
     }
     const char* help = cmd == "probe" ? kProbe : cmd == "barrier" ? kBarrier : cmd == "waitvec" ? kWaitvec
-                     : cmd == "sim" ? kSim : cmd == "board-check" ? kCheck : nullptr;
+                     : cmd == "sim" ? kSim : cmd == "board-check" ? kCheck : cmd == "barr" ? kBarr : nullptr;
     if (!help) {
         std::fprintf(stderr, "aggnet: unknown command '%s'\n%s", cmd.c_str(), kTop);
         return 2;
     }
     try {
-        if (cmd == "sim" || cmd == "board-check") {
+        if (cmd == "sim" || cmd == "board-check" || cmd == "barr") {
             if (argc > 2 && (!std::strcmp(argv[2], "--help") || !std::strcmp(argv[2], "-h"))) {
                 std::fputs(help, stdout);
                 return 0;
             }
-            return cmd == "sim" ? sim(argc, argv) : board_check_cmd(argc, argv);
+            return cmd == "sim" ? sim(argc, argv) : cmd == "barr" ? barr_cmd(argc, argv) : board_check_cmd(argc, argv);
         }
         const Args a = parse(argc, argv, cmd == "barrier" || cmd == "waitvec", cmd == "barrier", cmd == "waitvec");
         if (a.help) {
