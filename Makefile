@@ -77,7 +77,7 @@ demo: build ## 4 host processes barrier, exchange bits and interrupt through the
 
 bench: build bench-hw ## hub cycles, Fmax/LUTs, host round trips: tables + CSV + PNG in $(BUILD)/bench
 	@mkdir -p $(BUILD)/bench
-	@$(BUILD)/bench_papers_cycles $(BUILD)/bench/cycles.csv
+	@set -e; for b in $(ENGINE_BENCHES); do $(BUILD)/$$b $(BUILD)/bench/$$b.csv; done
 	@$(BUILD)/aggnet_bench_host $(BUILD)/bench/host.csv
 	@$(BUILD)/aggnet_bench_load $(BUILD)/bench/load.csv
 	@$(BUILD)/bench_link $(BUILD)/bench/link.csv

@@ -119,6 +119,31 @@ struct Mesh {
     }
 };
 
+/// A boustrophedon path over the X x Y plane z = 0: 0 1 .. X-1, then 2X-1 .. X, ...
+inline std::vector<unsigned> snake(const Mesh& m) {
+    std::vector<unsigned> p;
+    for (unsigned y = 0; y < m.Y; ++y)
+        for (unsigned k = 0; k < m.X; ++k) p.push_back(y * m.X + ((y % 2) ? m.X - 1 - k : k));
+    return p;
+}
+
+/// BAR_CFG of every node for a chain over the first `len` nodes of `path`
+/// (neighbours on the mesh), rooted at path[0], every node with its PE; the
+/// other nodes unconfigured.  The far end path[len - 1] is at depth len - 1.
+inline std::vector<uint32_t> chain_cfg(const Mesh& m, const std::vector<unsigned>& path, unsigned len) {
+    std::vector<uint32_t> cfg(m.nodes(), CFG_RESET);
+    for (unsigned k = 0; k < len; ++k) {
+        const unsigned i = path[k];
+        unsigned kids = 0, parent = P_ROOT;
+        for (unsigned d = 0; d < 6; ++d) {
+            if (k + 1 < len && m.nbr(i, d) == int(path[k + 1])) kids |= 1u << d;
+            if (k > 0 && m.nbr(i, d) == int(path[k - 1])) parent = PARENT_CODE[d];
+        }
+        cfg[i] = cfg_word(true, kids, parent);
+    }
+    return cfg;
+}
+
 struct Rsp {
     unsigned err = OK;
     uint32_t rdata = 0;

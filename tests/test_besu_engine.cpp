@@ -11,8 +11,9 @@
 //   * bad input: the reserved code, a BESU beyond NB, user writes to
 //     BAR_CFG and FAULT, a wrong key, BAR_CFG values the node cannot hold, a
 //     mis-wired tree (STRAY), a cut link;
-//   * the latency bound: a barrier completes everywhere within 2 * depth + 4
+//   * the latency bound: a barrier completes everywhere within 2 * depth + 3
 //     cycles of the last join.
+#include "besu_bus.hpp"
 #include "besu_model.hpp"
 #include "harness.hpp"
 #include "seed.hpp"
@@ -35,56 +36,9 @@ namespace M = aggnet::sim::besu;
 
 namespace {
 
-constexpr uint16_t WIN = 3 << 12;  // window 3: BESU (tools/linkgen.py WINDOWS)
-
-/// A bus master on the Verilated engine: one request at a time.
+/// A bus master on the Verilated engine (sim/besu_bus.hpp): one request at a time.
 template <class V>
-struct Bus {
-    Harness<V> h;
-    explicit Bus(const std::string& name) : h(name) { h.reset(); }
-    M::Rsp access(bool we, unsigned pe, uint16_t reg, uint32_t wdata = 0) {
-        h->bus_req_valid = 1;
-        h->bus_req_we = we;
-        h->bus_req_pe = pe;
-        h->bus_req_addr = uint16_t(WIN | reg);
-        h->bus_req_wdata = wdata;
-        h->bus_req_size = 4;
-        REQUIRE(h->bus_req_ready);
-        h.tick();
-        h->bus_req_valid = 0;
-        for (unsigned i = 0; i < 8; ++i) {
-            if (h->bus_rsp_valid) {
-                M::Rsp r;
-                r.err = h->bus_rsp_err;
-                r.rdata = h->bus_rsp_rdata;
-                h.tick();
-                return r;
-            }
-            h.tick();
-        }
-        FAIL("besu_engine: no bus response within 8 cycles");
-        return {};
-    }
-    void write(unsigned pe, uint16_t reg, uint32_t v) {
-        INFO("write PE" << pe << " reg 0x" << std::hex << reg << " <- 0x" << v);
-        REQUIRE(access(true, pe, reg, v).err == M::OK);
-    }
-    uint32_t read(unsigned pe, uint16_t reg) {
-        const M::Rsp r = access(false, pe, reg);
-        INFO("read PE" << pe << " reg 0x" << std::hex << reg);
-        REQUIRE(r.err == M::OK);
-        return r.rdata;
-    }
-    unsigned state(unsigned pe, unsigned b) { return read(pe, uint16_t(M::R_CTL + b)); }
-    void load(unsigned b, const std::vector<uint32_t>& cfg) {
-        for (unsigned i = 0; i < cfg.size(); ++i) {
-            write(i, M::R_MODE, M::KEY);
-            write(i, uint16_t(M::R_CFG + b), cfg[i]);
-            write(i, M::R_MODE, 0);
-        }
-    }
-    void settle() { h.ticks(64); }
-};
+using Bus = M::EngineBus<V>;
 
 aggnet::besu::Mesh mesh_of(const M::Mesh& m) { return aggnet::besu::Mesh{m.X, m.Y, m.Z}; }
 
@@ -342,7 +296,7 @@ void random_fabric(const char* name, const M::Mesh& m, unsigned nb, unsigned rou
             }
             const bool fan = both(node, true, uint16_t(M::R_CTL + b), code);
             if (fan) {
-                busy_until[pi] = bus.h.cycle() + 4 * n + 8;  // well past 2 * depth + 4
+                busy_until[pi] = bus.h.cycle() + 4 * n + 8;  // well past 2 * depth + 3
                 (model.state(node, b) >= M::S_ARM ? completions : eurekas) += 1;
             }
             if (rnd(40) == 0) compare_all();
@@ -478,39 +432,27 @@ TEST_CASE("besu: a mis-wired tree is logged as STRAY, a cut link stalls, JOINED 
 
 // ---- the latency bound ---------------------------------------------------------------------
 
-TEST_CASE("besu: a barrier completes everywhere within 2 * depth + 4 cycles of the last join", "[besu][latency]") {
+TEST_CASE("besu: a barrier completes everywhere within 2 * depth + 3 cycles of the last join", "[besu][latency]") {
     Bus<Vbesu_engine_4x4x1> bus("besu_latency");
     const M::Mesh m{4, 4, 1};
-    // a snake over the 4x4 plane: node order 0 1 2 3 7 6 5 4 8 9 ...; rooted at its start
-    std::vector<unsigned> snake;
-    for (unsigned y = 0; y < 4; ++y)
-        for (unsigned k = 0; k < 4; ++k) snake.push_back(y * 4 + ((y % 2) ? 3 - k : k));
-    for (unsigned len : {2u, 4u, 8u, 16u}) {
-        const unsigned b = len % 8;
-        std::vector<uint32_t> cfg(16, M::CFG_RESET);
-        for (unsigned k = 0; k < len; ++k) {
-            const unsigned i = snake[k];
-            unsigned kids = 0, parent = M::P_ROOT;
-            for (unsigned d = 0; d < 6; ++d) {
-                if (k + 1 < len && m.nbr(i, d) == int(snake[k + 1])) kids |= 1u << d;
-                if (k > 0 && m.nbr(i, d) == int(snake[k - 1])) parent = M::PARENT_CODE[d];
-            }
-            cfg[i] = M::cfg_word(true, kids, parent);
-        }
+    // a chain along a snake over the 4x4 plane, rooted at its start; the last join at the far
+    // end (depth len - 1), whose own completion is the last of the fan-out
+    const std::vector<unsigned> path = M::snake(m);
+    for (unsigned len : {2u, 3u, 4u, 8u, 16u}) {
+        const unsigned b = len % 8, depth = len - 1;
+        const std::vector<uint32_t> cfg = M::chain_cfg(m, path, len);
         aggnet::besu::validate(mesh_of(m), cfg);
         bus.load(b, cfg);
-        for (unsigned k = 0; k + 1 < len; ++k) bus.write(snake[k], uint16_t(M::R_CTL + b), M::OP_BAR);
-        // the last join, at the far end (depth len - 1); then watch the far end itself
-        bus.write(snake[len - 1], uint16_t(M::R_CTL + b), M::OP_BAR);
-        const uint64_t t0 = bus.h.cycle() - 2;  // the write took effect 2 cycles before its response was taken
-        while (bus.state(snake[len - 1], b) != M::S_BAR) REQUIRE(bus.h.cycle() - t0 < 1000);
-        const uint64_t took = bus.h.cycle() - t0 - 2;  // the read sampled the state 2 cycles before it returned
-        const unsigned depth = len - 1;
-        std::printf("besu latency: chain of %u nodes (depth %u): completion seen at the far end after <= %llu cycles\n",
-                    len, depth, (unsigned long long)took);
-        CHECK(took <= 2 * depth + 4 + 3);  // + 3: the polling read's own granularity
+        for (unsigned k = 0; k + 1 < len; ++k) bus.write(path[k], uint16_t(M::R_CTL + b), M::OP_BAR);
         bus.settle();
-        for (unsigned k = 0; k < len; ++k) CHECK(bus.state(snake[k], b) == M::S_BAR);
+        const unsigned took = bus.write_then_sample(path[len - 1], b, M::OP_BAR, path[len - 1], M::S_BAR);
+        std::printf("besu latency: chain of %u nodes (depth %u): the far end's BAR_CTL reads S_BAR %u cycles after "
+                    "its OP_BAR write\n", len, depth, took);
+        CHECK(took > 0);                  // it completed at all
+        CHECK(took <= 2 * depth + 3);     // one cycle per hop up and down, plus the node's own stages
+        CHECK(took >= 2 * depth);         // and no hop is skipped
+        bus.settle();
+        for (unsigned k = 0; k < len; ++k) CHECK(bus.state(path[k], b) == M::S_BAR);
     }
 }
 

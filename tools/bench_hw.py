@@ -19,7 +19,7 @@ Devices: UP5K sg48 (--freq 48), HX8K ct256 (--freq 100), ECP5 85F (--freq
 core pin) cannot fit the device is skipped without synthesis, one whose
 synthesized LUTs or FFs cannot fit is skipped after it; both are said so.
 Writes BUILD/bench/hw.csv (device, design, engine, n = the point's N
-parameter if it has one, ...).
+parameter if it has one, luts, ffs, chain_ffs = the FFs the chains add, ...).
 
 Usage: tools/bench_hw.py [--build DIR] [--only SUBSTR] [--devices A,B] [--timeout S]
 """
@@ -185,10 +185,11 @@ def main():
         return 1
     devs = [d for d in DEVICES if d[0] in args.devices.split(",")]
     rows = []
+    chains = {}  # point -> FFs of its two shift chains (one per core pin): core FFs = ffs - chain_ffs
     t_all = time.time()
 
     def row(name, p, luts, ffs, fmax, freq, note, dt=None):
-        rows.append((name, p["name"], p["engine"], n_of(p), luts, ffs, fmax, freq, note))
+        rows.append((name, p["name"], p["engine"], n_of(p), luts, ffs, chains.get(p["name"], ""), fmax, freq, note))
         print("%-11s %-18s %6s %6s %8s %8d %6s  %s" % (
             name, p["name"], luts if luts != "" else "-", ffs if ffs != "" else "-",
             fmax if fmax != "" else "-", freq, "%.0f" % dt if dt is not None else "-", note))
@@ -204,6 +205,7 @@ def main():
                     os.path.join(out, p["name"] + ".ports.json.log"), ROOT))
             continue
         text, chain_ffs = wrapper(p, plist)
+        chains[p["name"]] = chain_ffs
         top_v = os.path.join(out, p["name"] + "_top.v")
         if not os.path.exists(top_v) or open(top_v).read() != text:
             with open(top_v, "w") as f:
@@ -231,7 +233,7 @@ def main():
             row(name, p, luts, ffs, "%.1f" % fmax, freq,
                 ("meets %d MHz" % freq) if fmax >= freq else ("MISSES %d MHz" % freq), dt)
     with open(os.path.join(out, "hw.csv"), "w") as f:
-        f.write("device,design,engine,n,luts,ffs,fmax_mhz,target_mhz,note\n")
+        f.write("device,design,engine,n,luts,ffs,chain_ffs,fmax_mhz,target_mhz,note\n")
         for r in rows:
             f.write(",".join(str(x) for x in r) + "\n")
     print("bench-hw: %.0f s; %s" % (time.time() - t_all, os.path.relpath(os.path.join(out, "hw.csv"), ROOT)))

@@ -2,7 +2,8 @@
 """Combine the benchmark CSVs of `make bench` into one report.
 
 Inputs in BENCH_DIR (each optional; a missing one is named, not invented):
-  cycles.csv  bench_papers_cycles: hub latency in clock cycles per N
+  bench_papers_cycles.csv  hub latency of PAPERS in clock cycles per N
+  bench_besu_cycles.csv    BESU barrier/eureka latency in cycles vs depth and nodes
   hw.csv      tools/bench_hw.py: Fmax and LUTs from nextpnr per device and N
   host.csv    aggnet-bench-host: host round trips over the virtual hub
 Outputs: a printed table of the barrier latency in cycles and in ns at each
@@ -32,7 +33,7 @@ def col(row, *names):
 
 def main():
     d = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "build/bench")
-    cycles = read(d / "cycles.csv")
+    cycles = read(d / "bench_papers_cycles.csv")
     hw = read(d / "hw.csv")
     host = read(d / "host.csv")
 
@@ -88,6 +89,8 @@ def main():
         for r in host:
             print("  ".join(f"{r[k]:>14}" for k in keys))
 
+    besu = besu_report(d, read(d / "bench_besu_cycles.csv"), hw)
+
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -110,7 +113,75 @@ def main():
         fig.tight_layout()
         fig.savefig(d / "latency.png", dpi=100)
         print(f"plot: {d / 'latency.png'}")
+    if besu:
+        fig, ax = plt.subplots(figsize=(6, 4))
+        for metric, style in (("barrier_join_at_far_end", "o-"), ("barrier_join_at_root", "s--"),
+                              ("eureka_from_far_end", "^:")):
+            pts = sorted((int(r["x"]), int(r["median_cycles"])) for r in besu if r["metric"] == metric)
+            if pts:
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], style, label=metric.replace("_", " "))
+        ax.set_xlabel("tree depth (hops from the root)")
+        ax.set_ylabel("hub clock cycles (median)")
+        ax.set_title("BESU barrier / eureka latency (Verilated RTL, 4x4x1 mesh)")
+        ax.grid(True, alpha=0.3)
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(d / "besu_latency.png", dpi=100)
+        print(f"plot: {d / 'besu_latency.png'}")
     return 0
+
+
+def besu_report(d, rows, hw):
+    """The BESU engine: latency in cycles (and ns at each device's Fmax of one
+    node, besu_node_nb32), and the LUT/FF cost per node and per BESU from the
+    bench_hw points besu_node_nb8 and besu_node_nb32 (core FFs = FFs minus the
+    shift chains' FFs; per BESU = the difference / 24; per node = the rest)."""
+    pts = {}  # (device, NB) -> (luts, core_ffs, fmax)
+    for r in hw:
+        name = col(r, "design") or ""
+        if not name.startswith("besu_node_nb"):
+            continue
+        try:
+            nb = int(name[len("besu_node_nb"):])
+            luts, ffs = int(r["luts"]), int(r["ffs"]) - int(r.get("chain_ffs") or 0)
+        except (ValueError, KeyError, TypeError):
+            continue
+        f = r.get("fmax_mhz") or ""
+        pts[(r["device"], nb)] = (luts, ffs, float(f) if f not in ("", "nan") else None)
+    devices = sorted({k[0] for k in pts if pts[k][2] and k[1] == 32})
+    if rows:
+        print()
+        print("BESU engine latency (hub only): the decisive BAR_CTL write on the bus -> the watched node's")
+        print("BAR_CTL reads the new state; ns at each device's Fmax of one node (besu_node_nb32)")
+        hdr = f"{'metric':<26} {'x':>9} {'median cyc':>10} {'max cyc':>8}"
+        hdr += "".join(f" {dev + ' ns':>14}" for dev in devices)
+        print(hdr)
+        for r in rows:
+            line = f"{r['metric']:<26} {r['x_name'] + ' ' + r['x']:>9} {r['median_cycles']:>10} {r['max_cycles']:>8}"
+            for dev in devices:
+                line += f" {int(r['median_cycles']) * 1000.0 / pts[(dev, 32)][2]:>14.1f}"
+            print(line)
+    cost = []
+    for dev in sorted({k[0] for k in pts}):
+        if (dev, 8) in pts and (dev, 32) in pts:
+            (l8, f8, _), (l32, f32, fm) = pts[(dev, 8)], pts[(dev, 32)]
+            pb_l, pb_f = (l32 - l8) / 24.0, (f32 - f8) / 24.0
+            cost.append((dev, l8, f8, l32, f32, pb_l, pb_f, l8 - 8 * pb_l, f8 - 8 * pb_f, fm))
+    if cost:
+        print()
+        print("BESU cost (nextpnr, out of context; FFs without the bench chains)")
+        print(f"{'device':<11} {'NB=8 LUT/FF':>13} {'NB=32 LUT/FF':>13} {'per BESU LUT/FF':>16} "
+              f"{'per node LUT/FF':>16} {'Fmax NB=32':>10}")
+        for dev, l8, f8, l32, f32, pbl, pbf, pnl, pnf, fm in cost:
+            print(f"{dev:<11} {f'{l8}/{f8}':>13} {f'{l32}/{f32}':>13} {f'{pbl:.1f}/{pbf:.1f}':>16} "
+                  f"{f'{pnl:.0f}/{pnf:.0f}':>16} {(f'{fm:.1f}' if fm else '-'):>10}")
+        with (d / "besu_cost.csv").open("w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["device", "luts_nb8", "ffs_nb8", "luts_nb32", "ffs_nb32", "luts_per_besu",
+                        "ffs_per_besu", "luts_per_node", "ffs_per_node", "fmax_mhz_nb32"])
+            for c in cost:
+                w.writerow([c[0]] + list(c[1:5]) + ["%.1f" % x for x in c[5:9]] + ["%.1f" % c[9] if c[9] else ""])
+    return rows
 
 
 if __name__ == "__main__":

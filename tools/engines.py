@@ -68,6 +68,7 @@ TEST = {
     "seeded": F("bool", default=False),  # random stimulus: `make test-fresh` reruns it
     "boards": F("bool", default=False),  # also verilates every board top (tools/boards/, fw/<board>/top.v)
     "board_args": F("strs", default=[]),  # extra verilator arguments for those board tops (e.g. -G overrides)
+    "bench": F("bool", default=False),   # a cycle benchmark: built, not a CTest test; `make bench` runs it
 }
 MODEL = {
     "family": F("str", True),      # make_<family>_rtl(), <family>_rtl_sizes(), <family>_models
@@ -75,6 +76,7 @@ MODEL = {
     "param": F("str", True),       # the size parameter (-G<param>=<size>)
     "sizes": F("ints", True),      # default sizes; cache variable AGGNET_<FAMILY>_SIZES overrides
     "args": F("strs", default=[]),
+    "size_args": F("size_args", default={}),  # extra verilator arguments for one size: {"16": ["-GEN_X=0"]}
     "header": F("file", True),     # the C++ adapter header
     "class": F("str", True),       # adapter template: Class<Vmodel>(size, name, max_cycles)
     "base": F("str", True),        # the interface the factory returns
@@ -161,6 +163,8 @@ def _kind_ok(kind, v):
                                         for k, x in s.items()) for s in sets)
     if kind == "objs":
         return isinstance(v, list) and all(isinstance(o, dict) for o in v)
+    if kind == "size_args":
+        return isinstance(v, dict) and all(re.match(r"^[1-9][0-9]*$", k) and strs(x) for k, x in v.items())
     if kind == "exprs":
         return isinstance(v, dict) and all(IDENT.match(k) and isinstance(x, str) and x for k, x in v.items())
     raise AssertionError(kind)
@@ -171,6 +175,7 @@ KIND_TEXT = {
     "strs": "a list of strings", "ints": "a list of integers", "files": "a list of file paths",
     "dirs": "a list of directory paths", "objs": "a list of objects",
     "exprs": "an object of parameter names to Verilog expressions",
+    "size_args": "an object of sizes (\"16\") to lists of strings",
     "params": "an object of integer parameters, or a non-empty list of them",
 }
 
@@ -528,6 +533,9 @@ def load(root=ROOT):
                 errs.append("%s.param: '%s' is not a parameter name" % (wi, m["param"]))
             if not m["sizes"] or len(set(m["sizes"])) != len(m["sizes"]) or min(m["sizes"]) < 1:
                 errs.append("%s.sizes: must be distinct positive integers" % wi)
+            for k in m["size_args"]:
+                if int(k) not in m["sizes"]:
+                    errs.append("%s.size_args: %s is not one of its sizes" % (wi, k))
             for k in ("class", "base"):
                 if not IDENT.match(m[k]):
                     errs.append("%s.%s: '%s' is not a C++ identifier" % (wi, k, m[k]))
@@ -620,6 +628,8 @@ def load(root=ROOT):
         # CMake lists are ';'-separated: no argument may contain one
         args = [("verilator_args", a) for a in c.verilator_args]
         args += [("models[%d].args" % i, a) for i, m in enumerate(c.models) for a in m["args"]]
+        args += [("models[%d].size_args" % i, a) for i, m in enumerate(c.models)
+                 for x in m["size_args"].values() for a in x]
         args += [("tests[%d].verilate[%d].args" % (i, j), a) for i, t in enumerate(c.tests)
                  for j, v in enumerate(t["verilate"]) for a in v["args"]]
         for where, a in args:
@@ -645,6 +655,7 @@ def make_vars(reg):
     for c in reg.components:
         o.append("ENGINE_%s_RTL := %s" % (c.name, " ".join(c.sources)))
         o.append("ENGINE_%s_LINT := %s" % (c.name, flags(reg.includes(c.name), reg.libdirs(c.name))))
+    o.append("ENGINE_BENCHES := " + " ".join(t["name"] for t in reg.tests() if t["bench"]))
     for var, key in (("ENGINE_GEN_CMDS", "run"), ("ENGINE_CHECK_CMDS", "check")):
         o.append("define " + var)
         o += ["@" + g[key] for g in reg.generators()] or ["@true"]
@@ -685,6 +696,8 @@ def cmake_text(reg):
             s(f + "_PARAM", m["param"])
             s(f + "_SIZES", ";".join(str(x) for x in m["sizes"]))
             s(f + "_ARGS", ";".join(m["args"]))
+            for n, a in sorted(m["size_args"].items()):
+                s("%s_ARGS_%s" % (f, n), ";".join(a))
             s(f + "_HEADER", os.path.join(root, m["header"]))
             s(f + "_CLASS", m["class"])
             s(f + "_BASE", m["base"])
@@ -695,6 +708,7 @@ def cmake_text(reg):
             s(v + "_SOURCES", absl(t["sources"]))
             s(v + "_FAMILIES", ";".join(t["families"]))
             s(v + "_TIMEOUT", t["timeout"])
+            s(v + "_BENCH", "1" if t["bench"] else "0")
             s(v + "_LABELS", ";".join([c.name] + (["seeded"] if t["seeded"] else [])))
             s(v + "_MODELS", ";".join(m["prefix"] for m in t["models"]))
             for m in t["models"]:
