@@ -103,6 +103,15 @@ public:
     };
 
     Endpoint& endpoint(unsigned pe) { return *eps_.at(pe); }
+    /// A LinkClient configuration for n PEs sharing this hub's stream: a
+    /// reply may wait behind the others' frames.
+    static link::LinkConfig client_config(unsigned n) {
+        link::LinkConfig c;
+        c.resend_timeout = std::chrono::microseconds(200 * n);
+        c.max_attempts = 10;
+        c.idle_timeout = std::chrono::microseconds(100);
+        return c;
+    }
     uint64_t cycle() {
         std::lock_guard<std::mutex> lk(mu_);
         return h_->cycle();

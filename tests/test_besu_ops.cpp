@@ -29,13 +29,7 @@ namespace B = aggnet::besu;
 
 namespace {
 
-link::LinkConfig cfg(unsigned n) {
-    link::LinkConfig c;
-    c.resend_timeout = microseconds(200 * n);
-    c.max_attempts = 10;
-    c.idle_timeout = microseconds(100);
-    return c;
-}
+link::LinkConfig cfg(unsigned n) { return LinkHub::client_config(n); }
 
 /// fn(pe, node) on every PE's thread, each with its own LinkClient.
 void run_pes(LinkHub& hub, unsigned n, const std::function<void(unsigned, B::Node&)>& fn) {

@@ -34,14 +34,7 @@ using std::chrono::milliseconds;
 
 namespace {
 
-link::LinkConfig cfg(unsigned n) {
-    link::LinkConfig c;
-    // n PEs share the stream: a reply may wait behind the others' frames.
-    c.resend_timeout = microseconds(200 * n);
-    c.max_attempts = 10;
-    c.idle_timeout = microseconds(100);
-    return c;
-}
+link::LinkConfig cfg(unsigned n) { return LinkHub::client_config(n); }
 
 void run_pes(LinkHub& hub, unsigned n, const std::function<void(unsigned, NandPe&)>& fn) {
     std::vector<std::exception_ptr> err(n);
