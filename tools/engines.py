@@ -743,8 +743,9 @@ def summary(reg):
     for c in reg.components:
         o.append("%-8s %-6s %-8s %5d %5d %6d %6d %5d  %s" % (
             c.name, "-" if c.window is None else c.window, ",".join(c.depends) or "-", len(c.sources),
-            len(c.tests), sum(j["engine"] == c.name for j in synth),
-            sum(j["engine"] == c.name for j in formal), sum(j["engine"] == c.name for j in bench), c.title))
+            sum(not t["bench"] for t in c.tests), sum(j["engine"] == c.name for j in synth),
+            sum(j["engine"] == c.name for j in formal),
+            sum(j["engine"] == c.name for j in bench) + sum(t["bench"] for t in c.tests), c.title))
     return "\n".join(o)
 
 
