@@ -122,10 +122,13 @@ module besu_node #(
 
     // ---- per-BESU state --------------------------------------------------------
     // cfg[b]: bit 0 PE, 6..1 children, 10..7 parent code (the register's 12..9)
-    reg  [NB*11-1:0] cfg;
-    reg  [NB*3-1:0]  state;
-    reg  [NB*7-1:0]  joined;
-    reg  [NB*2-1:0]  up, down, pe_op;
+    // (each BESU's registers live in its generate block below, written with
+    // a decoded enable; these are their concatenations, for reading)
+    wire [NB*11-1:0] cfg;
+    wire [NB*3-1:0]  state;
+    wire [NB*7-1:0]  joined;
+    wire [NB*2-1:0]  up, down, pe_op;
+    wire             cfg_ok;  // a BAR_CFG write accepted (to BESU nb)
     reg  [NB-1:0]    ir_status;
     reg              sup;
     reg  [5:0]       fault_r;
@@ -202,6 +205,33 @@ module besu_node #(
             assign up_n[g*2 +: 2]   = (conn && !root) ? {done, eur_in} : 2'b00;
             assign down_n[g*2 +: 2] = conn ? fan : 2'b00;
             assign to_c[g*2 +: 2]   = (conn && pe) ? fan : 2'b00;
+
+            // this BESU's registers: a BAR_CFG write to it resets the rest
+            reg [10:0] cfg_r;
+            reg [2:0]  state_r;
+            reg [6:0]  joined_r;
+            reg [1:0]  up_r, down_r, pe_op_r;
+            assign cfg[g*11 +: 11]  = cfg_r;
+            assign state[g*3 +: 3]  = state_r;
+            assign joined[g*7 +: 7] = joined_r;
+            assign up[g*2 +: 2]     = up_r;
+            assign down[g*2 +: 2]   = down_r;
+            assign pe_op[g*2 +: 2]  = pe_op_r;
+            always @(posedge clk) begin
+                if (rst) begin
+                    cfg_r <= {P_NC, 7'd0};
+                    {state_r, joined_r, up_r, down_r, pe_op_r} <= 16'd0;
+                end else if (cfg_ok && nb == g) begin
+                    cfg_r <= {acc_wdata[12:9], acc_wdata[6:0]};
+                    {state_r, joined_r, up_r, down_r, pe_op_r} <= 16'd0;
+                end else begin
+                    state_r  <= ctl_next[g*3 +: 3];
+                    joined_r <= ctl_rst[g] ? 7'd0 : joined_n[g*7 +: 7];
+                    up_r     <= up_n[g*2 +: 2];
+                    down_r   <= down_n[g*2 +: 2];
+                    pe_op_r  <= ctl_op[g*2 +: 2];
+                end
+            end
 
             besu_ctl u_ctl (
                 .state(state[g*3 +: 3]), .net_op(to_c[g*2 +: 2]),
@@ -283,7 +313,7 @@ module besu_node #(
         end
     end
     wire ok_wr = acc_valid && acc_we && acc_err == ERR_OK;
-    wire cfg_ok = cfg_wr && ok_wr;
+    assign cfg_ok = cfg_wr && ok_wr;
 
     // the error register: the first error's details, MORE and a count
     wire        any_stray = |stray;
@@ -299,36 +329,14 @@ module besu_node #(
     wire [7:0] new_reg = log_cause != 4'd0 ? acc_reg[7:0] : {3'd0, stray_b};
     wire       clr_err = acc_valid && acc_we && acc_reg == R_ERR && acc_wdata[0];
 
-    integer b;
     always @(posedge clk) begin
         if (rst) begin
-            for (b = 0; b < NB; b = b + 1) cfg[b*11 +: 11] <= {P_NC, 7'd0};
-            state     <= {(NB*3){1'b0}};
-            joined    <= {(NB*7){1'b0}};
-            up        <= {(NB*2){1'b0}};
-            down      <= {(NB*2){1'b0}};
-            pe_op     <= {(NB*2){1'b0}};
             ir_status <= {NB{1'b0}};
             sup     <= 1'b0;
             fault_r   <= 6'd0;
             err       <= 32'd0;
         end else begin
-            state  <= ctl_next;
-            joined <= joined_n;
-            up     <= up_n;
-            down   <= down_n;
-            pe_op  <= ctl_op;
             ir_status <= ir_status | ctl_ir;
-            for (b = 0; b < NB; b = b + 1)
-                if (ctl_rst[b]) joined[b*7 +: 7] <= 7'd0;
-            if (cfg_ok) begin
-                cfg[nb*11 +: 11]   <= {acc_wdata[12:9], acc_wdata[6:0]};
-                state[nb*3 +: 3]   <= 3'b000;
-                joined[nb*7 +: 7]  <= 7'd0;
-                up[nb*2 +: 2]      <= 2'b00;
-                down[nb*2 +: 2]    <= 2'b00;
-                pe_op[nb*2 +: 2]   <= 2'b00;
-            end
             if (ok_wr && acc_reg == R_IR_STATUS) ir_status <= (ir_status & ~acc_wdata[NB-1:0]) | ctl_ir;
             if (ok_wr && acc_reg == R_MODE) sup <= acc_wdata == KEY;
             if (acc_valid && acc_we && acc_reg == R_MODE && acc_err != ERR_OK) sup <= 1'b0;
