@@ -108,11 +108,7 @@ def main():
         ax.set_ylabel("hub clock cycles, last S -> all GO")
         ax.set_ylim(0, max(6, max(v[1] for v in s2g.values()) + 1))
         ax.set_title("PAPERS hub barrier latency (Verilated RTL)")
-        ax.grid(True, alpha=0.3)
-        ax.legend()
-        fig.tight_layout()
-        fig.savefig(d / "latency.png", dpi=100)
-        print(f"plot: {d / 'latency.png'}")
+        save(fig, ax, d / "latency.png")
     if besu:
         fig, ax = plt.subplots(figsize=(6, 4))
         for metric, style in (("barrier_join_at_far_end", "o-"), ("barrier_join_at_root", "s--"),
@@ -123,12 +119,16 @@ def main():
         ax.set_xlabel("tree depth (hops from the root)")
         ax.set_ylabel("hub clock cycles (median)")
         ax.set_title("BESU barrier / eureka latency (Verilated RTL, 4x4x1 mesh)")
-        ax.grid(True, alpha=0.3)
-        ax.legend()
-        fig.tight_layout()
-        fig.savefig(d / "besu_latency.png", dpi=100)
-        print(f"plot: {d / 'besu_latency.png'}")
+        save(fig, ax, d / "besu_latency.png")
     return 0
+
+
+def save(fig, ax, path):
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    print(f"plot: {path}")
 
 
 def besu_report(d, rows, hw):
