@@ -16,7 +16,7 @@
 
 namespace aggnet::sim::besu {
 
-constexpr uint16_t WINDOW_BASE = 3 << 12;  // window 3: BESU (tools/linkgen.py WINDOWS)
+constexpr uint16_t WINDOW_BASE = aggnet::besu::regs::WINDOW << 12;  // tools/linkgen.py WINDOWS: BESU
 
 template <class V>
 struct EngineBus {

@@ -12,6 +12,8 @@
 //     quiet (tests/test_besu_engine.cpp, tests/test_besu_ops.cpp).
 #pragma once
 
+#include <aggnet/besu_regs.hpp>
+
 #include <array>
 #include <cstdint>
 #include <map>
@@ -37,9 +39,12 @@ constexpr unsigned P_ROOT = 0b0000, P_NC = 0b0100;
 // docs/besu.md: error causes
 enum Cause : unsigned { C_NONE = 0, C_RANGE = 1, C_PRIV = 2, C_RSVD = 3, C_ORDER = 4, C_NOTPART = 5, C_BADCFG = 6,
                         C_KEY = 7, C_STRAY = 8 };
-// registers (addr[11:0])
-constexpr uint16_t R_CTL = 0x000, R_CFG = 0x100, R_JOINED = 0x200, R_IR = 0x400, R_ERR = 0x401, R_MODE = 0x402,
-                   R_SHAPE = 0x403, R_LINKS = 0x404, R_FAULT = 0x405;
+// registers (addr[11:0]): aggnet's map, not the seed's, so taken from the one table
+// (tools/besugen.py -> aggnet/besu_regs.hpp) rather than written here again
+namespace regs_ = aggnet::besu::regs;
+constexpr uint16_t R_CTL = regs_::BAR_CTL, R_CFG = regs_::BAR_CFG, R_JOINED = regs_::JOINED, R_IR = regs_::IR_STATUS,
+                   R_ERR = regs_::ERR, R_MODE = regs_::MODE, R_SHAPE = regs_::SHAPE, R_LINKS = regs_::LINKS,
+                   R_FAULT = regs_::FAULT;
 constexpr uint32_t KEY = 0x53455550;
 enum BusErr : unsigned { OK = 0, NO_REG = 1, REFUSED = 2 };
 
