@@ -154,7 +154,11 @@ TEST_CASE("besu: interrupt method on BESU 3 (101 -> 111, IR_STATUS)", "[besu][se
     bus.load(3, aggnet::besu::plan(mesh_of(m), mem, 3));
     for (unsigned pe : mem) {
         bus.write(pe, M::R_CTL + 3, M::OP_BAR_I);  // step 2
-        CHECK(bus.state(pe, 3) == M::S_ARM_I);     // step 3
+        // step 3: armed; the last member's join may complete the barrier
+        // before the bus's next read reaches its node (depth 1: 4 cycles)
+        const unsigned s = bus.state(pe, 3);
+        if (pe != mem.back()) CHECK(s == M::S_ARM_I);
+        else CHECK((s == M::S_ARM_I || s == M::S_BAR_I));
     }
     bus.settle();
     for (unsigned pe : mem) {

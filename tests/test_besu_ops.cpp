@@ -6,6 +6,7 @@
 // barrier property (no PE passes barrier k before every member arrived at
 // it); errors named; the barr diagnostic on a healthy mesh and with a cut
 // link.
+#include "besu_link.hpp"
 #include "besu_model.hpp"
 #include "link_hub.hpp"
 #include "seed.hpp"
@@ -33,36 +34,12 @@ link::LinkConfig cfg(unsigned n) { return LinkHub::client_config(n); }
 
 /// fn(pe, node) on every PE's thread, each with its own LinkClient.
 void run_pes(LinkHub& hub, unsigned n, const std::function<void(unsigned, B::Node&)>& fn) {
-    std::vector<std::exception_ptr> err(n);
-    std::vector<std::thread> th;
-    for (unsigned pe = 0; pe < n; ++pe)
-        th.emplace_back([&, pe] {
-            try {
-                link::LinkClient c(hub.endpoint(pe), "linkhub:pe" + std::to_string(pe), cfg(n));
-                B::Node nd(c, pe, seconds(10));
-                fn(pe, nd);
-            } catch (...) {
-                err[pe] = std::current_exception();
-            }
-        });
-    for (auto& t : th) t.join();
-    for (auto& e : err)
-        if (e) std::rethrow_exception(e);
+    sim::run_besu_pes(hub, n, "linkhub", cfg(n), fn);
 }
 
-/// One thread acting as every node's PE (a loader, or barr).  LinkHub hands
-/// each PE's replies to that PE's endpoint, so one client per PE.
-struct AllNodes {
-    std::vector<std::unique_ptr<link::LinkClient>> cs;
-    std::vector<std::unique_ptr<B::Node>> own;
-    std::vector<B::Node*> nodes;
-    AllNodes(LinkHub& hub, unsigned n) {
-        for (unsigned i = 0; i < n; ++i) {
-            cs.push_back(std::make_unique<link::LinkClient>(hub.endpoint(i), "linkhub:loader", cfg(n)));
-            own.push_back(std::make_unique<B::Node>(*cs.back(), i, seconds(10)));
-            nodes.push_back(own.back().get());
-        }
-    }
+/// One thread acting as every node's PE (a loader, or barr).
+struct AllNodes : sim::BesuNodes {
+    AllNodes(LinkHub& hub, unsigned n) : BesuNodes(hub, n, "linkhub", cfg(n)) {}
 };
 
 const B::Mesh kMesh{2, 2, 2};
@@ -240,7 +217,7 @@ TEST_CASE("besu over the link: errors name their cause; a timeout names what the
     CHECK(cause([&] { n0.arm_barrier(2); }) == B::C_ORDER);
     CHECK(n0.state(2) == B::S_ARM);  // unchanged
     // node 1 never arrives: the root's wait times out and says who it waits for
-    B::Node slow(*all.cs[0], 0, milliseconds(20));
+    B::Node slow(*all.clients[0], 0, milliseconds(20));
     try {
         slow.wait_barrier(2, B::Wait::Hub);
         FAIL("the barrier completed without node 1");

@@ -30,6 +30,7 @@
 // them, are not compared; the scenario keeps every edge it checks outside
 // them (the link PEs are waiting, their WAIT acknowledged, before the pin
 // PEs arrive).
+#include "besu_link.hpp"
 #include "harness.hpp"
 #include "hub_rtl.hpp"
 #include "link_hub.hpp"
@@ -38,6 +39,7 @@
 #include "test_board_tops_boards.hpp"  // generated: AGGNET_BOARD_TOPS(X, P)
 #include "vbits.hpp"
 
+#include <aggnet/besu.hpp>
 #include <aggnet/link_defs.hpp>
 #include <aggnet/link_papers.hpp>
 #include <aggnet/nand.hpp>
@@ -61,6 +63,7 @@ using std::chrono::microseconds;
 using std::chrono::nanoseconds;
 namespace D = aggnet::link_defs;
 namespace R = aggnet::papers_regs;
+namespace B = aggnet::besu;
 
 namespace {
 
@@ -493,6 +496,9 @@ void for_each_board(const BoardFn& fn) {
 #undef AGGNET_P
 }
 
+/// The top builds engine EN_<name> in (its localparam, e.g. EN_NAND = 1).
+bool builds(const Params& p, const char* en) { return p.count(en) && p.at(en) != 0; }
+
 /// The top carries the link (the HX1K boards cannot: fw/icestick/top.v).
 bool has_link(const std::string& board, const Params& p) {
     if (p.count("LINK_BAUD")) return true;
@@ -535,8 +541,9 @@ TEST_CASE("board tops: HELLO and INFO over the UART pins report the board's size
             CHECK(h.first_pe == 0);
             CHECK(h.port_pes == unsigned(p.at("N")));  // one PC on the cable can be every PE
             // A top that builds the NAND engine in says so (localparam EN_NAND).
-            const uint32_t nand = p.count("EN_NAND") && p.at("EN_NAND") ? 1u << D::WIN_NAND : 0u;
-            CHECK(h.engines == (1u << D::WIN_INFO | 1u << D::WIN_PAPERS | nand));
+            const uint32_t nand = builds(p, "EN_NAND") ? 1u << D::WIN_NAND : 0u;
+            const uint32_t besu = builds(p, "EN_BESU") ? 1u << D::WIN_BESU : 0u;
+            CHECK(h.engines == (1u << D::WIN_INFO | 1u << D::WIN_PAPERS | nand | besu));
             CHECK(h.clk_hz == uint64_t(p.at("HUB_KHZ")) * 1000);
         }
         link::LinkClient c(hub.endpoint(0), device(board, p) + "?pe=0", cfg(p));
@@ -720,7 +727,7 @@ TEST_CASE("board tops with the NAND engine: seed 002 operations over the board's
           "[boards][nand]") {
     unsigned boards_with_nand = 0;
     for_each_board([&](const std::string& board, const Params& p, const Factory& make) {
-        if (!has_link(board, p) || !p.count("EN_NAND") || !p.at("EN_NAND")) return;
+        if (!has_link(board, p) || !builds(p, "EN_NAND")) return;
         ++boards_with_nand;
         const uint64_t seed = aggnet::sim::test_seed(("board_nand_" + board).c_str());
         const unsigned n = unsigned(p.at("N"));
@@ -730,23 +737,13 @@ TEST_CASE("board tops with the NAND engine: seed 002 operations over the board's
         for (auto& x : v) x = g() & 0xffff;
         const uint64_t want_max = *std::max_element(v.begin(), v.end());
         std::vector<uint64_t> got_max(n), got_bc(n);
-        std::vector<std::exception_ptr> err(n);
-        std::vector<std::thread> th;
-        for (unsigned pe = 0; pe < n; ++pe)
-            th.emplace_back([&, pe] {
-                try {
-                    link::LinkClient c(hub.endpoint(pe), device(board, p) + "?pe=" + std::to_string(pe), cfg(p));
-                    NandPe q(c, pe, std::chrono::seconds(2));
-                    q.barrier();
-                    got_max[pe] = q.max_u(v[pe], 16);
-                    got_bc[pe] = q.broadcast(n - 1, pe == n - 1 ? v[pe] : 0, 16);
-                } catch (...) {
-                    err[pe] = std::current_exception();
-                }
-            });
-        for (auto& t : th) t.join();
-        for (auto& e : err)
-            if (e) std::rethrow_exception(e);
+        sim::on_pe_threads(n, [&](unsigned pe) {
+            link::LinkClient c(hub.endpoint(pe), device(board, p) + "?pe=" + std::to_string(pe), cfg(p));
+            NandPe q(c, pe, std::chrono::seconds(2));
+            q.barrier();
+            got_max[pe] = q.max_u(v[pe], 16);
+            got_bc[pe] = q.broadcast(n - 1, pe == n - 1 ? v[pe] : 0, 16);
+        });
         INFO(board << ", seed " << seed);
         for (unsigned pe = 0; pe < n; ++pe) {
             CHECK(got_max[pe] == want_max);
@@ -755,4 +752,67 @@ TEST_CASE("board tops with the NAND engine: seed 002 operations over the board's
     });
     // No board top builds it in yet (fw/hx8k/top.v EN_NAND: timing); this runs on any that does.
     std::printf("[boards] %u board tops with the NAND engine\n", boards_with_nand);
+}
+
+TEST_CASE("board tops with the BESU engine: barr over the board's UART, then barriers and a eureka of every PE",
+          "[boards][besu]") {
+    unsigned boards_with_besu = 0;
+    for_each_board([&](const std::string& board, const Params& p, const Factory& make) {
+        if (!has_link(board, p) || !builds(p, "EN_BESU")) return;
+        ++boards_with_besu;
+        const unsigned n = unsigned(p.at("N")), nb = unsigned(p.at("BESU_NB"));
+        const std::string dev = device(board, p);
+        const auto step = std::chrono::seconds(5);  // on the hub's clock (LinkHub)
+        auto model = make(2'000'000'000);
+        auto* top = model.get();
+        LinkHub hub(std::move(model), ns_per_cycle(p));
+        const unsigned bar = nb - 1, eur = nb - 2;  // the two partitions: every PE, rooted at the last node
+        {
+            sim::BesuNodes all(hub, n, dev, cfg(p), step);
+            const B::Mesh m = all.nodes[0]->mesh();
+            INFO(board << ": " << m.X << "x" << m.Y << "x" << m.Z << " mesh, " << nb << " BESUs per node");
+            REQUIRE(m.nodes() == n);  // one node per PE
+            CHECK(all.nodes[0]->besus() == nb);
+            unsigned links = 0;
+            for (unsigned i = 0; i < n; ++i)
+                for (unsigned d = 0; d < 6; d += 2) links += m.nbr(i, d) >= 0;
+            // seed 001's offline diagnostic, as `aggnet barr serial:...` runs it on the board
+            const B::BarrReport r = B::barr(all.nodes, B::regs::DEFAULT_KEY, step);
+            for (const auto& l : r.failures) UNSCOPED_INFO(l);
+            CHECK(r.ok());
+            CHECK(r.checks == n + links + nb + n);  // registers per node, links, BESUs, error checks
+            std::vector<unsigned> everyone(n);
+            for (unsigned i = 0; i < n; ++i) everyone[i] = i;
+            B::load(all.nodes, bar, B::plan(m, everyone, n - 1));
+            B::load(all.nodes, eur, B::plan(m, everyone, 0));
+        }
+        constexpr unsigned kRounds = 4;
+        std::atomic<unsigned> arrived[kRounds] = {};
+        std::atomic<unsigned> early{0};
+        sim::run_besu_pes(
+            hub, n, dev, cfg(p),
+            [&](unsigned pe, B::Node& nd) {
+                const B::Wait how[3] = {B::Wait::Polled, B::Wait::Hub, B::Wait::Interrupt};
+                for (unsigned k = 0; k < kRounds; ++k) {
+                    ++arrived[k];
+                    const unsigned s = nd.barrier(bar, how[(pe + k) % 3]);
+                    if (arrived[k] != n) ++early;
+                    CHECK(s == ((pe + k) % 3 == 2 ? B::S_BAR_I : B::S_BAR));
+                }
+                // a eureka from the last PE reaches every PE; the barrier before
+                // it says every PE armed its interrupt first
+                nd.arm_eureka_interrupt(eur);
+                nd.barrier(bar);
+                if (pe == n - 1) nd.eureka(eur);
+                CHECK(nd.wait_eureka(eur, B::Wait::Interrupt) == B::S_EUR_I);
+                CHECK(nd.error_reg() == 0);
+            },
+            step);
+        CHECK(early == 0);
+        // the PAPERS pins idled throughout, as the reference says
+        std::lock_guard<std::mutex> lk(hub.lock());
+        INFO(top->first_mismatch());
+        CHECK(top->mismatches() == 0);
+    });
+    std::printf("[boards] %u board tops with the BESU engine\n", boards_with_besu);
 }

@@ -37,21 +37,11 @@ namespace {
 link::LinkConfig cfg(unsigned n) { return LinkHub::client_config(n); }
 
 void run_pes(LinkHub& hub, unsigned n, const std::function<void(unsigned, NandPe&)>& fn) {
-    std::vector<std::exception_ptr> err(n);
-    std::vector<std::thread> th;
-    for (unsigned pe = 0; pe < n; ++pe)
-        th.emplace_back([&, pe] {
-            try {
-                link::LinkClient c(hub.endpoint(pe), "linkhub:pe" + std::to_string(pe), cfg(n));
-                NandPe p(c, pe, milliseconds(2000));
-                fn(pe, p);
-            } catch (...) {
-                err[pe] = std::current_exception();
-            }
-        });
-    for (auto& t : th) t.join();
-    for (auto& e : err)
-        if (e) std::rethrow_exception(e);
+    sim::on_pe_threads(n, [&](unsigned pe) {
+        link::LinkClient c(hub.endpoint(pe), "linkhub:pe" + std::to_string(pe), cfg(n));
+        NandPe p(c, pe, milliseconds(2000));
+        fn(pe, p);
+    });
 }
 
 uint64_t wmask(unsigned k) { return k >= 64 ? ~uint64_t(0) : (uint64_t(1) << k) - 1; }

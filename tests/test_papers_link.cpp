@@ -35,22 +35,12 @@ link::LinkConfig cfg() {
 }
 
 void run_pes(Hub4& hub, unsigned n, const std::function<void(unsigned, Papers&)>& fn) {
-    std::vector<std::exception_ptr> err(n);
-    std::vector<std::thread> th;
-    for (unsigned pe = 0; pe < n; ++pe)
-        th.emplace_back([&, pe] {
-            try {
-                link::LinkClient c(hub.endpoint(pe), "linkhub:pe" + std::to_string(pe), cfg());
-                LinkPapersPort port(c, hub.endpoint(pe), pe);
-                Papers p(port, microseconds(5000));
-                fn(pe, p);
-            } catch (...) {
-                err[pe] = std::current_exception();
-            }
-        });
-    for (auto& t : th) t.join();
-    for (auto& e : err)
-        if (e) std::rethrow_exception(e);
+    sim::on_pe_threads(n, [&](unsigned pe) {
+        link::LinkClient c(hub.endpoint(pe), "linkhub:pe" + std::to_string(pe), cfg());
+        LinkPapersPort port(c, hub.endpoint(pe), pe);
+        Papers p(port, microseconds(5000));
+        fn(pe, p);
+    });
 }
 
 }  // namespace

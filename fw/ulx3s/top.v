@@ -1,8 +1,8 @@
 `default_nettype none
-// fw/ulx3s/top.v: PAPERS-4 (seed 000) and the aggnet link on a Radiona ULX3S
-// (ECP5 LFE5U-85F).  Only wiring: pll, por and rtl/hub/aggnet_uart_hub.v
-// (aggnet_hub N = 4 with its link on rtl/link/uart_stream.v) on the board's
-// USB UART.
+// fw/ulx3s/top.v: PAPERS-4 (seed 000), the BESU engine (seed 001) and the
+// aggnet link on a Radiona ULX3S (ECP5 LFE5U-85F).  Only wiring: pll, por
+// and rtl/hub/aggnet_uart_hub.v (aggnet_hub N = 4 with its link on
+// rtl/link/uart_stream.v) on the board's USB UART.
 //
 // The ULX3S GPIO header has 56 single-ended pins (gp[0..27], gn[0..27]); a
 // full PAPERS-4 needs 68.  Dropped here: PROBE (tied 0: the I bits show D)
@@ -53,14 +53,19 @@ module top (
     // Hub clock: 100 MHz from the 25 MHz oscillator (EHXPLLL, CLKOP fed back).
     // CLKI_DIV = 1, CLKFB_DIV = 4, CLKOP_DIV = 6, CLKOP_CPHASE = 2 (ecppll
     // -i 25 -o 100; PFD 25 MHz, VCO 600 MHz; pll.v checks the ranges and the
-    // result).  With the link the ECP5-85F places the hub at 107.4 MHz
-    // (nextpnr, seed 1), so 100 MHz, not the 120 MHz of the pins-only hub;
+    // result).  With the link and the BESU engine the ECP5-85F places the
+    // hub at 100.56 MHz (nextpnr, seed 1; docs/besu.md "Timing"), so 100 MHz,
+    // not the 120 MHz of the pins-only hub;
     // 33.3 clocks per bit at the FT231X's 3 Mbaud.  mk/hw.mk reads HUB_KHZ:
     // nextpnr must meet it or the bitstream build fails.
     localparam integer HUB_KHZ = 100000;
     // Status display: 0.5 s per page (a parameter so that simulation can shorten it).
     parameter integer PAGE_CYCLES = HUB_KHZ * 500;
     localparam integer LINK_BAUD = 3000000;
+    // The BESU engine (seed 001; rtl/besu, docs/besu.md) on the link only: a
+    // 2x2x1 mesh, one node per PE, BESU_NB barrier/eureka units per node.
+    localparam integer EN_BESU = 1;
+    localparam integer BESU_NB = 8;
     wire clk, pll_locked;
     pll #(.ARCH("ECP5"), .IN_KHZ(25000), .OUT_KHZ(HUB_KHZ),
           .CLKI_DIV(1), .CLKFB_DIV(4), .CLKOP_DIV(6), .CLKOP_CPHASE(2))
@@ -89,7 +94,8 @@ module top (
 
     // The one hub top with its link port on the USB UART (rtl/hub/aggnet_uart_hub.v).
     wire [N*5-1:0] nand_pins_out;
-    aggnet_uart_hub #(.N(N), .CLK_HZ(HUB_KHZ * 1000), .BAUD(LINK_BAUD)) u_hub (
+    aggnet_uart_hub #(.N(N), .CLK_HZ(HUB_KHZ * 1000), .BAUD(LINK_BAUD),
+                      .EN_BESU(EN_BESU), .BESU_NB(BESU_NB)) u_hub (
         .clk(clk), .rst(rst),
         .pe_data(pe_data), .pe_ctrl(pe_ctrl),
         .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad),

@@ -13,8 +13,10 @@
 // reach a state, or for its IR_STATUS bit (the interrupt method), with one
 // link WAIT; the hub re-reads the register, the host does not poll.
 //
-// Bus: always ready; stage 1 registers the request, stage 2 makes the
-// access and registers the response (two cycles, as nand_engine).
+// Bus: always ready; stage 1 registers the request with its decode
+// (besu_decode), stage 2 makes the access in the node, which registers its
+// response, stage 3 registers the response on the bus: three cycles, one
+// access per cycle (docs/besu.md, "Timing").
 module besu_engine #(
     parameter integer N = 8,
     parameter integer NB = 32,
@@ -40,26 +42,46 @@ module besu_engine #(
     localparam [1:0] ERR_NO_REG = 2'd1;
 
     assign bus_req_ready = 1'b1;
-    reg        q_valid, q_we, q_ok;
-    reg [5:0]  q_pe;
-    reg [11:0] q_reg;
-    reg [31:0] q_wdata;
+    // stage 1: the request, with what every node would decode from it (the
+    // register, the BESU one-hot, the BAR_CFG and MODE words' checks) and
+    // the node it is for, one-hot: the nodes' access paths start at these
+    // flip-flops (docs/besu.md, "Timing")
+    wire [NB+20:0] dec;
+    besu_decode #(.NB(NB), .KEY(KEY)) u_decode (.acc_reg(bus_req_addr[11:0]), .acc_wdata(bus_req_wdata), .dec(dec));
+    reg              q_valid, q_we, q_ok;
+    reg [NODES-1:0]  q_sel;
+    reg [11:0]       q_reg;
+    reg [31:0]       q_wdata;
+    reg [NB+20:0]    q_dec;
+    reg [NODES-1:0]  q_cfg_ok;
+`include "besu_dec.vh"
+    integer i;
     always @(posedge clk) begin
         q_valid <= bus_req_valid && !rst;
         q_we    <= bus_req_we;
         q_ok    <= {26'd0, bus_req_pe} < NODES && {26'd0, bus_req_pe} < N;
-        q_pe    <= bus_req_pe;
+        for (i = 0; i < NODES; i = i + 1) q_sel[i] <= bus_req_valid && !rst && i < N && {26'd0, bus_req_pe} == i;
         q_reg   <= bus_req_addr[11:0];
         q_wdata <= bus_req_wdata;
+        q_dec   <= dec;
+        for (i = 0; i < NODES; i = i + 1) q_cfg_ok[i] <= besu_cfg_ok(dec, besu_has(i, X, Y, Z));
     end
 
     wire [31:0] rdata;
     wire [1:0]  err;
     wire [NODES-1:0] irq;
-    besu_fabric #(.NB(NB), .X(X), .Y(Y), .Z(Z), .KEY(KEY)) u_fabric (
+    besu_fabric #(.NB(NB), .X(X), .Y(Y), .Z(Z)) u_fabric (
         .clk(clk), .rst(rst),
-        .acc_valid(q_valid && q_ok), .acc_node(q_pe), .acc_we(q_we), .acc_reg(q_reg),
-        .acc_wdata(q_wdata), .acc_rdata(rdata), .acc_err(err), .irq(irq));
+        .acc_sel(q_sel), .acc_we(q_we), .acc_reg(q_reg), .acc_wdata(q_wdata), .acc_dec(q_dec), .acc_cfg_ok(q_cfg_ok),
+        .acc_rdata(rdata), .acc_err(err), .irq(irq));
+
+    // stage 2: the nodes make the access; their responses are registered
+    // (besu_node), so stage 3 forwards them: three cycles in all
+    reg r_valid, r_ok;
+    always @(posedge clk) begin
+        r_valid <= q_valid && !rst;
+        r_ok    <= q_ok;
+    end
 
     always @(posedge clk) begin
         if (rst) begin
@@ -67,9 +89,9 @@ module besu_engine #(
             bus_rsp_rdata <= 32'd0;
             bus_rsp_err   <= 2'd0;
         end else begin
-            bus_rsp_valid <= q_valid;
-            bus_rsp_rdata <= (q_valid && q_ok) ? rdata : 32'd0;
-            bus_rsp_err   <= !q_valid ? 2'd0 : q_ok ? err : ERR_NO_REG;
+            bus_rsp_valid <= r_valid;
+            bus_rsp_rdata <= (r_valid && r_ok) ? rdata : 32'd0;
+            bus_rsp_err   <= !r_valid ? 2'd0 : r_ok ? err : ERR_NO_REG;
         end
     end
 

@@ -2,7 +2,8 @@
 // besu_fabric: X*Y*Z besu_node's in a 3-D mesh (seed 001, figures 3 and 4),
 // node i = x + X*(y + Y*z) at (x, y, z), its six links to its neighbours
 // (none past the mesh's edges), and every node's register port, one access
-// at a time (acc_node picks the node).  Partitions are whatever trees the
+// at a time (acc_sel picks the node; besu_engine decodes the request once
+// for every node, acc_dec).  Partitions are whatever trees the
 // nodes' BAR_CFG registers describe; different BESUs carry different
 // partitions with different roots at the same time.
 //
@@ -15,16 +16,16 @@ module besu_fabric #(
     parameter integer X = 2,
     parameter integer Y = 2,
     parameter integer Z = 2,
-    parameter [31:0]  KEY = 32'h5345_5550,
     parameter integer NODES = X * Y * Z
 ) (
     input  wire             clk,
     input  wire             rst,
-    input  wire             acc_valid,
-    input  wire [5:0]       acc_node,
+    input  wire [NODES-1:0] acc_sel,    // the node accessed, one-hot (none: no access)
     input  wire             acc_we,
     input  wire [11:0]      acc_reg,
     input  wire [31:0]      acc_wdata,
+    input  wire [NB+20:0]   acc_dec,    // the request predecoded (besu_decode)
+    input  wire [NODES-1:0] acc_cfg_ok, // per node: the BAR_CFG word suits it (besu_cfg_ok)
     output wire [31:0]      acc_rdata,
     output wire [1:0]       acc_err,
     output wire [NODES-1:0] irq
@@ -33,7 +34,6 @@ module besu_fabric #(
     output wire [NODES*NB*3-1:0] f_state,
     output wire [NODES*NB*7-1:0] f_joined,
     output wire [NODES*NB*11-1:0] f_cfg,
-    output wire [NODES*NB*2-1:0] f_up,
     output wire [NODES*NB*2-1:0] f_pe_op,
     output wire [NODES*6*NB*2-1:0] f_link
 `endif
@@ -88,16 +88,15 @@ module besu_fabric #(
                     assign lin[gi*LW + gd*DW +: DW] = cut ? {DW{1'b0}} : lout[J*LW + OD*DW +: DW];
                 end
             end
-            besu_node #(.NB(NB), .X(X), .Y(Y), .Z(Z), .NODE(gi), .KEY(KEY)) u_node (
+            besu_node #(.NB(NB), .X(X), .Y(Y), .Z(Z), .NODE(gi)) u_node (
                 .clk(clk), .rst(rst),
-                .acc_valid(acc_valid && acc_node == gi), .acc_we(acc_we), .acc_reg(acc_reg),
-                .acc_wdata(acc_wdata), .acc_rdata(rdata[gi*32 +: 32]), .acc_err(err[gi*2 +: 2]),
+                .acc_valid(acc_sel[gi]), .acc_we(acc_we), .acc_reg(acc_reg),
+                .acc_wdata(acc_wdata), .acc_dec(acc_dec), .acc_cfg_ok(acc_cfg_ok[gi]), .acc_rdata(rdata[gi*32 +: 32]), .acc_err(err[gi*2 +: 2]),
                 .link_in(lin[gi*LW +: LW]), .link_out(lout[gi*LW +: LW]),
                 .fault(fault[gi*6 +: 6]), .irq(irq[gi])
 `ifdef FORMAL
                 , .f_state(f_state[gi*NB*3 +: NB*3]), .f_joined(f_joined[gi*NB*7 +: NB*7]),
-                .f_cfg(f_cfg[gi*NB*11 +: NB*11]), .f_up(f_up[gi*NB*2 +: NB*2]),
-                .f_pe_op(f_pe_op[gi*NB*2 +: NB*2])
+                .f_cfg(f_cfg[gi*NB*11 +: NB*11]), .f_pe_op(f_pe_op[gi*NB*2 +: NB*2]), .f_acc_ok()
 `endif
             );
         end

@@ -70,8 +70,7 @@ module besu_node #(
     parameter integer X = 2,
     parameter integer Y = 2,
     parameter integer Z = 2,
-    parameter integer NODE = 0,
-    parameter [31:0]  KEY = 32'h5345_5550
+    parameter integer NODE = 0
 ) (
     input  wire            clk,
     input  wire            rst,
@@ -80,7 +79,9 @@ module besu_node #(
     input  wire            acc_we,
     input  wire [11:0]     acc_reg,
     input  wire [31:0]     acc_wdata,
-    output reg  [31:0]     acc_rdata,
+    input  wire [NB+20:0]  acc_dec,  // the request predecoded (besu_decode, besu_dec.vh)
+    input  wire            acc_cfg_ok, // as a BAR_CFG word it suits this node: besu_cfg_ok(acc_dec, HAS)
+    output reg  [31:0]     acc_rdata,  // the response, registered: valid the cycle after the access
     output reg  [1:0]      acc_err,
     input  wire [6*NB*2-1:0] link_in,
     output wire [6*NB*2-1:0] link_out,
@@ -91,20 +92,23 @@ module besu_node #(
     output wire [NB*3-1:0] f_state,
     output wire [NB*7-1:0] f_joined,
     output wire [NB*11-1:0] f_cfg,
-    output wire [NB*2-1:0] f_up,
-    output wire [NB*2-1:0] f_pe_op
+    output wire [NB*2-1:0] f_pe_op,
+    output wire            f_acc_ok    // this cycle's access is accepted (acc_err OK, a cycle later)
 `endif
 );
+`include "besu_regs.vh"
+`include "besu_dec.vh"
     generate
         if (NB < 1 || NB > 32) begin : g_bad_nb
             $error("besu_node: NB must be in 1..32");
         end
+        if (DW != NB + 21) begin : g_bad_dw
+            $error("besu_node: the acc_dec port width does not match besu_dec.vh");
+        end
     endgenerate
 
-    localparam integer XC = NODE % X, YC = (NODE / X) % Y, ZC = NODE / (X * Y);
-    localparam [5:0] HAS = {ZC > 0, ZC + 1 < Z, YC > 0, YC + 1 < Y, XC > 0, XC + 1 < X};
+    localparam [5:0] HAS = besu_has(NODE, X, Y, Z);
     localparam [1:0] ERR_OK = 2'd0, ERR_NO_REG = 2'd1, ERR_REFUSED = 2'd2;
-`include "besu_regs.vh"
 
     // parent code -> direction (6: root or not connected; 7: undefined code)
     function [2:0] pdir(input [3:0] p);
@@ -127,31 +131,24 @@ module besu_node #(
     wire [NB*11-1:0] cfg;
     wire [NB*3-1:0]  state;
     wire [NB*7-1:0]  joined;
-    wire [NB*2-1:0]  up, down, pe_op;
+    wire [NB*2-1:0]  pe_op;
     wire             cfg_ok;  // a BAR_CFG write accepted (to BESU nb)
     reg  [NB-1:0]    ir_status;
     reg              sup;
     reg  [5:0]       fault_r;
     reg  [31:0]      err;
+    wire [31:0]      err_eff;  // err with this cycle's pending error merged (below)
     assign fault = fault_r;
     assign irq = |ir_status;
 
     // ---- the access, decoded ---------------------------------------------------
-    wire [1:0]  region = acc_reg[9:8];
-    wire [7:0]  n      = acc_reg[7:0];
-    wire        in_besu = !acc_reg[11] && !acc_reg[10] && region != 2'd3;
-    wire        n_ok   = {24'd0, n} < NB;
-    wire [4:0]  nb     = n[4:0];
-    localparam integer IW = (NB > 1) ? $clog2(NB) : 1;
-    wire [IW-1:0] ni   = n[IW-1:0];
-    wire        ctl_wr = acc_valid && acc_we && in_besu && region == 2'd0 && n_ok;
-    wire        cfg_wr = acc_valid && acc_we && in_besu && region == 2'd1 && n_ok;
-    wire [3:0]  w_par  = acc_wdata[12:9];
-    wire [2:0]  w_pdir = pdir(w_par);
-    wire [5:0]  w_kids = acc_wdata[6:1];
-    wire        cfg_bad = |acc_wdata[31:13] || |acc_wdata[8:7] || w_pdir == 3'd7 ||
-                          (w_par != P_NC && ((w_kids & ~HAS) != 6'd0 ||
-                                             (w_pdir < 3'd6 && (!HAS[w_pdir] || w_kids[w_pdir]))));
+    // besu_decode did what depends on the request alone (acc_dec, registered
+    // with it in besu_engine), and besu_engine whether a BAR_CFG word suits
+    // this node's mesh edge (acc_cfg_ok, besu_cfg_ok of besu_dec.vh).
+    wire [NB-1:0] sel   = acc_dec[D_SEL +: NB];  // BESU n, one-hot
+    wire        ctl_wr  = acc_valid && acc_we && acc_dec[D_CTL];
+    wire        cfg_wr  = acc_valid && acc_we && acc_dec[D_CFG];
+    wire        cfg_bad = !acc_cfg_ok;
 
     // ---- BAR_CTL and the router, per BESU --------------------------------------
     wire [NB*3-1:0] ctl_next;
@@ -206,46 +203,55 @@ module besu_node #(
             assign down_n[g*2 +: 2] = conn ? fan : 2'b00;
             assign to_c[g*2 +: 2]   = (conn && pe) ? fan : 2'b00;
 
+            // the link lanes, registered: up on the parent's direction, down
+            // on every child's, nothing on a direction this node lacks.  The
+            // lane is chosen before the register, so a hop's path starts at
+            // a flip-flop (and the fabric's cut) instead of running through
+            // the sender's configuration decode into the receiver's record.
+            reg  [11:0] lane_n;
+            integer od;
+            always @* begin
+                lane_n = 12'd0;
+                for (od = 0; od < 6; od = od + 1)
+                    if (HAS[od] && conn && !root && pd == od[2:0]) lane_n[od*2 +: 2] = up_n[g*2 +: 2];
+                    else if (HAS[od] && conn && kids[od]) lane_n[od*2 +: 2] = down_n[g*2 +: 2];
+            end
+
             // this BESU's registers: a BAR_CFG write to it resets the rest
             reg [10:0] cfg_r;
             reg [2:0]  state_r;
             reg [6:0]  joined_r;
-            reg [1:0]  up_r, down_r, pe_op_r;
+            reg [1:0]  pe_op_r;
+            reg [11:0] lane_r;
             assign cfg[g*11 +: 11]  = cfg_r;
             assign state[g*3 +: 3]  = state_r;
             assign joined[g*7 +: 7] = joined_r;
-            assign up[g*2 +: 2]     = up_r;
-            assign down[g*2 +: 2]   = down_r;
             assign pe_op[g*2 +: 2]  = pe_op_r;
             always @(posedge clk) begin
                 if (rst) begin
                     cfg_r <= {P_NC, 7'd0};
-                    {state_r, joined_r, up_r, down_r, pe_op_r} <= 16'd0;
-                end else if (cfg_ok && nb == g) begin
+                    {state_r, joined_r, pe_op_r, lane_r} <= 24'd0;
+                end else if (cfg_ok && sel[g]) begin
                     cfg_r <= {acc_wdata[12:9], acc_wdata[6:0]};
-                    {state_r, joined_r, up_r, down_r, pe_op_r} <= 16'd0;
+                    {state_r, joined_r, pe_op_r, lane_r} <= 24'd0;
                 end else begin
                     state_r  <= ctl_next[g*3 +: 3];
                     joined_r <= ctl_rst[g] ? 7'd0 : joined_n[g*7 +: 7];
-                    up_r     <= up_n[g*2 +: 2];
-                    down_r   <= down_n[g*2 +: 2];
                     pe_op_r  <= ctl_op[g*2 +: 2];
+                    lane_r   <= lane_n;
                 end
             end
 
             besu_ctl u_ctl (
                 .state(state[g*3 +: 3]), .net_op(to_c[g*2 +: 2]),
-                .wr(ctl_wr && nb == g), .code(acc_wdata[2:0]),
+                .wr(ctl_wr && sel[g]), .code(acc_wdata[2:0]),
                 .member(conn && pe), .sup(sup),
                 .next(ctl_next[g*3 +: 3]), .op(ctl_op[g*2 +: 2]),
                 .refused(ctl_refused[g]), .cause(ctl_cause[g*4 +: 4]),
                 .ir(ctl_ir[g]), .rst_router(ctl_rst[g]));
 
-            // the link lanes: up on the parent's direction, down on every child's
             for (gd = 0; gd < 6; gd = gd + 1) begin : g_out
-                assign link_out[(gd*NB + g)*2 +: 2] =
-                    (conn && !root && pd == gd) ? up[g*2 +: 2] :
-                    (conn && kids[gd]) ? down[g*2 +: 2] : 2'b00;
+                assign link_out[(gd*NB + g)*2 +: 2] = lane_r[gd*2 +: 2];
             end
         end
     endgenerate
@@ -253,72 +259,116 @@ module besu_node #(
     // ---- registers ---------------------------------------------------------------
     localparam integer NB_I = NB, X_I = X, Y_I = Y, Z_I = Z, NODE_I = NODE;
     wire [31:0] shape = {6'd0, NODE_I[5:0], Z_I[3:0], Y_I[3:0], X_I[3:0], NB_I[7:0]};
-    wire [10:0] c_rd  = cfg[nb*11 +: 11];
     wire [31:0] ir32  = {{(32 - NB){1'b0}}, ir_status};
-
-    // the access's response and its error cause (0: none logged)
-    reg  [3:0] log_cause;
+    // BESU n's registers and its BAR_CTL verdict, selected one-hot
+    reg  [10:0] c_rd;
+    reg  [2:0]  s_rd;
+    reg  [6:0]  j_rd;
+    reg         ref_sel;
+    reg  [3:0]  cause_sel;
+    integer rb;
     always @* begin
-        acc_rdata = 32'd0;
-        acc_err   = ERR_OK;
+        c_rd = 11'd0;
+        s_rd = 3'd0;
+        j_rd = 7'd0;
+        ref_sel = 1'b0;
+        cause_sel = 4'd0;
+        for (rb = 0; rb < NB; rb = rb + 1)
+            if (sel[rb]) begin
+                c_rd = c_rd | cfg[rb*11 +: 11];
+                s_rd = s_rd | state[rb*3 +: 3];
+                j_rd = j_rd | joined[rb*7 +: 7];
+                ref_sel = ref_sel | ctl_refused[rb];
+                cause_sel = cause_sel | ctl_cause[rb*4 +: 4];
+            end
+    end
+
+    // the access's response and its error cause (0: none logged; a refused
+    // BAR_CTL write's cause is the BESU's verdict, cause_sel, logged below)
+    reg  [31:0] rd_c;
+    reg  [1:0]  err_o;  // every refusal but a BAR_CTL verdict's
+    reg  [3:0]  log_cause;
+    always @* begin
+        rd_c = 32'd0;
+        err_o = ERR_OK;
         log_cause = 4'd0;
-        if (in_besu) begin
-            if (!n_ok) begin
-                acc_err = ERR_REFUSED;
-                log_cause = C_RANGE;
-            end else case (region)
-                2'd0: if (acc_we) begin
-                          if (ctl_refused[ni]) begin
-                              acc_err = ERR_REFUSED;
-                              log_cause = ctl_cause[nb*4 +: 4];
-                          end
-                      end else acc_rdata = {29'd0, state[nb*3 +: 3]};
-                2'd1: if (acc_we) begin
-                          if (!sup) begin
-                              acc_err = ERR_REFUSED;
-                              log_cause = C_PRIV;
-                          end else if (cfg_bad) begin
-                              acc_err = ERR_REFUSED;
-                              log_cause = C_BADCFG;
-                          end
-                      end else acc_rdata = {19'd0, c_rd[10:7], 2'b00, c_rd[6:0]};
-                default: if (acc_we) acc_err = ERR_REFUSED;
-                         else acc_rdata = {25'd0, joined[nb*7 +: 7]};
-            endcase
-        end else begin
-            case (acc_reg)
-                R_IR_STATUS: if (!acc_we) acc_rdata = ir32;
-                R_ERR: if (!acc_we) acc_rdata = err;
-                R_MODE: if (acc_we) begin
-                             if (acc_wdata != KEY && acc_wdata != 32'd0) begin
-                                 acc_err = ERR_REFUSED;
-                                 log_cause = C_KEY;
-                             end
-                         end else acc_rdata = {31'd0, sup};
-                R_SHAPE: if (acc_we) acc_err = ERR_REFUSED; else acc_rdata = shape;
-                R_LINKS: if (acc_we) acc_err = ERR_REFUSED; else acc_rdata = {26'd0, HAS};
-                R_FAULT: if (acc_we) begin
-                             if (!sup) begin
-                                 acc_err = ERR_REFUSED;
-                                 log_cause = C_PRIV;
-                             end
-                         end else acc_rdata = {26'd0, fault_r};
-                default: acc_err = ERR_NO_REG;
-            endcase
+        if (acc_dec[D_RANGE]) begin
+            err_o = ERR_REFUSED;
+            log_cause = C_RANGE;
+        end else if (acc_dec[D_CTL]) begin
+            if (!acc_we) rd_c = {29'd0, s_rd};  // a write: refused when ref_sel (err_c below)
+        end else if (acc_dec[D_CFG]) begin
+            if (acc_we) begin
+                if (!sup) begin
+                    err_o = ERR_REFUSED;
+                    log_cause = C_PRIV;
+                end else if (cfg_bad) begin
+                    err_o = ERR_REFUSED;
+                    log_cause = C_BADCFG;
+                end
+            end else rd_c = {19'd0, c_rd[10:7], 2'b00, c_rd[6:0]};
+        end else if (acc_dec[D_JND]) begin
+            if (acc_we) err_o = ERR_REFUSED;
+            else rd_c = {25'd0, j_rd};
+        end else if (acc_dec[D_IR]) begin
+            if (!acc_we) rd_c = ir32;
+        end else if (acc_dec[D_ERR]) begin
+            if (!acc_we) rd_c = err_eff;
+        end else if (acc_dec[D_MODE]) begin
+            if (acc_we) begin
+                if (!acc_dec[D_KEY] && !acc_dec[D_ZERO]) begin
+                    err_o = ERR_REFUSED;
+                    log_cause = C_KEY;
+                end
+            end else rd_c = {31'd0, sup};
+        end else if (acc_dec[D_SHAPE]) begin
+            if (acc_we) err_o = ERR_REFUSED; else rd_c = shape;
+        end else if (acc_dec[D_LINKS]) begin
+            if (acc_we) err_o = ERR_REFUSED; else rd_c = {26'd0, HAS};
+        end else if (acc_dec[D_FAULT]) begin
+            if (acc_we) begin
+                if (!sup) begin
+                    err_o = ERR_REFUSED;
+                    log_cause = C_PRIV;
+                end
+            end else rd_c = {26'd0, fault_r};
+        end else if (acc_dec[D_NOREG]) begin
+            err_o = ERR_NO_REG;
         end
         if (!acc_valid) begin
-            acc_rdata = 32'd0;
-            acc_err = ERR_OK;
+            rd_c = 32'd0;
+            err_o = ERR_OK;
             log_cause = 4'd0;
         end
     end
-    wire ok_wr = acc_valid && acc_we && acc_err == ERR_OK;
-    assign cfg_ok = cfg_wr && ok_wr;
+    // The BAR_CTL verdict joins last: it depends on this cycle's network
+    // opcodes, so it is kept one gate from acc_err's flip-flop.
+    wire       ctl_ref = ctl_wr && ref_sel;
+    wire [1:0] err_c   = ctl_ref ? ERR_REFUSED : err_o;
 
-    // the error register: the first error's details, MORE and a count
-    wire        any_stray = |stray;
-    wire [3:0]  new_cause = log_cause != 4'd0 ? log_cause : any_stray ? C_STRAY : 4'd0;
-    wire [7:0]  new_type  = (new_cause == C_RANGE || new_cause == C_PRIV || new_cause == C_KEY) ? 8'd23 : 8'd0;
+    // The response, one cycle later: the BAR_CTL verdict (which this cycle's
+    // network opcodes decide) then reaches the bus through a flip-flop.
+    always @(posedge clk) begin
+        acc_rdata <= rst ? 32'd0 : rd_c;
+        acc_err   <= rst ? ERR_OK : err_c;
+    end
+
+    // The writes that take effect, each from its own few inputs rather than
+    // through err_c (which depends on every BESU's BAR_CTL verdict): the
+    // same conditions as the table above, shorter paths to the registers.
+    wire wr = acc_valid && acc_we;
+    assign cfg_ok = cfg_wr && sup && !cfg_bad;
+    wire ir_wr    = wr && acc_dec[D_IR];
+    wire mode_wr  = wr && acc_dec[D_MODE];         // KEY: supervisor; anything else: user
+    wire fault_wr = wr && acc_dec[D_FAULT] && sup;
+
+    // The error register: the first error's details, MORE and a count.  This
+    // cycle's error (an access refused, else a STRAY) is registered
+    // (pend_*) and merged into err at the next clock edge; err_eff is
+    // err with that merge applied, which is what a read of ERR returns and
+    // what err becomes, so a read in the very next cycle sees the error as if
+    // err had taken it at once.  (This keeps the BAR_CTL verdicts and the
+    // router's inputs one register away from err's 32 enables.)
     reg  [4:0]  stray_b;
     integer sb;
     always @* begin
@@ -326,30 +376,42 @@ module besu_node #(
         for (sb = NB - 1; sb >= 0; sb = sb - 1)
             if (stray[sb]) stray_b = sb[4:0];
     end
-    wire [7:0] new_reg = log_cause != 4'd0 ? acc_reg[7:0] : {3'd0, stray_b};
-    wire       clr_err = acc_valid && acc_we && acc_reg == R_ERR && acc_wdata[0];
+    // what is registered: a refused BAR_CTL write's verdict, any other
+    // access's cause, the access's register, a STRAY and its BESU
+    reg         pend_ctl;
+    reg  [3:0]  pend_ctl_cause, pend_other;
+    reg  [7:0]  pend_acc;
+    reg         pend_stray;
+    reg  [4:0]  pend_stray_b;
+    wire [3:0]  pend_acc_cause = pend_ctl ? pend_ctl_cause : pend_other;
+    wire [3:0]  pend_cause = pend_acc_cause != 4'd0 ? pend_acc_cause : pend_stray ? C_STRAY : 4'd0;
+    wire [7:0]  pend_reg   = pend_acc_cause != 4'd0 ? pend_acc : {3'd0, pend_stray_b};
+    wire [7:0]  pend_type = (pend_cause == C_RANGE || pend_cause == C_PRIV || pend_cause == C_KEY) ? 8'd23 : 8'd0;
+    wire [7:0]  err_more  = err[31:24] == 8'hff ? 8'hff : err[31:24] + 8'd1;
+    assign err_eff = pend_cause == 4'd0 ? err :
+                     !err[0] ? {8'd1, pend_reg, pend_type, pend_cause, 3'd0, 1'b1} :
+                               {err_more, err[23:2], 1'b1, err[0]};
+    wire       clr_err = acc_valid && acc_we && acc_dec[D_ERR] && acc_wdata[0];
 
     always @(posedge clk) begin
         if (rst) begin
-            ir_status <= {NB{1'b0}};
-            sup     <= 1'b0;
-            fault_r   <= 6'd0;
-            err       <= 32'd0;
+            ir_status  <= {NB{1'b0}};
+            sup        <= 1'b0;
+            fault_r    <= 6'd0;
+            err        <= 32'd0;
+            {pend_ctl, pend_ctl_cause, pend_other, pend_acc, pend_stray, pend_stray_b} <= 23'd0;
         end else begin
             ir_status <= ir_status | ctl_ir;
-            if (ok_wr && acc_reg == R_IR_STATUS) ir_status <= (ir_status & ~acc_wdata[NB-1:0]) | ctl_ir;
-            if (ok_wr && acc_reg == R_MODE) sup <= acc_wdata == KEY;
-            if (acc_valid && acc_we && acc_reg == R_MODE && acc_err != ERR_OK) sup <= 1'b0;
-            if (ok_wr && acc_reg == R_FAULT) fault_r <= acc_wdata[5:0];
-            if (clr_err) begin
-                err <= 32'd0;
-            end else if (new_cause != 4'd0) begin
-                if (!err[0]) err <= {8'd1, new_reg, new_type, new_cause, 3'd0, 1'b1};
-                else begin
-                    err[1] <= 1'b1;
-                    if (err[31:24] != 8'hff) err[31:24] <= err[31:24] + 8'd1;
-                end
-            end
+            if (ir_wr) ir_status <= (ir_status & ~acc_wdata[NB-1:0]) | ctl_ir;
+            if (mode_wr) sup <= acc_dec[D_KEY];
+            if (fault_wr) fault_r <= acc_wdata[5:0];
+            err        <= clr_err ? 32'd0 : err_eff;
+            pend_ctl       <= ctl_ref;
+            pend_ctl_cause <= cause_sel;
+            pend_other     <= log_cause;
+            pend_acc       <= acc_reg[7:0];
+            pend_stray     <= |stray;
+            pend_stray_b   <= stray_b;
         end
     end
 
@@ -357,9 +419,9 @@ module besu_node #(
     assign f_state = state;
     assign f_joined = joined;
     assign f_cfg = cfg;
-    assign f_up = up;
     assign f_pe_op = pe_op;
+    assign f_acc_ok = acc_valid && err_c == ERR_OK;
 `endif
-    wire unused_ok = &{1'b0, complete, acc_wdata[31:13], n[7:5]};
+    wire unused_ok = &{1'b0, complete, acc_wdata, acc_reg, acc_dec};
 endmodule
 `default_nettype wire

@@ -43,12 +43,19 @@ module besu_node_props (
     wire [2:0]  f_state;
     wire [6:0]  f_joined;
     wire [10:0] f_cfg;
-    wire [1:0]  f_up, f_pe_op;
+    wire [1:0]  f_pe_op;
+    wire        f_acc_ok;
+    // the request decoded as besu_engine decodes it (there one cycle earlier, registered)
+    wire [21:0] acc_dec;
+    besu_decode #(.NB(1)) u_dec (.acc_reg(acc_reg), .acc_wdata(acc_wdata), .dec(acc_dec));
+    localparam integer NB = 1;
+`include "besu_dec.vh"
+    wire acc_cfg_ok = besu_cfg_ok(acc_dec, besu_has(1, 3, 1, 1));
     besu_node #(.NB(1), .X(3), .Y(1), .Z(1), .NODE(1)) dut (
         .clk(clk), .rst(rst), .acc_valid(acc_valid), .acc_we(acc_we), .acc_reg(acc_reg),
-        .acc_wdata(acc_wdata), .acc_rdata(acc_rdata), .acc_err(acc_err),
+        .acc_wdata(acc_wdata), .acc_dec(acc_dec), .acc_cfg_ok(acc_cfg_ok), .acc_rdata(acc_rdata), .acc_err(acc_err),
         .link_in(link_in), .link_out(link_out), .fault(), .irq(),
-        .f_state(f_state), .f_joined(f_joined), .f_cfg(f_cfg), .f_up(f_up), .f_pe_op(f_pe_op));
+        .f_state(f_state), .f_joined(f_joined), .f_cfg(f_cfg), .f_pe_op(f_pe_op), .f_acc_ok(f_acc_ok));
 
     wire [2:0] c_next;
     wire [1:0] c_op;
@@ -117,8 +124,8 @@ module besu_node_props (
         for (d = 0; d < 6; d = d + 1) arr[d + 1] = conn && kids[d] && link_in[d*2 + 1];
     end
     wire       all_in = conn && need != 7'd0 && ((seen | arr) & need) == need;
-    wire       cfg_w  = acc_valid && acc_we && acc_reg == 12'h100 && acc_err == 2'd0;
-    wire       rst_w  = acc_valid && acc_we && acc_reg == 12'h000 && acc_wdata[2:0] == 3'b111 && acc_err == 2'd0;
+    wire       cfg_w  = acc_valid && acc_we && acc_reg == 12'h100 && f_acc_ok;
+    wire       rst_w  = acc_valid && acc_we && acc_reg == 12'h000 && acc_wdata[2:0] == 3'b111 && f_acc_ok;
     reg  [6:0] seen;
     reg        past_valid = 1'b0, p_rst, p_all, p_root, p_chg, p_arm, p_conn, p_ctlw;
     reg  [10:0] p_cfg;
@@ -167,6 +174,6 @@ module besu_node_props (
         end
     end
 `endif
-    wire unused_ok = &{1'b0, acc_rdata, f_up, c_cause, c_rst, t_sup};
+    wire unused_ok = &{1'b0, acc_rdata, acc_err, c_cause, c_rst, t_sup};
 endmodule
 `default_nettype wire

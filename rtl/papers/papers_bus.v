@@ -143,6 +143,8 @@ module papers_bus #(
     end
     reg           s_valid;
     reg  [PW-1:0] p;
+    integer       ph;
+    reg  [N-1:0]  p_hot;  // p, one-hot: the writes below are per-PE enables, not indexed stores
     reg  [31:0]   s_wdata;
     reg           w_sig, w_mask0, w_mask1, w_ctrl, w_owner;  // the write to apply, decoded
     wire          is_hi_ok = N > 32;
@@ -150,6 +152,7 @@ module papers_bus #(
     always @(posedge clk) begin
         s_valid <= q_valid && !rst;
         p       <= ({26'd0, q_pe} < N) ? q_pe[PW-1:0] : {PW{1'b0}};
+        for (ph = 0; ph < N; ph = ph + 1) p_hot[ph] <= {26'd0, q_pe} == ph;
         s_wdata <= q_wdata;
         w_sig   <= !rst && w_any && q_reg == PAPERS_W_SIG;
         w_mask0 <= !rst && w_any && q_reg == PAPERS_W_MASK0;
@@ -233,29 +236,38 @@ module papers_bus #(
         end
     endfunction
 
-    integer i;
     always @(posedge clk) begin
         if (rst) begin
             rsp_valid <= 1'b0;
             rsp_rdata <= 32'd0;
             rsp_err   <= ERR_OK;
-            owner     <= {N{1'b0}};
-            for (i = 0; i < N; i = i + 1) begin
-                sig[i]  <= 4'd0;
-                mask[i] <= {N{1'b0}};
-                ctrl[i] <= 5'd1 << PAPERS_CONTROL_CE;  // present once the link owns it
-            end
         end else begin
             rsp_valid <= s_valid;
             rsp_rdata <= rd;
             rsp_err   <= s_err;
-            // (the w_* are the writes s_err above lets through)
-            if (w_sig)   begin sig[p] <= s_wdata[3:0]; owner[p] <= 1'b1; end
-            if (w_mask0) begin mask[p] <= mask_write(mask[p], s_wdata, 1'b0); owner[p] <= 1'b1; end
-            if (w_mask1) begin mask[p] <= mask_write(mask[p], s_wdata, 1'b1); owner[p] <= 1'b1; end
-            if (w_ctrl)  begin ctrl[p] <= s_wdata[4:0]; owner[p] <= 1'b1; end
-            if (w_owner) owner[p] <= s_wdata[0];
         end
     end
+
+    // PE a's registers, written when the write is for a (p_hot[a]); the w_*
+    // are the writes s_err above lets through
+    genvar ga;
+    generate
+        for (ga = 0; ga < N; ga = ga + 1) begin : g_w
+            always @(posedge clk) begin
+                if (rst) begin
+                    owner[ga] <= 1'b0;
+                    sig[ga]   <= 4'd0;
+                    mask[ga]  <= {N{1'b0}};
+                    ctrl[ga]  <= 5'd1 << PAPERS_CONTROL_CE;  // present once the link owns it
+                end else if (p_hot[ga]) begin
+                    if (w_sig)   begin sig[ga] <= s_wdata[3:0]; owner[ga] <= 1'b1; end
+                    if (w_mask0) begin mask[ga] <= mask_write(mask[ga], s_wdata, 1'b0); owner[ga] <= 1'b1; end
+                    if (w_mask1) begin mask[ga] <= mask_write(mask[ga], s_wdata, 1'b1); owner[ga] <= 1'b1; end
+                    if (w_ctrl)  begin ctrl[ga] <= s_wdata[4:0]; owner[ga] <= 1'b1; end
+                    if (w_owner) owner[ga] <= s_wdata[0];
+                end
+            end
+        end
+    endgenerate
 endmodule
 `default_nettype wire

@@ -1,0 +1,72 @@
+`default_nettype none
+// besu_decode: the part of a BESU node's register access that depends on
+// the request alone (rtl/besu/besu_node.v has the register table): which
+// register, which BESU (one-hot), whether a BAR_CFG word is refused on any
+// node, which links it names, whether a MODE word is KEY or 0.  Every node
+// of a mesh decodes a request the same way, so besu_engine decodes it once,
+// as it registers the request, and each node's access starts from
+// flip-flops: the node only adds what depends on its state (the BESU's
+// state, supervisor mode, its mesh edge).  Combinational; the fields are
+// named in besu_dec.vh.  Seed: none of its own (seed 001's registers, as
+// besu_node).
+module besu_decode #(
+    parameter integer NB = 32,
+    parameter [31:0]  KEY = 32'h5345_5550
+) (
+    input  wire [11:0] acc_reg,
+    input  wire [31:0] acc_wdata,
+    output reg  [NB+20:0] dec  // DW bits (besu_dec.vh)
+);
+`include "besu_regs.vh"
+`include "besu_dec.vh"
+    generate
+        if (DW != NB + 21) begin : g_bad_dw
+            $error("besu_decode: the port width does not match besu_dec.vh");
+        end
+    endgenerate
+    wire [1:0] region  = acc_reg[9:8];
+    wire [7:0] n       = acc_reg[7:0];
+    wire       in_besu = !acc_reg[11] && !acc_reg[10] && region != 2'd3;
+    wire       n_ok    = {24'd0, n} < NB;
+    wire [3:0] w_par   = acc_wdata[12:9];
+    wire [5:0] w_kids  = acc_wdata[6:1];
+    reg  [5:0] pone;   // the parent code's link, one-hot
+    reg        p_undef;
+    always @* begin
+        pone = 6'd0;
+        p_undef = 1'b0;
+        case (w_par)
+            4'b0001: pone[0] = 1'b1;
+            4'b1111: pone[1] = 1'b1;
+            4'b0010: pone[2] = 1'b1;
+            4'b1110: pone[3] = 1'b1;
+            4'b0011: pone[4] = 1'b1;
+            4'b1101: pone[5] = 1'b1;
+            P_ROOT, P_NC: ;
+            default: p_undef = 1'b1;
+        endcase
+    end
+    integer b;
+    always @* begin
+        dec = {DW{1'b0}};
+        dec[D_RANGE] = in_besu && !n_ok;
+        dec[D_CTL]   = in_besu && n_ok && region == 2'd0;
+        dec[D_CFG]   = in_besu && n_ok && region == 2'd1;
+        dec[D_JND]   = in_besu && n_ok && region == 2'd2;
+        dec[D_IR]    = acc_reg == R_IR_STATUS;
+        dec[D_ERR]   = acc_reg == R_ERR;
+        dec[D_MODE]  = acc_reg == R_MODE;
+        dec[D_SHAPE] = acc_reg == R_SHAPE;
+        dec[D_LINKS] = acc_reg == R_LINKS;
+        dec[D_FAULT] = acc_reg == R_FAULT;
+        dec[D_NOREG] = !in_besu && !(acc_reg >= R_IR_STATUS && acc_reg <= R_FAULT);
+        dec[D_BAD]   = |acc_wdata[31:13] || |acc_wdata[8:7] || p_undef || (pone & w_kids) != 6'd0;
+        dec[D_NC]    = w_par == P_NC;
+        dec[D_KEY]   = acc_wdata == KEY;
+        dec[D_ZERO]  = acc_wdata == 32'd0;
+        dec[D_LINKW +: 6] = w_kids | pone;
+        for (b = 0; b < NB; b = b + 1) dec[D_SEL + b] = in_besu && {24'd0, n} == b;
+    end
+    wire unused_ok = &{1'b0, acc_wdata[0]};
+endmodule
+`default_nettype wire
