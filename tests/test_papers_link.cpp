@@ -140,12 +140,17 @@ TEST_CASE("papers over the link: a timeout names the PE that never arrived, with
         }
         const auto took = hub.endpoint(pe).now() - t0;
         INFO("PE" << pe << " took " << took.count() / 1000 << " us of simulated time");
-        // Within its timeout: on the hub's clock, which the other PE threads
-        // keep running while this one is between calls or descheduled, so a
-        // loaded host adds to it (a fresh-clone CI run saw 2607 us against
-        // PE0's 2000 us); the bound here only says the wait gave up, and
-        // test_vhub_faults checks the timeout's precision in real time.
-        CHECK(took <= microseconds(2000 * (pe + 1) * 2));
+        // Not before its timeout less the tenth the library keeps for its
+        // cleanup accesses (cleanup_margin in host/src/papers.cpp), on the
+        // hub's clock.  The other PE threads
+        // keep that clock running while this one is between calls or
+        // descheduled, so a loaded host adds to it without bound (fresh-clone
+        // CI runs saw 2607 us and 4637 us against PE0's 2000 us); what is
+        // certain is that it gave up before PE3, which never arrives, left
+        // at 8000 us (then nothing else runs the clock).  test_vhub_faults
+        // checks the timeout's precision in real time.
+        CHECK(took >= microseconds(2000 * (pe + 1) * 9 / 10));
+        CHECK(took <= microseconds(8000 + 2000 * (pe + 1)));
     });
     // PE3 never arrived, and every PE says so; the PEs that gave up earlier
     // are missing too, named as having left when they were seen arriving
