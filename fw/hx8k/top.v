@@ -71,9 +71,11 @@ module top (
 
     // pe_d is the data register's layout {B3..B0, S, IR, PROBE, D} per PE already.
     // The one hub top with its link port on the USB UART (rtl/hub/aggnet_uart_hub.v).
-    // The NAND engine (seed 002, rtl/nand), on the link only, when EN_NAND = 1:
-    // every PE reaches it over the USB UART (docs/nand.md).
-    localparam integer EN_NAND = 0;  // 1 builds it in: placed at 99.2 MHz, short of 100.5 (docs/nand.md)
+    // The NAND engine (seed 002, rtl/nand), on the link only: every PE
+    // reaches it over the USB UART (docs/nand.md).  Placed at 106.2 MHz
+    // against the 100.5 MHz clock once uart_tx registered its bit tick and
+    // nand_engine its PE one-hot (it missed at 99.2 MHz before).
+    localparam integer EN_NAND = 1;
     wire [N*5-1:0] nand_pins_out;
     aggnet_uart_hub #(.N(N), .CLK_HZ(HUB_KHZ * 1000), .BAUD(LINK_BAUD), .EN_NAND(EN_NAND)) u_hub (
         .clk(clk), .rst(rst),

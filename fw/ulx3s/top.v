@@ -54,7 +54,7 @@ module top (
     // CLKI_DIV = 1, CLKFB_DIV = 4, CLKOP_DIV = 6, CLKOP_CPHASE = 2 (ecppll
     // -i 25 -o 100; PFD 25 MHz, VCO 600 MHz; pll.v checks the ranges and the
     // result).  With the link and the BESU engine the ECP5-85F places the
-    // hub at 100.56 MHz (nextpnr, seed 1; docs/besu.md "Timing"), so 100 MHz,
+    // hub at 100.13 MHz (nextpnr, seed 1; docs/besu.md "Timing"), so 100 MHz,
     // not the 120 MHz of the pins-only hub;
     // 33.3 clocks per bit at the FT231X's 3 Mbaud.  mk/hw.mk reads HUB_KHZ:
     // nextpnr must meet it or the bitstream build fails.
@@ -66,6 +66,11 @@ module top (
     // 2x2x1 mesh, one node per PE, BESU_NB barrier/eureka units per node.
     localparam integer EN_BESU = 1;
     localparam integer BESU_NB = 8;
+    // The NAND engine (seed 002; rtl/nand, docs/nand.md) would be on the link
+    // only (no NAND cable on this board: its pins read as floating, "not
+    // cabled").  Left out: with the BESU engine and NAND both in, nextpnr
+    // placed the top at 99.1 MHz against 100 (the HX8K top carries NAND).
+    localparam integer EN_NAND = 0;
     wire clk, pll_locked;
     pll #(.ARCH("ECP5"), .IN_KHZ(25000), .OUT_KHZ(HUB_KHZ),
           .CLKI_DIV(1), .CLKFB_DIV(4), .CLKOP_DIV(6), .CLKOP_CPHASE(2))
@@ -95,7 +100,7 @@ module top (
     // The one hub top with its link port on the USB UART (rtl/hub/aggnet_uart_hub.v).
     wire [N*5-1:0] nand_pins_out;
     aggnet_uart_hub #(.N(N), .CLK_HZ(HUB_KHZ * 1000), .BAUD(LINK_BAUD),
-                      .EN_BESU(EN_BESU), .BESU_NB(BESU_NB)) u_hub (
+                      .EN_BESU(EN_BESU), .BESU_NB(BESU_NB), .EN_NAND(EN_NAND)) u_hub (
         .clk(clk), .rst(rst),
         .pe_data(pe_data), .pe_ctrl(pe_ctrl),
         .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad),

@@ -12,7 +12,12 @@
 // path).  A byte taken while idle starts its start bit two clock edges later;
 // bit j (0 = start, 1..8 = data LSB first, 9 = stop) begins ceil(j * CLK_HZ /
 // BAUD) cycles after that start, so a fractional CLK_HZ/BAUD is exact on
-// average (phase accumulator, no rounding of the bit period).  A byte
+// average (phase accumulator, no rounding of the bit period).  The tick
+// that ends a bit is registered a cycle ahead (tick_r: acc + A >= M for the
+// accumulator's next value, a compare of this cycle's sum with a constant),
+// so the adder and its compare end at a flip-flop instead of running on
+// into the start/stop logic (timing: on the ULX3S with three engines, and
+// the HX8K with the NAND engine, that chain was the critical path).  A byte
 // buffered while another is sent starts as the stop bit ends, so bytes
 // offered back to back follow each other with no gap.
 //
@@ -49,6 +54,7 @@ module uart_tx #(
     localparam integer M  = CLK_HZ / G;      // bit = M/A clocks
     localparam integer A  = BAUD / G;
     localparam integer AW = $clog2(M + A + 1);
+    localparam integer MA = M - A;           // sum >= MA: the next cycle ticks
 
     generate
         if (BAUD < 1 || CLK_HZ > (1 << 30) || CLK_HZ < 2 * BAUD) begin : g_bad_rate
@@ -65,7 +71,12 @@ module uart_tx #(
     reg [8:0]    shreg;      // bits still to send after the current one
 
     wire [AW-1:0] sum  = acc + A[AW-1:0];
-    wire          tick = active && (sum >= M[AW-1:0]);
+    // tick == active && acc + A >= M, kept in a register: after a start acc
+    // is 0 (no tick, A < M); after a tick acc + A - M + A < M (M >= 2A), so
+    // no tick; otherwise the next acc is sum, which ticks next when
+    // sum >= M - A.
+    reg           tick_r;
+    wire          tick = tick_r;
     wire          last = tick && nbit == 4'd10;
     reg           b_full;
     reg  [7:0]    b_data;
@@ -79,10 +90,12 @@ module uart_tx #(
             nbit   <= 4'd0;
             shreg  <= 9'h1ff;
             tx     <= 1'b1;
+            tick_r <= 1'b0;
             b_full <= 1'b0;
             b_data <= 8'h00;
         end else begin
             if (active) acc <= tick ? sum - M[AW-1:0] : sum;
+            tick_r <= active && !start && !last && !tick && sum >= MA[AW-1:0];
             if (in_valid && !b_full) begin
                 b_full <= 1'b1;
                 b_data <= in_data;

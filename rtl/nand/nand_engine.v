@@ -221,13 +221,16 @@ module nand_engine #(
     assign bus_req_ready = 1'b1;
     reg          q_valid, q_we, q_pe_ok;
     reg [PW-1:0] q_p;
+    reg [N-1:0]  q_hot;   // q_p one-hot (none beyond N): OUT writes are per-PE enables, not indexed stores
     reg [11:0]   q_reg;
     reg [31:0]   q_wdata;
+    integer qh, ow;
     always @(posedge clk) begin
         q_valid <= bus_req_valid && !rst;
         q_we    <= bus_req_we;
         q_pe_ok <= {26'd0, bus_req_pe} < N;
         q_p     <= bus_req_pe[PW-1:0];
+        for (qh = 0; qh < N; qh = qh + 1) q_hot[qh] <= {26'd0, bus_req_pe} == qh;
         q_reg   <= bus_req_addr[11:0];
         q_wdata <= bus_req_wdata;
     end
@@ -269,14 +272,17 @@ module nand_engine #(
                 end else begin
                     case (q_reg)
                         R_OUT: begin
-                            if (q_we && cab[q_p]) begin
+                            if (q_we && |(cab & q_hot)) begin
                                 bus_rsp_err <= ERR_REFUSED;
                             end else if (q_we) begin
-                                bar[q_p]  <= q_wdata[0];
-                                req_any   <= q_wdata[1];
-                                ack[q_p]  <= q_wdata[2];
-                                sel[q_p]  <= q_wdata[3];
-                                data[q_p*T +: T] <= q_wdata[16 +: T];
+                                req_any <= q_wdata[1];
+                                for (ow = 0; ow < N; ow = ow + 1)
+                                    if (q_hot[ow]) begin
+                                        bar[ow] <= q_wdata[0];
+                                        ack[ow] <= q_wdata[2];
+                                        sel[ow] <= q_wdata[3];
+                                        data[ow*T +: T] <= q_wdata[16 +: T];
+                                    end
                             end else begin
                                 bus_rsp_rdata <= out_rd;
                             end
