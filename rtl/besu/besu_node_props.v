@@ -45,13 +45,14 @@ module besu_node_props (
     wire [10:0] f_cfg;
     wire [1:0]  f_pe_op;
     wire        f_acc_ok;
-    // the request decoded as besu_engine decodes it (there one cycle earlier, registered)
-    wire [21:0] acc_dec;
-    besu_decode #(.NB(1)) u_dec (.acc_reg(acc_reg), .acc_wdata(acc_wdata), .dec(acc_dec));
-    localparam integer NB = 1;
+    // the node under test: one BESU of node 1 in a 3x1x1 row
+    localparam integer NB = 1, X = 3, Y = 1, Z = 1, NODE = 1;
 `include "besu_dec.vh"
-    wire acc_cfg_ok = besu_cfg_ok(acc_dec, besu_has(1, 3, 1, 1));
-    besu_node #(.NB(1), .X(3), .Y(1), .Z(1), .NODE(1)) dut (
+    // the request decoded as besu_engine decodes it (there one cycle earlier, registered)
+    wire [DW-1:0] acc_dec;
+    besu_decode #(.NB(NB)) u_dec (.acc_reg(acc_reg), .acc_wdata(acc_wdata), .dec(acc_dec));
+    wire acc_cfg_ok = besu_cfg_ok(acc_dec, besu_has(NODE, X, Y, Z));
+    besu_node #(.NB(NB), .X(X), .Y(Y), .Z(Z), .NODE(NODE)) dut (
         .clk(clk), .rst(rst), .acc_valid(acc_valid), .acc_we(acc_we), .acc_reg(acc_reg),
         .acc_wdata(acc_wdata), .acc_dec(acc_dec), .acc_cfg_ok(acc_cfg_ok), .acc_rdata(acc_rdata), .acc_err(acc_err),
         .link_in(link_in), .link_out(link_out), .fault(), .irq(),
