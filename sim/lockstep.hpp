@@ -50,6 +50,7 @@ public:
             ports_.push_back(std::make_unique<Port>(*this, pe));
             rng_.emplace_back(opt_.seed * 1000003u + pe);
         }
+        cv_pe_ = std::vector<std::condition_variable>(n);
         hub_->reset(3);
     }
 
@@ -141,7 +142,7 @@ private:
         q.due = hub_->cycle() + delay;
         --running_;
         cv_hub_.notify_all();
-        cv_pe_.wait(lk, [&] { return q.done; });
+        cv_pe_[pe].wait(lk, [&] { return q.done; });
         if (q.failed)
             throw CycleTimeoutError("lockstep hub: PE" + std::to_string(pe) + " stopped at the cycle limit (" +
                                     std::to_string(opt_.max_cycles) + ")");
@@ -171,22 +172,24 @@ private:
                 hub_->tick();
             }
             if (failed) {
-                for (auto& r : reqs_)
-                    if (r.pending) r.pending = false, r.done = true, r.failed = true, ++running_;
-                cv_pe_.notify_all();
+                for (unsigned pe = 0; pe < n; ++pe)
+                    if (reqs_[pe].pending) {
+                        reqs_[pe].pending = false, reqs_[pe].done = true, reqs_[pe].failed = true, ++running_;
+                        cv_pe_[pe].notify_one();
+                    }
                 continue;
             }
             switch (q.op) {
             case Op::Data: hub_->set_data(unsigned(next), q.value); break;
             case Op::Control: hub_->set_ctrl(unsigned(next), control_reg_to_pins(uint8_t(q.value))); break;
-            case Op::Status: q.result = status_pins_to_reg(hub_->stat(unsigned(next)), n); break;
+            case Op::Status: q.result = status_pins_to_reg_busy(hub_->stat(unsigned(next)), hub_->busy_bit()); break;
             case Op::Delay: break;
             }
             if (observer_) observer_(unsigned(next), q.op, q.op == Op::Status ? q.result : q.value, hub_->cycle());
             q.pending = false;
             q.done = true;
             ++running_;
-            cv_pe_.notify_all();
+            cv_pe_[unsigned(next)].notify_one();
         }
     }
 
@@ -196,7 +199,8 @@ private:
     std::vector<std::mt19937_64> rng_;
     Observer observer_;
     std::mutex mu_;
-    std::condition_variable cv_hub_, cv_pe_;
+    std::condition_variable cv_hub_;
+    std::vector<std::condition_variable> cv_pe_;  ///< one per PE: the hub wakes only the PE it served
     std::vector<Request> reqs_;
     unsigned running_ = 0, live_ = 0;
 };

@@ -5,6 +5,7 @@
 // RTL through it.
 #pragma once
 
+#include <aggnet/papers_regs.hpp>
 #include <aggnet/transport.hpp>
 
 #include <cstdint>
@@ -31,6 +32,10 @@ public:
     /// One rising clock edge.
     virtual void tick() = 0;
     virtual uint64_t cycle() const = 0;
+    /// The status bit on the DB25's Busy pin (pin 11), which the PC's port
+    /// inverts (sim/pc_port.hpp): PAPERS' GO bit at this N; another cable on
+    /// a PC port (sim/nand_cable.hpp) says which of its bits is Busy.
+    virtual unsigned busy_bit() const { return papers_regs::STATUS_GO(pes()); }
     /// Start an FST waveform (RTL only; the model ignores it).
     virtual void trace_to(const std::string& path) = 0;
     virtual void close_trace() = 0;

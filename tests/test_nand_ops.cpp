@@ -9,6 +9,7 @@
 // timeout naming the missing PE, and bad input.
 #include "link_hub.hpp"
 #include "lockstep.hpp"
+#include "nand_cable.hpp"
 #include "pc_port.hpp"
 #include "seed.hpp"
 
@@ -66,33 +67,6 @@ struct Log {
     }
 };
 
-/// The hub's NAND cable pins seen as the pins a PC's parallel port drives
-/// and reads (PapersPins' register layout, which LockstepHub's PC port
-/// model speaks): data D0..D7, control pins 1, 14, 16, 17 (the CTRL bits
-/// below IE), status S3..S7 at bits 3..7.  Only the engine's cable: the
-/// PAPERS pins float.
-class NandCable final : public aggnet::sim::PapersPins {
-public:
-    explicit NandCable(std::unique_ptr<aggnet::sim::HubModel> h) : h_(std::move(h)), d_(h_->pes(), 0xff), c_(h_->pes(), 0xf) {}
-    unsigned pes() const override { return h_->pes(); }
-    void set_data(unsigned pe, reg_t pins) override { d_.at(pe) = uint8_t(pins), drive(pe); }
-    void set_ctrl(unsigned pe, uint8_t pins) override { c_.at(pe) = pins & 0xf, drive(pe); }
-    reg_t stat(unsigned pe) override { return reg_t(h_->nand_pins(pe)) << 3; }
-    reg_t led(unsigned) override { return 0; }
-    bool irq(unsigned) override { return false; }
-    bool bad(unsigned) override { return false; }
-    void reset(unsigned cycles) override { h_->reset(cycles); }
-    void tick() override { h_->tick(); }
-    uint64_t cycle() const override { return h_->cycle(); }
-    void trace_to(const std::string& path) override { h_->trace_to(path); }
-    void close_trace() override { h_->close_trace(); }
-
-private:
-    std::unique_ptr<aggnet::sim::HubModel> h_;
-    std::vector<uint8_t> d_, c_;
-    void drive(unsigned pe) { h_->set_nand_pins(pe, uint16_t(d_[pe] | c_[pe] << 8)); }
-};
-
 /// How a test runs its PEs: fn(pe, NandPe) on every PE's thread; returns hub cycles.
 using Runner = std::function<uint64_t(unsigned, const std::function<void(unsigned, NandPe&)>&)>;
 
@@ -104,17 +78,20 @@ uint64_t on_link(unsigned n, const std::function<void(unsigned, NandPe&)>& fn) {
 }
 
 /// Every PE on its cable: LptNandPort over a simulated PC parallel port
-/// (sim/lockstep.hpp: 1 us per port access at 100 MHz, random OS delays).
-uint64_t on_cable(unsigned n, const std::function<void(unsigned, NandPe&)>& fn, uint64_t seed = 1) {
+/// (sim/lockstep.hpp: 1 us per port access at 100 MHz, random OS delays;
+/// `access` cycles per access and no OS delays when given).
+uint64_t on_cable(unsigned n, const std::function<void(unsigned, NandPe&)>& fn, uint64_t seed = 1,
+                  uint64_t access = 0, milliseconds timeout = milliseconds(50)) {
     aggnet::sim::LockstepHub::Options o;
     o.seed = seed;
+    if (access) o.access_cycles = access, o.os_delay_percent = 0;
     o.max_cycles = 2'000'000'000;
-    aggnet::sim::LockstepHub hub(std::make_unique<NandCable>(aggnet::sim::make_hub_rtl(n, "nand_cable")), o);
+    aggnet::sim::LockstepHub hub(std::make_unique<aggnet::sim::NandCable<aggnet::sim::HubModel>>(aggnet::sim::make_hub_rtl(n, "nand_cable")), o);
     std::vector<std::function<void(Transport&)>> progs(n);
     for (unsigned pe = 0; pe < n; ++pe)
         progs[pe] = [&, pe](Transport& t) {
             LptNandPort port(t, pe, n);
-            NandPe p(port, milliseconds(50));
+            NandPe p(port, timeout);
             fn(pe, p);
         };
     for (auto& e : hub.run(progs))
@@ -299,6 +276,42 @@ TEST_CASE("nand ops: I/O cycles per operation <= seed 002 Table 2's TTL_PAPERS c
             std::printf("[nand] %-12s %3llu I/O cycles (TTL_PAPERS, Table 2: %llu)\n", name.c_str(),
                         static_cast<unsigned long long>(n), static_cast<unsigned long long>(want.at(name).second));
         }
+    }
+}
+
+TEST_CASE("nand ops: a PC port on the cable reads the flag SEL selected: ports faster than the SEL -> Busy "
+          "latency, and N = 8 (the status register is 8 bits whatever N)",
+          "[nand][ops]") {
+    // One hub cycle per port access: BS shows the flag SEL selected only 6
+    // cycles after the SEL write (rtl/nand/nand_engine.v), so a port that
+    // trusted its next read would take a pending signal for BF = 1 (a
+    // barrier passed early) or BF = 1 for a signal.  LptNandPort waits
+    // kSelectSettle after each SEL change.  Every PE checks, in each round,
+    // that nobody passed the barrier before everybody arrived, and that the
+    // broadcast after it carries the round's value.
+    // (N = 8: the PC's status register is 8 bits whatever N; the simulated
+    // port once inverted PAPERS' widened GO bit instead of Busy there.)
+    for (auto [n, access] : {std::pair<unsigned, uint64_t>{4, 1}, {4, 3}, {4, 7}, {8, 7}, {8, 100}}) {
+        INFO("N = " << n << ", port access: " << access << " hub cycles");
+        const unsigned rounds = 12;
+        std::atomic<unsigned> arrived[rounds] = {};
+        std::atomic<unsigned> early{0}, wrong{0}, missed{0};
+        on_cable(n, [&](unsigned pe, NandPe& p) {
+            for (unsigned r = 0; r < rounds; ++r) {
+                if (pe == r % n) p.signal();
+                else p.wait_signal(milliseconds(2));
+                if (!p.signal_pending()) ++missed;
+                ++arrived[r];
+                p.barrier();
+                if (arrived[r] != n) ++early;
+                if (p.broadcast(r % n, pe == r % n ? 0xa5u + r : 0, 8) != 0xa5u + r) ++wrong;
+                p.acknowledge();
+                p.barrier();
+            }
+        }, 1, access, milliseconds(2));  // short timeouts: a port that reads the wrong bit fails fast
+        CHECK(early == 0);
+        CHECK(wrong == 0);
+        CHECK(missed == 0);
     }
 }
 

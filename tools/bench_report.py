@@ -4,6 +4,7 @@
 Inputs in BENCH_DIR (each optional; a missing one is named, not invented):
   bench_papers_cycles.csv  hub latency of PAPERS in clock cycles per N
   bench_besu_cycles.csv    BESU barrier/eureka latency in cycles vs depth and nodes
+  bench_nand_ops.csv       NAND engine: I/O cycles, hub cycles and host time per operation
   hw.csv      tools/bench_hw.py: Fmax and LUTs from nextpnr per device and N
   host.csv    aggnet-bench-host: host round trips over the virtual hub
 Outputs: a printed table of the barrier latency in cycles and in ns at each
@@ -90,6 +91,7 @@ def main():
             print("  ".join(f"{r[k]:>14}" for k in keys))
 
     besu = besu_report(d, read(d / "bench_besu_cycles.csv"), hw)
+    nand_report(read(d / "bench_nand_ops.csv"), hw)
 
     try:
         import matplotlib
@@ -182,6 +184,66 @@ def besu_report(d, rows, hw):
             for c in cost:
                 w.writerow([c[0]] + list(c[1:5]) + ["%.1f" % x for x in c[5:9]] + ["%.1f" % c[9] if c[9] else ""])
     return rows
+
+
+def nand_report(rows, hw):
+    """The NAND engine (bench/bench_nand_ops.cpp): per operation the I/O
+    cycles, the hub's own cycles (every PE on its cable, 1 cycle per port
+    access) and those cycles in ns at each device's Fmax of nand_engine at
+    the largest N bench_hw placed (nand_engine_n<N>), beside the host time
+    on a 1 us PC port, over the virtual hub, and seed 002 Table 2."""
+    if not rows:
+        return
+    fmax = {}  # device -> (N, MHz) of the largest nand_engine point placed
+    for r in hw:
+        name = col(r, "design") or ""
+        f = r.get("fmax_mhz") or ""
+        if not name.startswith("nand_engine_n") or f in ("", "nan"):
+            continue
+        n = int(name[len("nand_engine_n"):])
+        if r["device"] not in fmax or fmax[r["device"]][0] < n:
+            fmax[r["device"]] = (n, float(f))
+    devices = sorted(fmax)
+    sizes = sorted({int(r["N"]) for r in rows})
+    by = {(r["path"], int(r["N"]), r["op"]): r for r in rows}
+    ops = []
+    for r in rows:
+        if r["op"] not in ops:
+            ops.append(r["op"])
+    big = max(n for n in sizes if ("pins_ideal", n, ops[0]) in by)
+    vh = sorted({int(r["N"]) for r in rows if r["path"] == "vhub"})
+    print()
+    print("NAND engine (seed 002): per operation, k = 32 unless named.  hub cyc: every PE on its cable reacting in")
+    print("one cycle (the hub's own time), at N = %d of N = %s (flat in N unless noted); ns at each device's"
+          % (big, ",".join(map(str, sizes))))
+    print("Fmax of nand_engine at the largest N placed;")
+    print("LPT us: 1 us per PC port access (simulated); vhub us: host wall time over the virtual hub's sockets;")
+    print("T2: seed 002 Table 2 (TTL_PAPERS I/O cycles, us measured on four 486DX33 PCs)")
+    hdr = f"{'op':<18} {'I/O':>5} {'T2 I/O':>6} {'hub cyc':>8}"
+    hdr += "".join(f" {dev + ' ns':>12}" for dev in devices)
+    hdr += f" {'LPT us':>7}" + "".join(f" {'vhub us N=%d' % n:>13}" for n in vh) + f" {'T2 us':>6}"
+    print(hdr)
+    for op in ops:
+        r = by.get(("pins_ideal", big, op))
+        if not r:
+            continue
+        flat = {by[("pins_ideal", n, op)]["median_cycles"] for n in sizes if ("pins_ideal", n, op) in by}
+        cyc = float(r["median_cycles"])
+        line = f"{op:<18} {float(r['io_cycles']):>5.0f} {r['table2_io'] or '-':>6} {cyc:>8.0f}"
+        line += "".join(f" {cyc * 1000.0 / fmax[dev][1]:>12.0f}" for dev in devices)
+        lpt = by.get(("pins_lpt", big, op))
+        line += f" {float(lpt['median_us']) if lpt else float('nan'):>7.1f}"
+        for n in vh:
+            v = by.get(("vhub", n, op))
+            line += f" {float(v['median_us']) if v else float('nan'):>13.0f}"
+        line += f" {r['table2_us'] or '-':>6}"
+        if len(flat) > 1:
+            line += "  (hub cycles vary with N: %s)" % ", ".join(sorted(flat))
+        print(line)
+    print("signal: from the request to the last other PE seeing it; the receivers' 1 us SEL settle")
+    print("(LptNandPort::kSelectSettle) dominates the hub cycles")
+    if devices:
+        print("Fmax used: " + ", ".join("%s %.1f MHz (N = %d)" % (dev, fmax[dev][1], fmax[dev][0]) for dev in devices))
 
 
 if __name__ == "__main__":

@@ -82,7 +82,10 @@ LptNandPort::LptNandPort(Transport& port, unsigned pe, unsigned pes) : port_(por
     port_.write_data(d_);
     port_.write_control(R::CABLE_CONTROL_ATTACH);
     accesses_ += 2;
-    // Join between barriers: BAR where the flip-flop stands (SEL 0: BS = BF).
+    // Join between barriers: BAR where the flip-flop stands (SEL 0: BS = BF,
+    // once the engine follows this cable's SEL).
+    settled_ = port_.now() + kSelectSettle;
+    settle();
     const bool bf = (port_.read_status() >> R::CABLE_S_BS) & 1;
     ++accesses_;
     if (bf) put(uint8_t(d_ | R::CABLE_D_BAR));
@@ -117,7 +120,18 @@ void LptNandPort::write_out(uint32_t out) {
 
 void LptNandPort::select(unsigned want) {
     const bool sel = want == R::IN_SP;
-    if (bool(d_ & R::CABLE_D_SEL) != sel) put(uint8_t(sel ? d_ | R::CABLE_D_SEL : d_ & ~R::CABLE_D_SEL));
+    if (bool(d_ & R::CABLE_D_SEL) != sel) {
+        put(uint8_t(sel ? d_ | R::CABLE_D_SEL : d_ & ~R::CABLE_D_SEL));
+        settled_ = port_.now() + kSelectSettle;
+    }
+    settle();
+}
+
+void LptNandPort::settle() {
+    // Until then BS may still show the other flag: do not read it.  A PC
+    // port access takes about 1 us, so on a real port this costs at most
+    // one status read; a faster port (or a simulated one) waits here.
+    if (port_.now() < settled_) port_.wait_status(0, 0, Deadline{settled_});
 }
 
 uint32_t LptNandPort::in_of(reg_t st) const {

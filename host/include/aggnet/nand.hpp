@@ -103,6 +103,15 @@ private:
 /// reading the other one first writes SEL (one more I/O cycle).
 class LptNandPort final : public NandPort {
 public:
+    /// How long after a SEL write (or attaching) BS may still show the
+    /// other flag: the engine takes 6 hub cycles from the SEL pin to the
+    /// Busy pin (sync 2, OUT 1, BS 1, skew guard 2; rtl/nand/nand_engine.v),
+    /// under 1 us for any hub clock of 6 MHz or more (every board runs at
+    /// 12 MHz or more).  Status reads in that time are not trusted: the
+    /// port waits it out (on a PC's port, where an access takes about 1 us,
+    /// that is at most one extra read).
+    static constexpr std::chrono::nanoseconds kSelectSettle = std::chrono::microseconds(1);
+
     LptNandPort(Transport& port, unsigned pe, unsigned pes);
     ~LptNandPort() override;
     unsigned pe() const override { return pe_; }
@@ -120,8 +129,10 @@ private:
     unsigned pe_, n_;
     uint32_t out0_ = 0;
     uint8_t d_ = 0xff;  ///< the data register as last written
+    std::chrono::nanoseconds settled_{0};  ///< BS shows the flag SEL selects from then on
     void put(uint8_t d);
     void select(unsigned want);
+    void settle();
     uint32_t in_of(reg_t status) const;
 };
 
