@@ -11,7 +11,9 @@
 #   make bitstreams               every board's bitstream, one after the other (CI runs it)
 #   make flash BOARD=<board>      program the board with openFPGALoader
 #   make bench-hw                 nextpnr Fmax / LUT / FF of every manifest's bench_hw points
-#                                 (UP5K, HX8K, ECP5)
+#                                 (UP5K, HX8K, ECP5); ONLY=<substring of a point's name>,
+#                                 DEVICES=<UP5K-sg48,HX8K-ct256,ECP5-85F>, PNR_TIMEOUT=<s>
+#                                 narrow it, e.g. ONLY=papers_hub_n64 DEVICES=ECP5-85F
 #
 # Board facts come from tools/boards/<board>.py and the hub clock from the
 # top's `localparam integer HUB_KHZ` (the PLL output): tools/board_info.py
@@ -56,7 +58,8 @@ formal: deps
 	$(PYTHON) formal/run.py --build $(BUILD)
 
 bench-hw: deps
-	$(PYTHON) tools/bench_hw.py --build $(BUILD)
+	$(PYTHON) tools/bench_hw.py --build $(BUILD) $(if $(ONLY),--only $(ONLY)) \
+	  $(if $(DEVICES),--devices $(DEVICES)) $(if $(PNR_TIMEOUT),--timeout $(PNR_TIMEOUT))
 
 hw-check-board: $(HW_BOARDS_MK)
 	@case " $(HW_BOARDS) " in *" $(BOARD) "*) ;; \
