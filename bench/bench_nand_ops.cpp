@@ -31,6 +31,7 @@
 // AGGNET_BENCH_VERBOSE=1 names each operation as PE0 starts it (stderr).
 #include "lockstep.hpp"
 #include "nand_cable.hpp"
+#include "nand_table2.hpp"
 
 #include "../host/tools/sim_child.hpp"
 
@@ -97,8 +98,6 @@ uint64_t bits(T x) {
 struct Op {
     const char* name;
     unsigned k;
-    int table2_io;      // seed 002 Table 2, TTL_PAPERS I/O cycles at k = 32 (-1: not in the table)
-    double table2_us;   // its measured time on four 486DX33 PCs (us)
     std::function<uint64_t(NandPe&, unsigned pe, unsigned rep)> run;
     std::function<uint64_t(unsigned n, unsigned rep)> ref;
 };
@@ -112,70 +111,70 @@ uint64_t fold(unsigned n, uint64_t init, F f) {
 std::vector<Op> ops() {
     const auto K = 32u;
     return {
-        {"barrier", 0, 2, 2.5, [](NandPe& p, unsigned, unsigned) { return p.barrier(), uint64_t(0); },
+        {"barrier", 0, [](NandPe& p, unsigned, unsigned) { return p.barrier(), uint64_t(0); },
          [](unsigned, unsigned) { return uint64_t(0); }},
-        {"broadcast", K, 40, 59,
+        {"broadcast", K,
          [](NandPe& p, unsigned pe, unsigned r) {
              const unsigned root = r % p.n();
              return p.broadcast(root, pe == root ? val(pe, r, 32) : 0, 32);
          },
          [](unsigned n, unsigned r) { return val(r % n, r, 32); }},
-        {"any", 1, 5, 6.3, [](NandPe& p, unsigned pe, unsigned r) { return uint64_t(p.any(vote(pe, r))); },
+        {"any", 1, [](NandPe& p, unsigned pe, unsigned r) { return uint64_t(p.any(vote(pe, r))); },
          [](unsigned n, unsigned r) { return fold(n, 0, [&](uint64_t a, unsigned j) { return a | vote(j, r); }); }},
-        {"all", 1, 5, 6.3, [](NandPe& p, unsigned pe, unsigned r) { return uint64_t(p.all(!vote(pe, r))); },
+        {"all", 1, [](NandPe& p, unsigned pe, unsigned r) { return uint64_t(p.all(!vote(pe, r))); },
          [](unsigned n, unsigned r) { return fold(n, 1, [&](uint64_t a, unsigned j) { return a & !vote(j, r); }); }},
-        {"OR", K, 40, 59, [](NandPe& p, unsigned pe, unsigned r) { return p.reduce_or(val(pe, r, 32), 32); },
+        {"OR", K, [](NandPe& p, unsigned pe, unsigned r) { return p.reduce_or(val(pe, r, 32), 32); },
          [](unsigned n, unsigned r) { return fold(n, 0, [&](uint64_t a, unsigned j) { return a | val(j, r, 32); }); }},
-        {"AND", K, 40, 59, [](NandPe& p, unsigned pe, unsigned r) { return p.reduce_and(val(pe, r, 32), 32); },
+        {"AND", K, [](NandPe& p, unsigned pe, unsigned r) { return p.reduce_and(val(pe, r, 32), 32); },
          [](unsigned n, unsigned r) {
              return fold(n, 0xffffffffu, [&](uint64_t a, unsigned j) { return a & val(j, r, 32); });
          }},
-        {"NAND", K, 40, 59, [](NandPe& p, unsigned pe, unsigned r) { return p.reduce_nand(val(pe, r, 32), 32); },
+        {"NAND", K, [](NandPe& p, unsigned pe, unsigned r) { return p.reduce_nand(val(pe, r, 32), 32); },
          [](unsigned n, unsigned r) {
              return ~fold(n, 0xffffffffu, [&](uint64_t a, unsigned j) { return a & val(j, r, 32); }) & 0xffffffffu;
          }},
-        {"NOR", K, 40, 59, [](NandPe& p, unsigned pe, unsigned r) { return p.reduce_nor(val(pe, r, 32), 32); },
+        {"NOR", K, [](NandPe& p, unsigned pe, unsigned r) { return p.reduce_nor(val(pe, r, 32), 32); },
          [](unsigned n, unsigned r) {
              return ~fold(n, 0, [&](uint64_t a, unsigned j) { return a | val(j, r, 32); }) & 0xffffffffu;
          }},
-        {"max", K, 80, 112, [](NandPe& p, unsigned pe, unsigned r) { return p.max_u(val(pe, r, 32), 32); },
+        {"max", K, [](NandPe& p, unsigned pe, unsigned r) { return p.max_u(val(pe, r, 32), 32); },
          [](unsigned n, unsigned r) {
              return fold(n, 0, [&](uint64_t a, unsigned j) { return std::max(a, val(j, r, 32)); });
          }},
-        {"min", K, 80, 112, [](NandPe& p, unsigned pe, unsigned r) { return p.min_u(val(pe, r, 32), 32); },
+        {"min", K, [](NandPe& p, unsigned pe, unsigned r) { return p.min_u(val(pe, r, 32), 32); },
          [](unsigned n, unsigned r) {
              return fold(n, ~0ull, [&](uint64_t a, unsigned j) { return std::min(a, val(j, r, 32)); });
          }},
-        {"vote vector", K, 40, 59,
+        {"vote vector", K,
          [](NandPe& p, unsigned pe, unsigned r) { return p.vote_vector(vote(pe, r), pe < 32 ? pe : 64, 32); },
          [](unsigned n, unsigned r) {
              return fold(std::min(n, 32u), 0, [&](uint64_t a, unsigned j) { return a | uint64_t(vote(j, r)) << j; });
          }},
-        {"max signed", K, -1, 0, [](NandPe& p, unsigned pe, unsigned r) { return uint64_t(p.max_s(sval(pe, r), 32)); },
+        {"max signed", K, [](NandPe& p, unsigned pe, unsigned r) { return uint64_t(p.max_s(sval(pe, r), 32)); },
          [](unsigned n, unsigned r) {
              int64_t m = sval(0, r);
              for (unsigned j = 1; j < n; ++j) m = std::max(m, sval(j, r));
              return uint64_t(m);
          }},
-        {"max float", K, -1, 0, [](NandPe& p, unsigned pe, unsigned r) { return bits(p.max_f(fval(pe, r))); },
+        {"max float", K, [](NandPe& p, unsigned pe, unsigned r) { return bits(p.max_f(fval(pe, r))); },
          [](unsigned n, unsigned r) {
              float m = fval(0, r);
              for (unsigned j = 1; j < n; ++j) m = std::max(m, fval(j, r));
              return bits(m);
          }},
-        {"max double (k=64)", 64, -1, 0, [](NandPe& p, unsigned pe, unsigned r) { return bits(p.max_d(dval(pe, r))); },
+        {"max double (k=64)", 64, [](NandPe& p, unsigned pe, unsigned r) { return bits(p.max_d(dval(pe, r))); },
          [](unsigned n, unsigned r) {
              double m = dval(0, r);
              for (unsigned j = 1; j < n; ++j) m = std::max(m, dval(j, r));
              return bits(m);
          }},
-        {"lowest true", 0, -1, 0, [](NandPe& p, unsigned pe, unsigned r) { return uint64_t(p.lowest_true(vote(pe, r))); },
+        {"lowest true", 0, [](NandPe& p, unsigned pe, unsigned r) { return uint64_t(p.lowest_true(vote(pe, r))); },
          [](unsigned n, unsigned r) {
              for (unsigned j = 0; j < n; ++j)
                  if (vote(j, r)) return uint64_t(j);
              return uint64_t(n);
          }},
-        {"count vote", 0, -1, 0, [](NandPe& p, unsigned pe, unsigned r) { return uint64_t(p.count_vote(vote(pe, r))); },
+        {"count vote", 0, [](NandPe& p, unsigned pe, unsigned r) { return uint64_t(p.count_vote(vote(pe, r))); },
          [](unsigned n, unsigned r) {
              const uint64_t c = fold(n, 0, [&](uint64_t a, unsigned j) { return a + vote(j, r); });
              return uint64_t(c == 0 ? VoteCount::zero : c == n ? VoteCount::all : c == 1 ? VoteCount::one : VoteCount::many);
@@ -400,8 +399,7 @@ int main(int argc, char** argv) try {
             r.op = sig ? "signal" : list[o].name;
             r.k = sig ? 0 : list[o].k;
             r.io = sig ? s.sig_io : s.io[o];
-            r.table2_io = sig ? 1 : list[o].table2_io;
-            r.table2_us = sig ? 1.2 : list[o].table2_us;
+            if (const sim::Table2Row* t2 = sim::nand_table2_row(r.op)) r.table2_io = int(t2->io), r.table2_us = t2->us;
             const std::vector<double>& t = sig ? s.sig : s.t[o];
             if (cycles) {
                 r.med_cyc = median(t), r.max_cyc = maxof(t);
@@ -473,8 +471,11 @@ int main(int argc, char** argv) try {
                         vh && !std::isnan(vh->med_cyc) ? num(vh->med_cyc, 0).c_str() : "",
                         ideal->table2_io < 0 ? "-" : num(ideal->table2_us, 1).c_str());
         }
-    std::printf("\nbarrier, pins_ideal: %.0f .. %.0f hub cycles over N = 4 .. 64 (%s)\n", bmin, bmax,
-                bmax - bmin <= 1 ? "flat in N" : "NOT flat in N");
+    std::string ns;
+    for (unsigned n : pin_sizes) ns += (ns.empty() ? "" : ", ") + std::to_string(n);
+    if (!pin_sizes.empty())
+        std::printf("\nbarrier, pins_ideal: %.0f .. %.0f hub cycles over N = %s (%s)\n", bmin, bmax, ns.c_str(),
+                    bmax - bmin <= 1 ? "flat in N" : "NOT flat in N");
     std::printf("wrote %s (%.0f s)\n", csv.c_str(),
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count());
     return bmax - bmin <= 1 ? 0 : 1;
