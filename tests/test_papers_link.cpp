@@ -124,6 +124,7 @@ TEST_CASE("papers over the link: barriers and waitvec stay exact with 5% of fram
 TEST_CASE("papers over the link: a timeout names the PE that never arrived, within its timeout", "[papers][link]") {
     Hub4 hub(4, "papers_link_timeout_n4");
     std::vector<uint64_t> never(4), left(4);
+    std::vector<microseconds> to(4), t0(4), tend(4);
     run_pes(hub, 4, [&](unsigned pe, Papers& p) {
         p.enqueue(0xf, microseconds(20000));
         if (pe == 3) {  // attached, never waits: stay connected until the others gave up
@@ -131,15 +132,17 @@ TEST_CASE("papers over the link: a timeout names the PE that never arrived, with
             while (hub.endpoint(3).now() < microseconds(8000)) hub.endpoint(3).recv(b, sizeof b, microseconds(8000));
             return;
         }
-        const auto t0 = hub.endpoint(pe).now();
+        to[pe] = microseconds(2000 * (pe + 1));  // PE0 gives up first, then PE1, then PE2
+        t0[pe] = std::chrono::duration_cast<microseconds>(hub.endpoint(pe).now());
         try {
-            p.wait(microseconds(2000 * (pe + 1)));  // PE0 gives up first, then PE1, then PE2
+            p.wait(to[pe]);
         } catch (const TimeoutError& e) {
             never[pe] = e.never_arrived;
             left[pe] = e.left_pes;
         }
-        const auto took = hub.endpoint(pe).now() - t0;
-        INFO("PE" << pe << " took " << took.count() / 1000 << " us of simulated time");
+        tend[pe] = std::chrono::duration_cast<microseconds>(hub.endpoint(pe).now());
+        const auto took = tend[pe] - t0[pe];
+        INFO("PE" << pe << " took " << took.count() << " us of simulated time");
         // Not before its timeout less the tenth the library keeps for its
         // cleanup accesses (cleanup_margin in host/src/papers.cpp), on the
         // hub's clock.  The other PE threads
@@ -149,24 +152,41 @@ TEST_CASE("papers over the link: a timeout names the PE that never arrived, with
         // certain is that it gave up before PE3, which never arrives, left
         // at 8000 us (then nothing else runs the clock).  test_vhub_faults
         // checks the timeout's precision in real time.
-        CHECK(took >= microseconds(2000 * (pe + 1) * 9 / 10));
-        CHECK(took <= microseconds(8000 + 2000 * (pe + 1)));
+        CHECK(took >= to[pe] * 9 / 10);
+        CHECK(took <= microseconds(8000) + to[pe]);
     });
-    // PE3 never arrived, and every PE says so; the PEs that gave up earlier
-    // are missing too, named as having left when they were seen arriving
-    // (sampled every timeout/8 on the hub's clock; a thread the OS starts
-    // late may not see an early one at all, and then names it as never
-    // arrived -- the exact split is checked in real time by
-    // test_system_vhub).
+    // PE3 never arrived, and every PE says so.  Which of the PEs that gave
+    // up themselves a PE names depends on when, on the hub's clock, they
+    // withdrew: a loaded host can delay a PE's thread past its timeout
+    // without bound (a fresh-clone CI run saw PE1 still waiting when PE2
+    // gave up, 6000 us into PE2's wait), and then it was there.  What is
+    // certain: a PE that had withdrawn (its call returned) one arrival sample
+    // (timeout/8) before PE pe's last look (at timeout less the tenth kept
+    // for cleanup) is named, as having left if PE pe had seen it arrive (it
+    // samples every timeout/8; a thread the OS starts late may not see an
+    // early one at all, and then names it as never arrived -- the exact
+    // split is checked in real time by test_system_vhub); nobody else is.
     for (unsigned pe = 0; pe < 3; ++pe) {
         INFO("PE" << pe << ": never " << never[pe] << ", left " << left[pe]);
-        const uint64_t earlier = (uint64_t(1) << pe) - 1;
         CHECK((never[pe] & 0x8) != 0);
         CHECK((left[pe] & 0x8) == 0);
-        CHECK((never[pe] | left[pe]) == (0x8 | earlier));
         CHECK((never[pe] & left[pe]) == 0);
+        const uint64_t named = never[pe] | left[pe];
+        CHECK((named & ~uint64_t(0xf) & ~(uint64_t(1) << pe)) == 0);
+        CHECK((named & (uint64_t(1) << pe)) == 0);
+        const microseconds last_look = t0[pe] + to[pe] * 9 / 10 - to[pe] / 8;
+        for (unsigned q = 0; q < 3; ++q) {
+            if (q == pe || tend[q] > last_look) continue;
+            INFO("PE" << q << " withdrew at " << tend[q].count() << " us, PE" << pe << " looked last after "
+                      << last_look.count() << " us");
+            CHECK(((named >> q) & 1) != 0);
+        }
     }
-    CHECK(left[0] == 0);
+    // As the timeouts are spaced, that is the usual case: each PE names
+    // every one that gave up before it (not a check: it depends on the OS).
+    for (unsigned pe = 0; pe < 3; ++pe)
+        if ((never[pe] | left[pe]) != (0x8 | ((uint64_t(1) << pe) - 1)))
+            WARN("PE" << pe << " named " << (never[pe] | left[pe]) << " (the host delayed a PE thread)");
 }
 
 TEST_CASE("papers over the link: the hub is checked on attach", "[papers][link]") {
