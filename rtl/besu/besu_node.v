@@ -82,7 +82,7 @@ module besu_node #(
     input  wire [NB+20:0]  acc_dec,  // the request predecoded (besu_decode, besu_dec.vh)
     input  wire            acc_cfg_ok, // as a BAR_CFG word it suits this node: besu_cfg_ok(acc_dec, HAS)
     output reg  [31:0]     acc_rdata,  // the response, registered: valid the cycle after the access
-    output reg  [1:0]      acc_err,
+    output wire [1:0]      acc_err,    // with acc_rdata, a cycle after the access
     input  wire [6*NB*2-1:0] link_in,
     output wire [6*NB*2-1:0] link_out,
     output wire [5:0]      fault,
@@ -265,26 +265,26 @@ module besu_node #(
     reg  [2:0]  s_rd;
     reg  [6:0]  j_rd;
     reg         ref_sel;
-    reg  [3:0]  cause_sel;
+    reg  [1:0]  n_rd;  // the network's opcode into it this cycle (to_c)
     integer rb;
     always @* begin
         c_rd = 11'd0;
         s_rd = 3'd0;
         j_rd = 7'd0;
         ref_sel = 1'b0;
-        cause_sel = 4'd0;
+        n_rd = 2'd0;
         for (rb = 0; rb < NB; rb = rb + 1)
             if (sel[rb]) begin
                 c_rd = c_rd | cfg[rb*11 +: 11];
                 s_rd = s_rd | state[rb*3 +: 3];
                 j_rd = j_rd | joined[rb*7 +: 7];
                 ref_sel = ref_sel | ctl_refused[rb];
-                cause_sel = cause_sel | ctl_cause[rb*4 +: 4];
+                n_rd = n_rd | to_c[rb*2 +: 2];
             end
     end
 
     // the access's response and its error cause (0: none logged; a refused
-    // BAR_CTL write's cause is the BESU's verdict, cause_sel, logged below)
+    // BAR_CTL write's cause is the BESU's verdict, u_verdict's cause, logged below)
     reg  [31:0] rd_c;
     reg  [1:0]  err_o;  // every refusal but a BAR_CTL verdict's
     reg  [3:0]  log_cause;
@@ -296,7 +296,7 @@ module besu_node #(
             err_o = ERR_REFUSED;
             log_cause = C_RANGE;
         end else if (acc_dec[D_CTL]) begin
-            if (!acc_we) rd_c = {29'd0, s_rd};  // a write: refused when ref_sel (err_c below)
+            if (!acc_we) rd_c = {29'd0, s_rd};  // a write: refused by u_verdict (below)
         end else if (acc_dec[D_CFG]) begin
             if (acc_we) begin
                 if (!sup) begin
@@ -341,20 +341,45 @@ module besu_node #(
             log_cause = 4'd0;
         end
     end
-    // The BAR_CTL verdict joins last: it depends on this cycle's network
-    // opcodes, so it is kept one gate from acc_err's flip-flop.
-    wire       ctl_ref = ctl_wr && ref_sel;
-    wire [1:0] err_c   = ctl_ref ? ERR_REFUSED : err_o;
+    // The BAR_CTL verdict comes a cycle later, from registers: BESU n's
+    // besu_ctl decides this cycle's write for its own state (above), and
+    // u_verdict decides it again, the next cycle, from the same inputs as
+    // they were then (the selected BESU's state, network opcode and member
+    // bit, the code and sup), for the response and the error log.  So the
+    // network's opcodes end at v_net's flip-flops instead of running through
+    // the verdict and a 32-way select into acc_err and the log (timing: the
+    // ULX3S's critical path at 100 MHz, cfg_r -> to_c -> refused -> acc_err).
+    // Same function, same inputs: the two verdicts cannot differ.
+    reg        v_wr, v_member, v_sup;
+    reg  [2:0] v_state, v_code;
+    reg  [1:0] v_net, err_o_r;
+    wire       v_refused;
+    wire [3:0] v_cause;
+    wire [2:0] v_next_unused;
+    wire [1:0] v_op_unused;
+    wire       v_ir_unused, v_rst_unused;
+    always @(posedge clk) begin
+        v_wr     <= !rst && ctl_wr && |sel;
+        v_state  <= s_rd;
+        v_net    <= n_rd;
+        v_member <= c_rd[10:7] != P_NC && c_rd[0];  // conn && pe of the selected BESU
+        v_sup    <= sup;
+        v_code   <= acc_wdata[2:0];
+    end
+    besu_ctl u_verdict (
+        .state(v_state), .net_op(v_net), .wr(v_wr), .code(v_code), .member(v_member), .sup(v_sup),
+        .next(v_next_unused), .op(v_op_unused), .refused(v_refused), .cause(v_cause), .ir(v_ir_unused),
+        .rst_router(v_rst_unused));
 
-    // The response, one cycle later: the BAR_CTL verdict (which this cycle's
-    // network opcodes decide) then reaches the bus through a flip-flop.
+    // The response, one cycle later.
     always @(posedge clk) begin
         acc_rdata <= rst ? 32'd0 : rd_c;
-        acc_err   <= rst ? ERR_OK : err_c;
+        err_o_r   <= rst ? ERR_OK : err_o;
     end
+    assign acc_err = v_refused ? ERR_REFUSED : err_o_r;
 
     // The writes that take effect, each from its own few inputs rather than
-    // through err_c (which depends on every BESU's BAR_CTL verdict): the
+    // through the verdict (which depends on every BESU's network opcode): the
     // same conditions as the table above, shorter paths to the registers.
     wire wr = acc_valid && acc_we;
     assign cfg_ok = cfg_wr && sup && !cfg_bad;
@@ -378,8 +403,9 @@ module besu_node #(
     end
     // what is registered: a refused BAR_CTL write's verdict, any other
     // access's cause, the access's register, a STRAY and its BESU
-    reg         pend_ctl;
-    reg  [3:0]  pend_ctl_cause, pend_other;
+    wire        pend_ctl = v_refused;       // already a cycle late (u_verdict)
+    wire [3:0]  pend_ctl_cause = v_cause;
+    reg  [3:0]  pend_other;
     reg  [7:0]  pend_acc;
     reg         pend_stray;
     reg  [4:0]  pend_stray_b;
@@ -399,15 +425,13 @@ module besu_node #(
             sup        <= 1'b0;
             fault_r    <= 6'd0;
             err        <= 32'd0;
-            {pend_ctl, pend_ctl_cause, pend_other, pend_acc, pend_stray, pend_stray_b} <= 23'd0;
+            {pend_other, pend_acc, pend_stray, pend_stray_b} <= 18'd0;
         end else begin
             ir_status <= ir_status | ctl_ir;
             if (ir_wr) ir_status <= (ir_status & ~acc_wdata[NB-1:0]) | ctl_ir;
             if (mode_wr) sup <= acc_dec[D_KEY];
             if (fault_wr) fault_r <= acc_wdata[5:0];
             err        <= clr_err ? 32'd0 : err_eff;
-            pend_ctl       <= ctl_ref;
-            pend_ctl_cause <= cause_sel;
             pend_other     <= log_cause;
             pend_acc       <= acc_reg[7:0];
             pend_stray     <= |stray;
@@ -420,8 +444,9 @@ module besu_node #(
     assign f_joined = joined;
     assign f_cfg = cfg;
     assign f_pe_op = pe_op;
-    assign f_acc_ok = acc_valid && err_c == ERR_OK;
+    assign f_acc_ok = acc_valid && !(ctl_wr && ref_sel) && err_o == ERR_OK;
 `endif
-    wire unused_ok = &{1'b0, complete, acc_wdata, acc_reg, acc_dec};
+    wire unused_ok = &{1'b0, complete, acc_wdata, acc_reg, acc_dec, ref_sel, ctl_refused, ctl_cause,
+                         v_next_unused, v_op_unused, v_ir_unused, v_rst_unused};
 endmodule
 `default_nettype wire

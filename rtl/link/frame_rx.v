@@ -77,7 +77,7 @@ module frame_rx #(
     output wire        f_lastb,
     output wire        f_fin,
     output wire [4:0]  f_pay_end,
-    output wire        f_pmore
+    output wire        f_pay_ph
 `endif
 );
 `include "link_defs.vh"
@@ -102,7 +102,12 @@ module frame_rx #(
     reg        lastb;    // the next unstuffed byte is the frame's last
     reg        fin;      // the frame's last byte came: check the CRC, deliver
     reg [4:0]  pay_end;
-    reg        pmore;    // idx < pay_end: the next unstuffed byte is a header or payload byte
+    // pay_ph: 6 <= idx < pay_end, the next unstuffed byte is a payload byte,
+    // kept in a register (timing: the index compares and the byte
+    // classification fed w_pay's 64 enables through 7 LUT levels, the
+    // critical path of the HX8K at 100 MHz and the UP5K at 48 MHz); formal
+    // checks it against idx and pay_end.
+    reg        pay_ph;
 
 `ifdef FORMAL
     assign f_hunt = hunt;
@@ -116,7 +121,7 @@ module frame_rx #(
     assign f_lastb = lastb;
     assign f_fin = fin;
     assign f_pay_end = pay_end;
-    assign f_pmore = pmore;
+    assign f_pay_ph = pay_ph;
 `endif
 
     // the input stage: the byte, and whether it is FLAG or ESC
@@ -159,8 +164,7 @@ module frame_rx #(
             w_addr    <= 16'h0000;
             w_len     <= 4'd0;
             pay_end   <= 5'd6;
-            pmore     <= 1'b1;
-            w_pay     <= 64'h0;
+            pay_ph    <= 1'b0;
             quiet     <= {TW{1'b0}};
             lastb     <= 1'b0;
             fin       <= 1'b0;
@@ -206,8 +210,7 @@ module frame_rx #(
                 crc   <= LINK_CRC_INIT;
                 w_len <= 4'd0;
                 pay_end <= 5'd6;
-                pmore <= 1'b1;
-                w_pay <= 64'h0;
+                pay_ph <= 1'b0;
             end else if (timeout) begin
                 hunt       <= 1'b1;
                 ev_timeout <= 1'b1;
@@ -217,7 +220,7 @@ module frame_rx #(
                 esc <= 1'b0;
                 crc <= crc_nx;
                 idx <= idx + 5'd1;
-                pmore <= idx + 5'd1 < ((idx == 5'd5) ? 5'd6 + {1'b0, u[3:0]} : pay_end);
+                pay_ph <= idx >= 5'd5 && idx + 5'd1 < ((idx == 5'd5) ? 5'd6 + {1'b0, u[3:0]} : pay_end);
                 lastb <= idx == pay_end;  // idx + 1 is pay_end + 1, crc_lo
                 case (idx)
                     5'd0: w_pe  <= u;
@@ -233,9 +236,7 @@ module frame_rx #(
                             ev_badlen <= 1'b1;
                         end
                     end
-                    default: begin
-                        if (pmore) w_pay <= {w_pay[55:0], u};
-                    end
+                    default: ;  // payload (w_pay, below) or CRC
                 endcase
                 if (last) begin
                     hunt  <= 1'b1;
@@ -244,6 +245,13 @@ module frame_rx #(
                 end
             end
         end
+    end
+
+    // The payload register: cleared by a FLAG, shifted by each payload byte
+    // (a byte_in is never a FLAG, so the two never meet).
+    always @(posedge clk) begin
+        if (rst || (b_valid && is_flag)) w_pay <= 64'h0;
+        else if (byte_in && pay_ph) w_pay <= {w_pay[55:0], u};
     end
 endmodule
 `default_nettype wire

@@ -61,6 +61,11 @@ module frame_tx (
     // need_esc: cur is FLAG or ESC, registered with every change of cur
     // (timing: the compare fed the shift's enable on the UP5K's critical path)
     reg need_esc;
+    // plain: the byte offered is neither the FLAG nor an ESC, so the next
+    // out_ready consumes cur (= !sflag && (!need_esc || esc_sent)), kept as a
+    // register (timing: on the UP5K at 48 MHz the path need_esc -> that
+    // decode -> the UART's ready -> the 112-bit shift was the critical one).
+    reg plain;
     function special(input [7:0] b);
         special = b == LINK_FLAG || b == LINK_ESC;
     endfunction
@@ -94,6 +99,7 @@ module frame_tx (
             r_none   <= 1'b1;
             sh       <= 112'h0;
             need_esc <= 1'b0;
+            plain    <= 1'b0;
             crc      <= LINK_CRC_INIT;
         end else if (!active) begin
             // Idle, the fields are copied in every cycle and in_valid only
@@ -109,6 +115,7 @@ module frame_tx (
             r_none   <= in_len == 4'd0;
             sh       <= {in_pe, in_op, in_seq, in_addr, 4'h0, in_len, in_payload};
             need_esc <= special(in_pe);
+            plain    <= 1'b0;  // the FLAG first
             crc      <= LINK_CRC_INIT;
         end else begin
             if (align) begin
@@ -116,10 +123,11 @@ module frame_tx (
                 sh[63:0] <= r_none ? 64'h0 : al2;
             end
             if (out_ready) begin
-                if (sflag) begin
-                    sflag <= 1'b0;
-                end else if (need_esc && !esc_sent) begin
-                    esc_sent <= 1'b1;
+                if (!plain) begin
+                    // The FLAG, or the ESC before a FLAG or ESC byte; cur stays.
+                    sflag    <= 1'b0;
+                    esc_sent <= !sflag;
+                    plain    <= !sflag || !need_esc;
                 end else begin
                     esc_sent <= 1'b0;
                     left     <= left - 5'd1;
@@ -132,13 +140,16 @@ module frame_tx (
                             one_left    <= 1'b0;
                             sh[111:96]  <= crc_nx;
                             need_esc    <= special(crc_nx[15:8]);
+                            plain       <= !special(crc_nx[15:8]);
                         end else begin
                             sh <= sh << 8;
                             need_esc <= special(sh[103:96]);
+                            plain    <= !special(sh[103:96]);
                         end
                     end else begin
                         sh <= sh << 8;
                         need_esc <= special(sh[103:96]);
+                        plain    <= !special(sh[103:96]);
                         if (one_left) active <= 1'b0;
                     end
                 end

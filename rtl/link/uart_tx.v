@@ -68,6 +68,9 @@ module uart_tx #(
     reg          active;
     reg [AW-1:0] acc;
     reg [3:0]    nbit;       // bits started so far, 1..10
+    reg          on_stop;    // nbit == 10, registered with nbit (timing: the
+                             // compare fed start, and through it acc, active
+                             // and the shift, on the UP5K's 48 MHz critical path)
     reg [8:0]    shreg;      // bits still to send after the current one
 
     wire [AW-1:0] sum  = acc + A[AW-1:0];
@@ -77,7 +80,7 @@ module uart_tx #(
     // sum >= M - A.
     reg           tick_r;
     wire          tick = tick_r;
-    wire          last = tick && nbit == 4'd10;
+    wire          last = tick && on_stop;
     reg           b_full;
     reg  [7:0]    b_data;
     wire          start = b_full && (!active || last);
@@ -88,6 +91,7 @@ module uart_tx #(
             active <= 1'b0;
             acc    <= {AW{1'b0}};
             nbit   <= 4'd0;
+            on_stop <= 1'b0;
             shreg  <= 9'h1ff;
             tx     <= 1'b1;
             tick_r <= 1'b0;
@@ -105,6 +109,7 @@ module uart_tx #(
                 active <= 1'b1;
                 acc    <= {AW{1'b0}};
                 nbit   <= 4'd1;
+                on_stop <= 1'b0;
                 tx     <= 1'b0;                  // start bit
                 shreg  <= {1'b1, b_data};        // data LSB first, then stop
             end else if (last) begin
@@ -112,6 +117,7 @@ module uart_tx #(
                 tx     <= 1'b1;
             end else if (tick) begin
                 nbit  <= nbit + 4'd1;
+                on_stop <= nbit == 4'd9;
                 tx    <= shreg[0];
                 shreg <= {1'b1, shreg[8:1]};
             end
