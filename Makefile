@@ -63,6 +63,7 @@ lint: deps ## manifests valid; generated files up to date; verilator -Wall on ev
 	@python3 tools/engines.py check
 	$(ENGINE_CHECK_CMDS)
 	@python3 tools/pincheck.py
+	@python3 tools/figures.py check
 	@set -e; $(foreach e,$(ENGINES),for f in $(ENGINE_$(e)_RTL); do \
 	  $(LINT) $(ENGINE_$(e)_LINT) $$f --top-module $$(basename $$f .v); \
 	  echo "lint ok: $$f"; \

@@ -49,13 +49,20 @@ HW_OUT  := $(BUILD)/fw/$(BOARD)
 HW_LIB_ice40 := +/ice40/cells_sim.v
 HW_LIB_ecp5  := +/ecp5/cells_bb.v
 
-.PHONY: synth formal bench-hw bitstream bitstreams flash hw-check-board
+.PHONY: synth formal bench-hw bitstream bitstreams flash hw-check-board figures
 
 synth: deps
 	$(PYTHON) tools/synth.py --build $(BUILD)
 
 formal: deps
 	$(PYTHON) formal/run.py --build $(BUILD)
+
+# The measured figures in the README and docs are generated (tools/figures.py):
+# after make synth / bench-hw / bitstreams, `make figures` records what they
+# measured in docs/figures/*.csv (stamped with the revision) and rewrites the
+# tables; `make lint` fails when a table differs from its data.
+figures: ## record the last synth / bench-hw / bitstream results in docs/figures and regenerate the docs' tables
+	@$(PYTHON) tools/figures.py collect --build $(BUILD)
 
 bench-hw: deps
 	$(PYTHON) tools/bench_hw.py --build $(BUILD) $(if $(ONLY),--only $(ONLY)) \

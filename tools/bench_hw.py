@@ -19,8 +19,11 @@ Devices: UP5K sg48 (--freq 48), HX8K ct256 (--freq 100), ECP5 85F (--freq
 core pin) cannot fit the device is skipped without synthesis, one whose
 synthesized LUTs or FFs cannot fit is skipped after it; both are said so.
 Writes BUILD/bench/hw.csv (device, design, engine, n = the point's N
-parameter if it has one, luts, ffs, chain_ffs = the FFs the chains add, ...);
-rows of points a run did not measure (--only, --devices) are kept.  A point
+parameter if it has one, luts, ffs, chain_ffs = the FFs the chains add, ...,
+rev and date = the tree (git describe --dirty) and day it was measured on);
+rows of points a run did not measure (--only, --devices) are kept.
+`make figures` (tools/figures.py) takes them into docs/figures/bench_hw.csv,
+from which the docs' tables are generated.  A point
 that misses its target clock is placed anyway and its Fmax reported (MISSES).
 
 Usage: tools/bench_hw.py [--build DIR] [--only SUBSTR] [--devices A,B] [--timeout S]
@@ -35,6 +38,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import engines  # noqa: E402
+import figures  # noqa: E402
 
 YOSYS = os.environ.get("YOSYS", "yosys")
 
@@ -192,8 +196,11 @@ def main():
     chains = {}  # point -> FFs of its two shift chains (one per core pin): core FFs = ffs - chain_ffs
     t_all = time.time()
 
+    rev, date = figures.stamp()
+
     def row(name, p, luts, ffs, fmax, freq, note, dt=None):
-        rows.append((name, p["name"], p["engine"], n_of(p), luts, ffs, chains.get(p["name"], ""), fmax, freq, note))
+        rows.append((name, p["name"], p["engine"], n_of(p), luts, ffs, chains.get(p["name"], ""), fmax, freq, note,
+                     rev, date))
         print("%-11s %-18s %6s %6s %8s %8d %6s  %s" % (
             name, p["name"], luts if luts != "" else "-", ffs if ffs != "" else "-",
             fmax if fmax != "" else "-", freq, "%.0f" % dt if dt is not None else "-", note))
@@ -238,14 +245,16 @@ def main():
                 ("meets %d MHz" % freq) if fmax >= freq else ("MISSES %d MHz" % freq), dt)
     # keep the rows of the points this run did not measure (--only, --devices)
     csv_path = os.path.join(out, "hw.csv")
-    header = "device,design,engine,n,luts,ffs,chain_ffs,fmax_mhz,target_mhz,note"
+    old_header = "device,design,engine,n,luts,ffs,chain_ffs,fmax_mhz,target_mhz,note"
+    header = old_header + ",rev,date"
     done = {(r[0], r[1]) for r in rows}
     kept = []
     if os.path.exists(csv_path):
         with open(csv_path) as f:
             lines = f.read().splitlines()
-        if lines and lines[0] == header:
-            kept = [ln for ln in lines[1:] if ln and tuple(ln.split(",")[:2]) not in done]
+        if lines and lines[0] in (header, old_header):
+            pad = "" if lines[0] == header else ",,"  # rows of a run before rev/date were recorded
+            kept = [ln + pad for ln in lines[1:] if ln and tuple(ln.split(",")[:2]) not in done]
     with open(csv_path, "w") as f:
         f.write(header + "\n")
         for ln in kept:

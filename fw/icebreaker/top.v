@@ -54,12 +54,11 @@ module top (
 
     // Hub clock: 42 MHz from the 12 MHz oscillator (SB_PLL40_PAD: pin 35 is the PLL's own pad).
     // icepll -i 12 -o 42: DIVR = 0, DIVF = 55, DIVQ = 4, FILTER_RANGE = 1
-    // (PFD 12 MHz, VCO 672 MHz).  With the link the UP5K places the hub at
-    // 46.3 MHz (nextpnr, seed 1, asked for 42; asked for 45 it placed at
-    // 39.8, for 48 at 47.0: the placement is noisy this close; frame_tx's
-    // shift register and the UART's ready are the critical path), so 42 MHz,
-    // not the 48 MHz issue 10 asks for, and not the 72 MHz of the pins-only
-    // hub.  mk/hw.mk reads
+    // (PFD 12 MHz, VCO 672 MHz).  With the link the UP5K does not reach
+    // the 48 MHz issue 10 asks for: asked for 48 it places at 42.8 to
+    // 46.7 MHz over nextpnr seeds 1-5 (the link port's reply scheduler and
+    // the INFO window's response are the critical paths), so 42 MHz, not
+    // the 72 MHz of the pins-only hub (docs/hardware.md, "Clocks").  mk/hw.mk reads
     // HUB_KHZ: nextpnr and icetime must meet it or the bitstream build fails.
     localparam integer HUB_KHZ = 42000;
     // Status display: 0.5 s per page (a parameter so that simulation can shorten it).

@@ -54,7 +54,8 @@ module top (
     // CLKI_DIV = 1, CLKFB_DIV = 4, CLKOP_DIV = 6, CLKOP_CPHASE = 2 (ecppll
     // -i 25 -o 100; PFD 25 MHz, VCO 600 MHz; pll.v checks the ranges and the
     // result).  With the link and the BESU engine the ECP5-85F places the
-    // hub at 100.13 MHz (nextpnr, seed 1; docs/besu.md "Timing"), so 100 MHz,
+    // hub just above 100 MHz (nextpnr, seed 1; docs/besu.md "Timing", and
+    // docs/hardware.md's generated table has the figure), so 100 MHz,
     // not the 120 MHz of the pins-only hub;
     // 33.3 clocks per bit at the FT231X's 3 Mbaud.  mk/hw.mk reads HUB_KHZ:
     // nextpnr must meet it or the bitstream build fails.
