@@ -97,9 +97,16 @@ def sort_key(v):
 
 
 def merge(kind, new):
-    _, _, key = FILES[kind]
-    done = {tuple(r[k] for k in key) for r in new}
-    return [r for r in read(kind) if tuple(r[k] for k in key) not in done] + new
+    """The new rows replace the old ones with their key; a row measured again
+    with the same figures keeps its first stamp (the figures date from then)."""
+    _, cols, key = FILES[kind]
+    old = {tuple(r[k] for k in key): r for r in read(kind)}
+    same = [c for c in cols if c not in ("rev", "date")]
+    out = []
+    for r in new:
+        o = old.pop(tuple(r[k] for k in key), None)
+        out.append(o if o is not None and all(str(o[c]) == str(r[c]) for c in same) else r)
+    return list(old.values()) + out
 
 
 def stamp():
