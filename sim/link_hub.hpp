@@ -14,6 +14,7 @@
 #pragma once
 
 #include "hub_rtl.hpp"
+#include "pe_threads.hpp"
 
 #include <aggnet/link_client.hpp>
 #include <aggnet/link_frame.hpp>
@@ -181,24 +182,5 @@ public:
         return damaged_;
     }
 };
-
-/// fn(pe) on its own thread for every pe < n (each PE thread with its own
-/// endpoint and LinkClient, as one PC per PE would be); joins them all, then
-/// rethrows the first failure, in PE order.
-inline void on_pe_threads(unsigned n, const std::function<void(unsigned)>& fn) {
-    std::vector<std::exception_ptr> err(n);
-    std::vector<std::thread> th;
-    for (unsigned pe = 0; pe < n; ++pe)
-        th.emplace_back([&, pe] {
-            try {
-                fn(pe);
-            } catch (...) {
-                err[pe] = std::current_exception();
-            }
-        });
-    for (auto& t : th) t.join();
-    for (auto& e : err)
-        if (e) std::rethrow_exception(e);
-}
 
 }  // namespace aggnet::sim

@@ -630,21 +630,16 @@ TEST_CASE("board tops: a barrier of PEs on the pins and PEs on the UART complete
         const unsigned rounds = 3;
         const auto to = std::chrono::milliseconds(200);
         std::vector<std::vector<uint64_t>> leave(4);
-        std::vector<std::exception_ptr> err(4);
-        std::vector<std::thread> th;
+        sim::PeThreads th;
         for (unsigned pe : link_pes)
-            th.emplace_back([&, pe] {
-                try {
-                    link::LinkClient c(hub.endpoint(pe), device(board, p), cfg(p));
-                    LinkPapersPort port(c, hub.endpoint(pe), pe);
-                    Papers papers(port, to);
-                    papers.enqueue(0xf, to);
-                    for (unsigned r = 0; r < rounds; ++r) {
-                        papers.wait(to);
-                        leave[pe].push_back(hub.cycle());
-                    }
-                } catch (...) {
-                    err[pe] = std::current_exception();
+            th.start([&, pe] {
+                link::LinkClient c(hub.endpoint(pe), device(board, p), cfg(p));
+                LinkPapersPort port(c, hub.endpoint(pe), pe);
+                Papers papers(port, to);
+                papers.enqueue(0xf, to);
+                for (unsigned r = 0; r < rounds; ++r) {
+                    papers.wait(to);
+                    leave[pe].push_back(hub.cycle());
                 }
             });
         // The PEs on the pins, driven here: mask all, S low.
@@ -714,9 +709,7 @@ TEST_CASE("board tops: a barrier of PEs on the pins and PEs on the UART complete
                 hub.pins().set_data(a, mask_pins);
             }
         }
-        for (auto& t : th) t.join();
-        for (auto& e : err)
-            if (e) std::rethrow_exception(e);
+        th.join();
         std::lock_guard<std::mutex> lk(hub.lock());
         INFO(b.first_mismatch());
         CHECK(b.mismatches() == 0);

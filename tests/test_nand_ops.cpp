@@ -382,36 +382,26 @@ TEST_CASE("nand ops: a signal is pending until every PE acknowledged; a barrier 
         std::vector<std::string> msg(4);
         std::vector<uint64_t> missing(4);
         std::atomic<unsigned> timed_out{0}, after{0};
-        std::vector<std::exception_ptr> err(4);
-        std::vector<std::thread> th;
-        for (unsigned pe = 0; pe < 4; ++pe)
-            th.emplace_back([&, pe] {
-                try {
-                    link::LinkClient c(hub.endpoint(pe), "linkhub:pe" + std::to_string(pe), cfg(4));
-                    NandPe p(c, pe, milliseconds(pe == 3 ? 5000 : 200));
-                    if (pe == 3) {
-                        while (timed_out < 3) std::this_thread::sleep_for(milliseconds(1));
-                        p.barrier();  // the one the others gave up on
-                        p.barrier();
-                        ++after;
-                        return;
-                    }
-                    try {
-                        p.barrier();
-                    } catch (const TimeoutError& e) {
-                        msg[pe] = e.what();
-                        missing[pe] = e.missing_pes;
-                    }
-                    ++timed_out;
-                    p.barrier();  // waits for the open one first, then this one
-                    ++after;
-                } catch (...) {
-                    err[pe] = std::current_exception();
-                }
-            });
-        for (auto& t : th) t.join();
-        for (auto& e : err)
-            if (e) std::rethrow_exception(e);
+        sim::on_pe_threads(4, [&](unsigned pe) {
+            link::LinkClient c(hub.endpoint(pe), "linkhub:pe" + std::to_string(pe), cfg(4));
+            NandPe p(c, pe, milliseconds(pe == 3 ? 5000 : 200));
+            if (pe == 3) {
+                while (timed_out < 3) std::this_thread::sleep_for(milliseconds(1));
+                p.barrier();  // the one the others gave up on
+                p.barrier();
+                ++after;
+                return;
+            }
+            try {
+                p.barrier();
+            } catch (const TimeoutError& e) {
+                msg[pe] = e.what();
+                missing[pe] = e.missing_pes;
+            }
+            ++timed_out;
+            p.barrier();  // waits for the open one first, then this one
+            ++after;
+        });
         for (unsigned pe = 0; pe < 3; ++pe) {
             INFO("PE" << pe << ": " << msg[pe]);
             CHECK(missing[pe] == (1u << 3));

@@ -4,6 +4,8 @@
 // DIR/peK).  Shared by the system and fault suites.
 #pragma once
 
+#include "pe_threads.hpp"
+
 #include <aggnet/device.hpp>
 #include <aggnet/papers.hpp>
 #include <aggnet/papers_device.hpp>
@@ -179,19 +181,7 @@ private:
 inline void run_pes(const SimProcess& hub, unsigned n, const std::function<void(unsigned, PapersPort&)>& fn) {
     std::vector<std::unique_ptr<PapersPort>> ports;
     for (unsigned pe = 0; pe < n; ++pe) ports.push_back(open_papers_port(hub.dev(pe)));
-    std::vector<std::exception_ptr> err(n);
-    std::vector<std::thread> th;
-    for (unsigned pe = 0; pe < n; ++pe)
-        th.emplace_back([&, pe] {
-            try {
-                fn(pe, *ports[pe]);
-            } catch (...) {
-                err[pe] = std::current_exception();
-            }
-        });
-    for (auto& t : th) t.join();
-    for (auto& e : err)
-        if (e) std::rethrow_exception(e);
+    sim::on_pe_threads(n, [&](unsigned pe) { fn(pe, *ports[pe]); });
 }
 
 /// Runs a program (argv) to completion; returns its exit status and output.

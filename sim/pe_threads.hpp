@@ -1,0 +1,64 @@
+// sim/pe_threads.hpp: PE programs on their own threads, as one PC per PE
+// would run them, with their failures carried back to the test.
+//
+//   PeThreads t;
+//   t.start([&] { ... PE 0 ... });      // runs at once
+//   ... the test's own thread may drive other PEs meanwhile ...
+//   t.join();                            // joins all, rethrows the first
+//                                        // failure in start order
+//
+// on_pe_threads(n, fn) is the common case: fn(pe) for every pe < n, joined.
+// A PeThreads destroyed unjoined (the test threw) joins without rethrowing.
+#pragma once
+
+#include <exception>
+#include <functional>
+#include <memory>
+#include <thread>
+#include <vector>
+
+namespace aggnet::sim {
+
+class PeThreads {
+public:
+    PeThreads() = default;
+    PeThreads(const PeThreads&) = delete;
+    PeThreads& operator=(const PeThreads&) = delete;
+    ~PeThreads() { join_all(); }
+
+    void start(std::function<void()> fn) {
+        auto err = std::make_shared<std::exception_ptr>();
+        errs_.push_back(err);
+        th_.emplace_back([fn = std::move(fn), err] {
+            try {
+                fn();
+            } catch (...) {
+                *err = std::current_exception();
+            }
+        });
+    }
+
+    void join() {
+        join_all();
+        for (auto& e : errs_)
+            if (*e) std::rethrow_exception(*e);
+    }
+
+private:
+    void join_all() {
+        for (auto& t : th_)
+            if (t.joinable()) t.join();
+    }
+    std::vector<std::thread> th_;
+    std::vector<std::shared_ptr<std::exception_ptr>> errs_;
+};
+
+/// fn(pe) on its own thread for every pe < n; joins them all, then rethrows
+/// the first failure, in PE order.
+inline void on_pe_threads(unsigned n, const std::function<void(unsigned)>& fn) {
+    PeThreads t;
+    for (unsigned pe = 0; pe < n; ++pe) t.start([&fn, pe] { fn(pe); });
+    t.join();
+}
+
+}  // namespace aggnet::sim
