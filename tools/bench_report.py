@@ -210,7 +210,10 @@ def nand_report(rows, hw):
     for r in rows:
         if r["op"] not in ops:
             ops.append(r["op"])
-    big = max(n for n in sizes if ("pins_ideal", n, ops[0]) in by)
+    # The rows of a narrowed run (--vhub only, --pins only) still print: the
+    # hub cycles come from the pins paths when they ran, '-' otherwise.
+    base = "pins_ideal" if any(r["path"] == "pins_ideal" for r in rows) else rows[0]["path"]
+    big = max(n for n in sizes if any((base, n, op) in by for op in ops))
     vh = sorted({int(r["N"]) for r in rows if r["path"] == "vhub"})
     print()
     print("NAND engine (seed 002): per operation, k = 32 unless named.  hub cyc: every PE on its cable reacting in")
@@ -224,18 +227,22 @@ def nand_report(rows, hw):
     hdr += f" {'LPT us':>7}" + "".join(f" {'vhub us N=%d' % n:>13}" for n in vh) + f" {'T2 us':>6}"
     print(hdr)
     for op in ops:
-        r = by.get(("pins_ideal", big, op))
+        r = by.get((base, big, op))
         if not r:
             continue
+        ideal = by.get(("pins_ideal", big, op))
         flat = {by[("pins_ideal", n, op)]["median_cycles"] for n in sizes if ("pins_ideal", n, op) in by}
-        cyc = float(r["median_cycles"])
-        line = f"{op:<18} {float(r['io_cycles']):>5.0f} {r['table2_io'] or '-':>6} {cyc:>8.0f}"
-        line += "".join(f" {cyc * 1000.0 / fmax[dev][1]:>12.0f}" for dev in devices)
+        line = f"{op:<18} {float(r['io_cycles']):>5.0f} {r['table2_io'] or '-':>6}"
+        if ideal:
+            cyc = float(ideal["median_cycles"])
+            line += f" {cyc:>8.0f}" + "".join(f" {cyc * 1000.0 / fmax[dev][1]:>12.0f}" for dev in devices)
+        else:
+            line += f" {'-':>8}" + "".join(f" {'-':>12}" for dev in devices)
         lpt = by.get(("pins_lpt", big, op))
-        line += f" {float(lpt['median_us']) if lpt else float('nan'):>7.1f}"
+        line += f" {float(lpt['median_us']):>7.1f}" if lpt else f" {'-':>7}"
         for n in vh:
             v = by.get(("vhub", n, op))
-            line += f" {float(v['median_us']) if v else float('nan'):>13.0f}"
+            line += f" {float(v['median_us']):>13.0f}" if v else f" {'-':>13}"
         line += f" {r['table2_us'] or '-':>6}"
         if len(flat) > 1:
             line += "  (hub cycles vary with N: %s)" % ", ".join(sorted(flat))
