@@ -445,6 +445,24 @@ module besu_node #(
     assign f_cfg = cfg;
     assign f_pe_op = pe_op;
     assign f_acc_ok = acc_valid && !(ctl_wr && ref_sel) && err_o == ERR_OK;
+    // u_verdict, a cycle late, agrees with the verdict of the BESU the write
+    // went to (its besu_ctl, which moved the state): refused and cause.
+    reg       f_past = 1'b0;
+    reg       f_ref_q;
+    reg [3:0] f_cause_q;
+    integer   fb;
+    reg [3:0] f_cause_sel;
+    always @* begin
+        f_cause_sel = 4'd0;
+        for (fb = 0; fb < NB; fb = fb + 1)
+            if (sel[fb]) f_cause_sel = f_cause_sel | ctl_cause[fb*4 +: 4];
+    end
+    always @(posedge clk) begin
+        f_past    <= 1'b1;
+        f_ref_q   <= !rst && ctl_wr && ref_sel;
+        f_cause_q <= (!rst && ctl_wr && ref_sel) ? f_cause_sel : 4'd0;
+    end
+    always @* if (f_past && !rst) assert (v_refused == f_ref_q && v_cause == f_cause_q);
 `endif
     wire unused_ok = &{1'b0, complete, acc_wdata, acc_reg, acc_dec, ref_sel, ctl_refused, ctl_cause,
                          v_next_unused, v_op_unused, v_ir_unused, v_rst_unused};

@@ -20,6 +20,10 @@
 //        depth + 1 cycles of the last join and every node within
 //        2 * depth + 2 (test_besu_engine measures 2 * depth + 3 through the
 //        bus).
+//   (p4) inside besu_node (its FORMAL block): the BAR_CTL verdict the
+//        response and the error log take a cycle late (u_verdict) equals
+//        the verdict of the addressed BESU's besu_ctl in the cycle of the
+//        write, refusal and cause (a planted v_sup of 1 fails it).
 // Negative control (must FAIL): SELFTEST_EARLY claims nothing ever goes up.
 module besu_node_props (
     input wire        clk,
