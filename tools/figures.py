@@ -105,7 +105,9 @@ def merge(kind, new):
     out = []
     for r in new:
         o = old.pop(tuple(r[k] for k in key), None)
-        out.append(o if o is not None and all(str(o[c]) == str(r[c]) for c in same) else r)
+        keep = o is not None and (all(str(o[c]) == str(r[c]) for c in same) or
+                                  o["date"] > r["date"] != "unrecorded")  # never replace a newer one
+        out.append(o if keep else r)
     return list(old.values()) + out
 
 
@@ -177,7 +179,8 @@ def collect_bitstreams(build, rev, date):
         if not os.path.exists(rep):
             continue
         bd = boards.load(b)
-        if os.path.getmtime(rep) < newest_source([boards.top_path(b), os.path.join(ROOT, bd.CONSTRAINTS)]):
+        if os.path.getmtime(rep) < newest_source([os.path.join(ROOT, boards.top_path(b)),
+                                                  os.path.join(ROOT, bd.CONSTRAINTS)]):
             print("figures: %s is older than its RTL, top or constraints; not taken" % os.path.relpath(rep, ROOT))
             continue
         with open(rep) as f:
