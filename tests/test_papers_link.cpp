@@ -182,11 +182,6 @@ TEST_CASE("papers over the link: a timeout names the PE that never arrived, with
             CHECK(((named >> q) & 1) != 0);
         }
     }
-    // As the timeouts are spaced, that is the usual case: each PE names
-    // every one that gave up before it (not a check: it depends on the OS).
-    for (unsigned pe = 0; pe < 3; ++pe)
-        if ((never[pe] | left[pe]) != (0x8 | ((uint64_t(1) << pe) - 1)))
-            WARN("PE" << pe << " named " << (never[pe] | left[pe]) << " (the host delayed a PE thread)");
 }
 
 TEST_CASE("papers over the link: the hub is checked on attach", "[papers][link]") {
