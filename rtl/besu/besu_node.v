@@ -81,7 +81,7 @@ module besu_node #(
     input  wire [31:0]     acc_wdata,
     input  wire [NB+20:0]  acc_dec,  // the request predecoded (besu_decode, besu_dec.vh)
     input  wire            acc_cfg_ok, // as a BAR_CFG word it suits this node: besu_cfg_ok(acc_dec, HAS)
-    output reg  [31:0]     acc_rdata,  // the response, registered: valid the cycle after the access
+    output wire [31:0]     acc_rdata,  // the response, from registers: valid the cycle after the access
     output wire [1:0]      acc_err,    // with acc_rdata, a cycle after the access
     input  wire [6*NB*2-1:0] link_in,
     output wire [6*NB*2-1:0] link_out,
@@ -288,8 +288,10 @@ module besu_node #(
     reg  [31:0] rd_c;
     reg  [1:0]  err_o;  // every refusal but a BAR_CTL verdict's
     reg  [3:0]  log_cause;
+    reg         rd_err;  // a read of ERR
     always @* begin
         rd_c = 32'd0;
+        rd_err = 1'b0;
         err_o = ERR_OK;
         log_cause = 4'd0;
         if (acc_dec[D_RANGE]) begin
@@ -313,7 +315,7 @@ module besu_node #(
         end else if (acc_dec[D_IR]) begin
             if (!acc_we) rd_c = ir32;
         end else if (acc_dec[D_ERR]) begin
-            if (!acc_we) rd_c = err_eff;
+            if (!acc_we) rd_err = 1'b1;  // err_eff: err itself, next cycle (below)
         end else if (acc_dec[D_MODE]) begin
             if (acc_we) begin
                 if (!acc_dec[D_KEY] && !acc_dec[D_ZERO]) begin
@@ -337,6 +339,7 @@ module besu_node #(
         end
         if (!acc_valid) begin
             rd_c = 32'd0;
+            rd_err = 1'b0;
             err_o = ERR_OK;
             log_cause = 4'd0;
         end
@@ -371,11 +374,18 @@ module besu_node #(
         .next(v_next_unused), .op(v_op_unused), .refused(v_refused), .cause(v_cause), .ir(v_ir_unused),
         .rst_router(v_rst_unused));
 
-    // The response, one cycle later.
+    // The response, one cycle later.  A read of ERR returns err_eff, which
+    // is what err holds the next cycle (a read is never the clearing write),
+    // so the response is err itself then (timing: err_eff ran into
+    // acc_rdata on the ULX3S's critical path at 100 MHz).
+    reg [31:0] acc_rdata_r;
+    reg        rd_err_r;
     always @(posedge clk) begin
-        acc_rdata <= rst ? 32'd0 : rd_c;
-        err_o_r   <= rst ? ERR_OK : err_o;
+        acc_rdata_r <= rst ? 32'd0 : rd_c;
+        rd_err_r    <= !rst && rd_err;
+        err_o_r     <= rst ? ERR_OK : err_o;
     end
+    assign acc_rdata = rd_err_r ? err : acc_rdata_r;
     assign acc_err = v_refused ? ERR_REFUSED : err_o_r;
 
     // The writes that take effect, each from its own few inputs rather than
@@ -387,13 +397,14 @@ module besu_node #(
     wire mode_wr  = wr && acc_dec[D_MODE];         // KEY: supervisor; anything else: user
     wire fault_wr = wr && acc_dec[D_FAULT] && sup;
 
-    // The error register: the first error's details, MORE and a count.  This
-    // cycle's error (an access refused, else a STRAY) is registered
-    // (pend_*) and merged into err at the next clock edge; err_eff is
-    // err with that merge applied, which is what a read of ERR returns and
-    // what err becomes, so a read in the very next cycle sees the error as if
-    // err had taken it at once.  (This keeps the BAR_CTL verdicts and the
-    // router's inputs one register away from err's 32 enables.)
+    // The error register: the first error's details, MORE and a count.  A
+    // cycle's error (an access refused, else a STRAY) is registered twice
+    // (p1_*, pend_*) and merged into err at the next clock edge; err_eff is
+    // err with that merge applied, what err becomes.  A read of ERR returns
+    // err as it stands the cycle after the read (below): every error of an
+    // access at least two cycles before the read.  (This keeps the BAR_CTL
+    // verdicts and the router's inputs registers away from err's 32
+    // enables.)
     reg  [4:0]  stray_b;
     integer sb;
     always @* begin
@@ -402,13 +413,18 @@ module besu_node #(
             if (stray[sb]) stray_b = sb[4:0];
     end
     // what is registered: a refused BAR_CTL write's verdict, any other
-    // access's cause, the access's register, a STRAY and its BESU
-    wire        pend_ctl = v_refused;       // already a cycle late (u_verdict)
-    wire [3:0]  pend_ctl_cause = v_cause;
-    reg  [3:0]  pend_other;
-    reg  [7:0]  pend_acc;
-    reg         pend_stray;
-    reg  [4:0]  pend_stray_b;
+    // access's cause, the access's register, a STRAY and its BESU.  Each is
+    // registered twice (p1_*, then pend_*), the verdict once more after
+    // u_verdict, so an error reaches err two clock edges after its access
+    // (timing: u_verdict into err's enables was the ULX3S's critical path
+    // at 100 MHz).  A bus access takes 3 cycles and the link's accesses
+    // are further apart, so the access after a refused one sees it in ERR.
+    reg         pend_ctl;
+    reg  [3:0]  pend_ctl_cause;
+    reg  [3:0]  p1_other, pend_other;
+    reg  [7:0]  p1_acc, pend_acc;
+    reg         p1_stray, pend_stray;
+    reg  [4:0]  p1_stray_b, pend_stray_b;
     wire [3:0]  pend_acc_cause = pend_ctl ? pend_ctl_cause : pend_other;
     wire [3:0]  pend_cause = pend_acc_cause != 4'd0 ? pend_acc_cause : pend_stray ? C_STRAY : 4'd0;
     wire [7:0]  pend_reg   = pend_acc_cause != 4'd0 ? pend_acc : {3'd0, pend_stray_b};
@@ -426,16 +442,24 @@ module besu_node #(
             fault_r    <= 6'd0;
             err        <= 32'd0;
             {pend_other, pend_acc, pend_stray, pend_stray_b} <= 18'd0;
+            {p1_other, p1_acc, p1_stray, p1_stray_b} <= 18'd0;
+            {pend_ctl, pend_ctl_cause} <= 5'd0;
         end else begin
             ir_status <= ir_status | ctl_ir;
             if (ir_wr) ir_status <= (ir_status & ~acc_wdata[NB-1:0]) | ctl_ir;
             if (mode_wr) sup <= acc_dec[D_KEY];
             if (fault_wr) fault_r <= acc_wdata[5:0];
             err        <= clr_err ? 32'd0 : err_eff;
-            pend_other     <= log_cause;
-            pend_acc       <= acc_reg[7:0];
-            pend_stray     <= |stray;
-            pend_stray_b   <= stray_b;
+            p1_other       <= log_cause;
+            p1_acc         <= acc_reg[7:0];
+            p1_stray       <= |stray;
+            p1_stray_b     <= stray_b;
+            pend_other     <= p1_other;
+            pend_acc       <= p1_acc;
+            pend_stray     <= p1_stray;
+            pend_stray_b   <= p1_stray_b;
+            pend_ctl       <= v_refused;     // u_verdict is already a cycle late
+            pend_ctl_cause <= v_cause;
         end
     end
 
