@@ -49,7 +49,7 @@ module link_frame_rx_props #(
     wire [31:0] f_quiet;
     wire        f_lastb, f_fin;
     wire [4:0]  f_pay_end;
-    wire        f_pay_ph;
+    wire        f_pay_ph, f_qend;
 
     frame_rx #(.IDLE_CYCLES(N)) dut (
         .clk(clk), .rst(rst), .in_valid(in_valid), .in_data(in_data),
@@ -59,7 +59,7 @@ module link_frame_rx_props #(
         .ev_timeout(ev_timeout), .ev_overrun(ev_overrun),
         .f_hunt(f_hunt), .f_idx(f_idx), .f_esc(f_esc), .f_crc(f_crc), .f_hdr(f_hdr),
         .f_len(f_len), .f_pay(f_pay), .f_quiet(f_quiet), .f_lastb(f_lastb), .f_fin(f_fin),
-        .f_pay_end(f_pay_end), .f_pay_ph(f_pay_ph)
+        .f_pay_end(f_pay_end), .f_pay_ph(f_pay_ph), .f_qend(f_qend)
     );
 
 `ifdef FORMAL
@@ -154,7 +154,8 @@ module link_frame_rx_props #(
 
     // invariants (i*): the same bytes in the receiver's registers
     wire regs_ok  = f_hdr == h_hdr && f_len == h_len && f_pay == h_pay &&
-                    f_pay_end == 5'd6 + {1'b0, f_len} && f_pay_ph == (f_idx >= 5'd6 && f_idx < f_pay_end);
+                    f_pay_end == 5'd6 + {1'b0, f_len} && f_pay_ph == (f_idx >= 5'd6 && f_idx < f_pay_end) &&
+                    f_qend == (f_quiet == N - 1);
     wire frame_ok = f_idx == h_cnt && f_esc == h_esc && f_crc == h_crc &&
                     f_quiet == h_quiet &&
                     (h_cnt <= 5'd5 ? h_len == 4'd0 : h_len <= 4'd8) &&

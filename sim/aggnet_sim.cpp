@@ -97,12 +97,14 @@ constexpr uint64_t kBurstCycles = 4096;      ///< cycles run between looks at th
 // The clock runs kQuietBase + kQuietPerPe * N cycles after the last byte in
 // or out.  Long enough for a register change to reach every pending WAIT:
 // PAPERS takes 4-6 cycles from a bus write to its status, and link_port
-// re-reads the pending WAITs round-robin, about 5 cycles each and 1 for a
-// PE without one (rtl/link/link_port.v, S_POLL), so a full round is under
-// 6 N cycles.  test_system_vhub checks that no WAIT answer waits for a
-// keep-alive.
+// re-reads the pending WAITs round-robin, 10 cycles each on the PAPERS
+// window (S_IDLE, S_PICK, the entry read, S_POLL, the request, 3 cycles of
+// papers_bus, the check, S_DONE) and 1 for a PE without one
+// (rtl/link/link_port.v), so a full round is at most 10 N cycles.
+// test_system_vhub checks that no WAIT answer waits for a keep-alive (at
+// N = 16 it fails with 8 cycles per PE).
 constexpr uint64_t kQuietBase = 32;
-constexpr uint64_t kQuietPerPe = 8;
+constexpr uint64_t kQuietPerPe = 12;
 constexpr size_t kMaxQueued = 64 * 1024;     ///< reply bytes queued for one channel before it is dropped
 constexpr size_t kMaxPartial = 4096;         ///< bytes of one undecodable chunk before it is passed on
 constexpr size_t kMaxPending = 64 * 1024;    ///< bytes of one channel waiting for the hub before its reading pauses

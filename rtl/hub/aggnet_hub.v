@@ -128,15 +128,27 @@ module aggnet_hub #(
     reg  [3:0]  i_idx;             // reg_no[3:0]
     reg         i_we;
     wire [7:0]  reg_hi = reg_no[11:4];
+    // Stage 1 also says whether the register exists (i_ok), so that stage 2's
+    // error code is a function of two registered bits (timing: the UP5K
+    // placed the error decode after the selects at 45 MHz, and from the
+    // raw number in stage 1 at 46).
+    reg         i_ok;
+    reg         plain_ok;
+    always @(*) begin
+        case ({8'd0, reg_no[3:0]})
+            LINK_INFO_MAGIC, LINK_INFO_VERSION, LINK_INFO_HUB_PES, LINK_INFO_ENGINES,
+            LINK_INFO_CLK_KHZ, LINK_INFO_CYCLE_LO, LINK_INFO_CYCLE_HI: plain_ok = 1'b1;
+            default: plain_ok = 1'b0;
+        endcase
+    end
+    wire [1:0]  i_err = !i_ok ? LINK_BUS_NO_REG : i_we ? LINK_BUS_REFUSED : LINK_BUS_OK;  // all read-only
     // stage 2: the value
     reg  [31:0] info_rd;
-    reg  [1:0]  info_err;
     always @(*) begin
         info_rd  = 32'd0;
-        info_err = LINK_BUS_OK;
         if (i_hash) begin
             info_rd = eng_map_hash(i_idx);
-        end else if (i_stat && {28'd0, i_idx} < LINK_STAT_COUNT) begin
+        end else if (i_stat) begin
             info_rd = {16'd0, stat_at(i_idx)};
         end else if (i_plain) begin
             case ({8'd0, i_idx})
@@ -147,12 +159,9 @@ module aggnet_hub #(
                 LINK_INFO_CLK_KHZ:  info_rd = CLK_HZ / 1000;
                 LINK_INFO_CYCLE_LO: info_rd = cyc_lo;
                 LINK_INFO_CYCLE_HI: info_rd = cycle_hi_latched;
-                default:            info_err = LINK_BUS_NO_REG;
+                default:            info_rd = 32'd0;
             endcase
-        end else begin
-            info_err = LINK_BUS_NO_REG;
         end
-        if (i_we && info_err == LINK_BUS_OK) info_err = LINK_BUS_REFUSED;  // all read-only
     end
 
     function [15:0] stat_at(input [3:0] i);
@@ -176,6 +185,7 @@ module aggnet_hub #(
             i_plain          <= 1'b0;
             i_idx            <= 4'd0;
             i_we             <= 1'b0;
+            i_ok             <= 1'b0;
             info_rsp_valid   <= 1'b0;
             info_rsp_rdata   <= 32'd0;
             info_rsp_err     <= LINK_BUS_OK;
@@ -190,9 +200,12 @@ module aggnet_hub #(
             i_plain <= reg_hi == 8'd0;
             i_idx   <= reg_no[3:0];
             i_we    <= bus_req_we;
+            i_ok    <= (reg_hi == LINK_INFO_MAP_HASH[11:4]) ||
+                       (reg_hi == LINK_INFO_STAT[11:4] && {28'd0, reg_no[3:0]} < LINK_STAT_COUNT) ||
+                       (reg_hi == 8'd0 && plain_ok);
             info_rsp_valid <= i_pend;
             info_rsp_rdata <= i_pend ? info_rd : 32'd0;
-            info_rsp_err   <= i_pend ? info_err : LINK_BUS_OK;
+            info_rsp_err   <= i_pend ? i_err : LINK_BUS_OK;
             none_rsp_valid <= to_none;
             if (i_pend && !i_we && i_plain && {8'd0, i_idx} == LINK_INFO_CYCLE_LO)
                 cycle_hi_latched <= cyc_hi + {31'd0, cyc_carry};

@@ -77,7 +77,8 @@ module frame_rx #(
     output wire        f_lastb,
     output wire        f_fin,
     output wire [4:0]  f_pay_end,
-    output wire        f_pay_ph
+    output wire        f_pay_ph,
+    output wire        f_qend
 `endif
 );
 `include "link_defs.vh"
@@ -108,6 +109,12 @@ module frame_rx #(
     // critical path of the HX8K at 100 MHz and the UP5K at 48 MHz); formal
     // checks it against idx and pay_end.
     reg        pay_ph;
+    // q_end: quiet == IDLE_CYCLES - 1, kept in a register (timing: the
+    // counter compare fed hunt's enable on the UP5K's critical path);
+    // formal checks it against quiet.
+    reg        q_end;
+    localparam integer QB = (IDLE_CYCLES >= 2) ? IDLE_CYCLES - 2 : 0;
+    localparam [TW-1:0] Q_BEFORE_END = QB[TW-1:0];
 
 `ifdef FORMAL
     assign f_hunt = hunt;
@@ -122,18 +129,25 @@ module frame_rx #(
     assign f_fin = fin;
     assign f_pay_end = pay_end;
     assign f_pay_ph = pay_ph;
+    assign f_qend = q_end;
 `endif
 
     // the input stage: the byte, and whether it is FLAG or ESC
-    reg         b_valid, is_flag, is_esc;
+    // and whether it, or it unescaped, is a length beyond LINK_MAX_PAYLOAD
+    // (timing: that compare was a carry chain into hunt's enable, the
+    // UP5K's critical path at 48 MHz)
+    reg         b_valid, is_flag, is_esc, big_raw, big_esc;
     reg  [7:0]  b_data;
     always @(posedge clk) begin
         b_valid <= in_valid && !rst;
         b_data  <= in_data;
         is_flag <= in_data == LINK_FLAG;
         is_esc  <= in_data == LINK_ESC;
+        big_raw <= in_data > LINK_MAX_PAYLOAD;
+        big_esc <= (in_data ^ LINK_ESC_XOR) > LINK_MAX_PAYLOAD;
     end
     wire [7:0]  u       = esc ? (b_data ^ LINK_ESC_XOR) : b_data;
+    wire        u_big   = esc ? big_esc : big_raw;   // u > LINK_MAX_PAYLOAD
     wire [15:0] crc_nx;
     crc16 #(.POLY(LINK_CRC_POLY)) u_crc (.crc_in(crc), .data(u), .crc_out(crc_nx));
 
@@ -142,8 +156,7 @@ module frame_rx #(
     // critical path); formal checks the two agree.
     wire        byte_in = b_valid && !is_flag && !hunt && !(is_esc && !esc);
     wire        last    = byte_in && lastb;
-    wire        timeout = (IDLE_CYCLES != 0) && !hunt && !b_valid &&
-                          quiet == IDLE_CYCLES[TW-1:0] - 1'b1;
+    wire        timeout = (IDLE_CYCLES != 0) && !hunt && !b_valid && q_end;
 
     always @(posedge clk) begin
         ev_ok      <= 1'b0;
@@ -166,6 +179,7 @@ module frame_rx #(
             pay_end   <= 5'd6;
             pay_ph    <= 1'b0;
             quiet     <= {TW{1'b0}};
+            q_end     <= 1'b0;
             lastb     <= 1'b0;
             fin       <= 1'b0;
             out_valid <= 1'b0;
@@ -178,6 +192,8 @@ module frame_rx #(
         end else begin
             if (b_valid || hunt) quiet <= {TW{1'b0}};
             else quiet <= quiet + 1'b1;
+            // the next quiet is IDLE_CYCLES - 1 (>= 1): it counts up from IDLE_CYCLES - 2
+            q_end <= (IDLE_CYCLES >= 2) && !(b_valid || hunt) && quiet == Q_BEFORE_END;
 
             // The frame ended last cycle (hunt is set): its CRC register
             // holds the CRC over everything after the FLAG.  A FLAG in this
@@ -220,7 +236,8 @@ module frame_rx #(
                 esc <= 1'b0;
                 crc <= crc_nx;
                 idx <= idx + 5'd1;
-                pay_ph <= idx >= 5'd5 && idx + 5'd1 < ((idx == 5'd5) ? 5'd6 + {1'b0, u[3:0]} : pay_end);
+                // idx 5 is the length: a payload follows if it is not 0
+                pay_ph <= (idx == 5'd5) ? u[3:0] != 4'd0 : idx > 5'd5 && idx + 5'd1 < pay_end;
                 lastb <= idx == pay_end;  // idx + 1 is pay_end + 1, crc_lo
                 case (idx)
                     5'd0: w_pe  <= u;
@@ -231,7 +248,7 @@ module frame_rx #(
                     5'd5: begin
                         w_len <= u[3:0];
                         pay_end <= 5'd6 + {1'b0, u[3:0]};
-                        if (u > LINK_MAX_PAYLOAD) begin
+                        if (u_big) begin
                             hunt      <= 1'b1;
                             ev_badlen <= 1'b1;
                         end

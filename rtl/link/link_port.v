@@ -132,7 +132,7 @@ module link_port #(
             $error("link_port: STAT_W must be LINK_STAT_COUNT * LINK_STAT_BITS (see link_defs.vh)");
         end
         if (LINK_HELLO_STALE != 64) begin : g_bad_hello_stale
-            $error("link_port: h_stale is written for LINK_HELLO_STALE = 64");
+            $error("link_port: h_dm1 (the late-HELLO test) is written for LINK_HELLO_STALE = 64");
         end
         if (LINK_HELLO_VERSION != 0 || LINK_HELLO_HUB_PES != 1 || LINK_HELLO_FIRST_PE != 2 ||
             LINK_HELLO_PORT_PES != 3 || LINK_HELLO_ENGINES != 4 || LINK_HELLO_CLK != 6 ||
@@ -220,10 +220,14 @@ module link_port #(
     reg [15:0]   sr_addr;
 
     // ---- the command being handled ------------------------------------------
+    // S_RDF, S_RDT, S_RDP read the picked entry for a frame, a reply or a
+    // WAIT re-read.  Every transition is to a constant state, so that yosys
+    // extracts the machine and encodes it one-hot (timing: the binary
+    // state's decode ran into every decision on the UP5K).
     localparam [3:0] S_IDLE = 4'd0, S_FRAME = 4'd1, S_POLL = 4'd2, S_TX = 4'd3,
                      S_REQ = 4'd4, S_RSP = 4'd5, S_CHK = 4'd6, S_DONE = 4'd7, S_SEQ = 4'd8,
-                     S_RD = 4'd9, S_TXS = 4'd10;
-    reg [3:0]  state, nxt;  // nxt: the state after S_RD
+                     S_RDF = 4'd9, S_TXS = 4'd10, S_PICK = 4'd11, S_RDT = 4'd12, S_RDP = 4'd13;
+    (* fsm_encoding = "one-hot" *) reg [3:0] state;
     reg [IW-1:0] ra;        // the entry S_RD reads
     reg [IW-1:0] c_idx;
     reg [7:0]  c_seq;
@@ -236,24 +240,29 @@ module link_port #(
     localparam [1:0] C_READ = 2'd0, C_WRITE = 2'd1, C_WAIT = 2'd2;
 
     reg [IW-1:0] tp, wp;  // round-robin pointers: replies, WAIT re-reads
+    reg          t_hit, w_hit;  // tdue at tp, wpend at wp (S_PICK decides on them)
     reg [IW-1:0] f_idx;   // reg: the frame's entry (latched in S_IDLE)
     // The frame's command, decoded in the cycle after frame_rx offers it
     // (d_valid: offered and not yet taken) and held while its fields hold.
     localparam [2:0] F_READ = 3'd0, F_WRITE = 3'd1, F_WAIT = 3'd2, F_HELLO = 3'd3,
                      F_BAD_LEN = 3'd4, F_BAD_OP = 3'd5;
-    reg        d_valid, d_pe_ok;
+    reg        d_valid;     // a frame for a PE of this port is offered
     reg [IW-1:0] d_idx;
     reg [2:0]  f_cmd;
+    reg        f_bus;       // f_cmd is F_READ, F_WRITE or F_WAIT: a bus access
     reg        f_is_hello;  // op HELLO (never a duplicate), whatever its len
     reg [7:0]  f_seq_m1;    // fr_seq - 1: the seq after which fr_seq is new
     reg [2:0]  f_size;
     reg [31:0] f_mask, f_value;
     // The bus response, registered (S_RSP), then checked (S_CHK).
     reg [31:0] r_val;
+    reg [31:0] r_x;      // (value read ^ WAIT value) & WAIT mask: 0 if the WAIT holds
     reg [1:0]  r_err;
     reg        r_ok;
     reg        r_wait;   // S_DONE: a WAIT the engine answered (r_ok decides)
     reg        r_pollw;  // and it was a re-read of a pending one
+    reg        r_bad;    // S_DONE: the engine answered an error
+    reg        r_ack;    // S_DONE: a write the engine took
 
     localparam [IW-1:0] LAST = N[IW-1:0] - 1'b1;
     function [IW-1:0] inc(input [IW-1:0] v);
@@ -283,9 +292,12 @@ module link_port #(
     // Decode of the frame's op and len (used in S_FRAME).
     wire [7:0] rd_size = fr_pl[7:0];
     wire       len_hello = fr_len == 4'd0;
-    wire       len_read  = fr_len == 4'd1 && rd_size >= 8'd1 && rd_size <= 8'd4;
-    wire       len_write = fr_len >= 4'd1 && fr_len <= 4'd4;
-    wire       len_wait  = fr_len != 4'd0 && !fr_len[0] && fr_len <= 4'd8;
+    // (ranges as bit tests: yosys makes carry chains of the compares, and
+    // they were the UP5K's critical path at 48 MHz)
+    wire       len_read  = fr_len == 4'd1 && rd_size[7:3] == 5'd0 &&
+                           (rd_size[2] ? rd_size[1:0] == 2'd0 : rd_size[1:0] != 2'd0);  // size 1..4
+    wire       len_write = !fr_len[3] && (fr_len[2] ? fr_len[1:0] == 2'd0 : fr_len[1:0] != 2'd0);  // 1..4
+    wire       len_wait  = !fr_len[0] && (fr_len[3] ? fr_len[2:1] == 2'd0 : fr_len[2:1] != 2'd0);  // 2, 4, 6, 8
     wire [2:0] wait_size = fr_len[3:1];
     reg [31:0] wait_mask, wait_value;
     always @* begin
@@ -297,14 +309,15 @@ module link_port #(
         endcase
     end
     // S_SEQ classifies the frame against the PE's entry; S_FRAME acts.
-    // A HELLO's distance behind the last seq is subtracted in S_SEQ and
-    // compared in S_FRAME (timing: the RAM read, a carry chain and the compare
-    // did not fit 48 MHz on the UP5K in one cycle).
-    reg  f_dup, f_stale, f_hknown;
-    reg  [7:0] h_diff;
-    // 1 <= h_diff <= 64 as bits (a compare maps to a slow carry chain)
-    wire h_stale = !h_diff[7] && (h_diff[6] ? h_diff[5:0] == 6'd0 : h_diff[5:0] != 6'd0);
-    wire stale = f_stale || (f_hknown && h_stale);
+    // A HELLO is a late copy when 1 <= q_seq - fr_seq <= 64, that is when
+    // q_seq - fr_seq - 1 = q_seq + ~fr_seq (mod 256) is below 64: one carry
+    // chain and its top two bits, registered in S_SEQ (timing: the
+    // subtract and a range compare did not fit 48 MHz on the UP5K in one
+    // cycle with S_FRAME's decision after them).
+    reg  f_dup, f_stale;
+    wire [7:0] h_dm1 = q_seq + ~fr_seq;
+    wire       h_late = h_dm1[7:6] == 2'b00;
+    wire       unused_h = &{1'b0, h_dm1[5:0]};
 
     function [EW-1:0] entry(input waiting, input [7:0] seq, input [1:0] kind, input [2:0] size,
                             input [15:0] addr, input [31:0] mask, input [31:0] data);
@@ -376,48 +389,55 @@ module link_port #(
         // mux and a 94-bit read mux did not fit 48 MHz in one cycle).  wr_en
         // is registered: the RAM write of the state before S_IDLE happens at
         // the end of S_IDLE, before S_RD reads.
-        rd_en    = state == S_RD;
+        rd_en    = state == S_RDF || state == S_RDT || state == S_RDP;
         rd_addr  = ra;
-        fr_ready = 1'b0;
+        // frame_rx's ready is registered (timing: on the UP5K the state
+        // decode ran on into frame_rx's clock enables): it is high in
+        // S_FRAME, the frame's fields having been used up to there, and in
+        // the cycle after a frame for no PE of this port was offered, which
+        // takes it without the state machine ever seeing it (d_valid
+        // stays low for it).
+        fr_ready = fr_take || bp_take;
+        ev_badpe = bp_take;
         ft_valid = 1'b0;
-        ev_badpe = 1'b0;
-        if (state == S_IDLE && d_valid && !d_pe_ok) begin
-            fr_ready = 1'b1;
-            ev_badpe = 1'b1;
-        end
-        if (state == S_FRAME) fr_ready = 1'b1;  // fields used through S_FRAME
         if (state == S_TX || state == S_TXS) ft_valid = 1'b1;
     end
 
+    reg fr_take, bp_take;
     always @(posedge clk) begin
-        d_valid <= fr_valid && !fr_ready && !rst;
-        d_pe_ok <= pe_ok;
+        fr_take <= !rst && state == S_SEQ;   // S_SEQ is always followed by S_FRAME
+        bp_take <= !rst && fr_valid && !fr_ready && !pe_ok;
+        d_valid <= fr_valid && !fr_ready && pe_ok && !rst;
         d_idx   <= fr_idx;
-        f_is_hello <= fr_op == LINK_OP_HELLO;
         f_seq_m1   <= fr_seq - 8'd1;
-        f_mask     <= 32'h0;
-        f_value    <= 32'h0;
-        f_size     <= 3'd1;
-        if (fr_op == LINK_OP_READ && len_read) begin
-            f_cmd  <= F_READ;
-            f_size <= rd_size[2:0];
-        end else if (fr_op == LINK_OP_WRITE && len_write) begin
-            f_cmd   <= F_WRITE;
-            f_size  <= fr_len[2:0];
-            f_value <= fr_pl[31:0];
-        end else if (fr_op == LINK_OP_WAIT && len_wait) begin
-            f_cmd   <= F_WAIT;
-            f_size  <= wait_size;
-            f_mask  <= wait_mask;
-            f_value <= wait_value;
-        end else if (fr_op == LINK_OP_HELLO && len_hello) begin
-            f_cmd <= F_HELLO;
-        end else if (fr_op == LINK_OP_HELLO || fr_op == LINK_OP_READ ||
-                     fr_op == LINK_OP_WRITE || fr_op == LINK_OP_WAIT) begin
-            f_cmd <= F_BAD_LEN;
-        end else begin
-            f_cmd <= F_BAD_OP;
-        end
+    end
+    // The decode takes two cycles (timing: the op and length compares, the
+    // priority between the commands and the WAIT mask mux did not fit 48
+    // MHz on the UP5K in one): stage A classifies the op and length, stage
+    // B forms the command.  Nothing reads f_* before S_SEQ (f_is_hello,
+    // f_seq_m1) and S_FRAME (the rest), at the earliest 2 and 3 cycles after
+    // d_valid, itself a cycle after the fields appear; the fields hold
+    // until S_FRAME takes the frame.
+    reg       a_read, a_write, a_wait, a_hello, a_known, a_is_hello;
+    reg [2:0] a_rd_size, a_wr_size, a_wt_size;
+    always @(posedge clk) begin
+        a_read     <= fr_op == LINK_OP_READ && len_read;
+        a_write    <= fr_op == LINK_OP_WRITE && len_write;
+        a_wait     <= fr_op == LINK_OP_WAIT && len_wait;
+        a_hello    <= fr_op == LINK_OP_HELLO && len_hello;
+        a_is_hello <= fr_op == LINK_OP_HELLO;
+        a_known    <= fr_op == LINK_OP_HELLO || fr_op == LINK_OP_READ ||
+                      fr_op == LINK_OP_WRITE || fr_op == LINK_OP_WAIT;
+        a_rd_size  <= rd_size[2:0];
+        a_wr_size  <= fr_len[2:0];
+        a_wt_size  <= wait_size;
+        f_is_hello <= a_is_hello;
+        f_bus      <= a_read || a_write || a_wait;
+        f_cmd      <= a_read ? F_READ : a_write ? F_WRITE : a_wait ? F_WAIT : a_hello ? F_HELLO :
+                      a_known ? F_BAD_LEN : F_BAD_OP;
+        f_size     <= a_read ? a_rd_size : a_write ? a_wr_size : a_wait ? a_wt_size : 3'd1;
+        f_mask     <= a_wait ? wait_mask : 32'h0;
+        f_value    <= a_write ? fr_pl[31:0] : a_wait ? wait_value : 32'h0;
     end
 
     // The command's registers load in every S_FRAME and S_POLL, whatever
@@ -432,7 +452,7 @@ module link_port #(
     reg ld_f, ld_p, ld_d;  // the state is S_FRAME / S_POLL / S_DONE
     always @(posedge clk) begin
         ld_f <= !rst && state == S_SEQ;
-        ld_p <= !rst && state == S_RD && nxt == S_POLL;
+        ld_p <= !rst && state == S_RDP;
         ld_d <= !rst && state == S_CHK;
         if (rst) begin
             wr_addr <= {IW{1'b0}};
@@ -447,9 +467,9 @@ module link_port #(
                 wr_data <= entry(1'b0, fr_seq, K_ERR, 3'd1, fr_addr, 32'h0, {24'h0, LINK_ERR_BAD_OP});
         end else if (ld_d) begin
             wr_addr <= c_idx;
-            if (r_err != LINK_BUS_OK)
+            if (r_bad)
                 wr_data <= entry(1'b0, c_seq, K_ERR, 3'd1, c_addr, 32'h0, {30'h0, r_err});
-            else if (c_op == C_WRITE)
+            else if (r_ack)
                 wr_data <= entry(1'b0, c_seq, K_ACK, c_size, c_addr, 32'h0, 32'h0);
             else if (!r_wait || r_ok)
                 wr_data <= entry(1'b0, c_seq, K_DATA, c_size, c_addr, 32'h0, r_val);
@@ -504,77 +524,97 @@ module link_port #(
             f_oh    <= OH0;
             tp      <= {IW{1'b0}};
             wp      <= {IW{1'b0}};
+            t_hit   <= 1'b0;
+            w_hit   <= 1'b0;
             f_idx   <= {IW{1'b0}};
             r_val      <= 32'h0;
+            r_x        <= 32'h0;
             r_err      <= 2'd0;
             r_ok       <= 1'b0;
             r_wait     <= 1'b0;
             r_pollw    <= 1'b0;
+            r_bad      <= 1'b0;
+            r_ack      <= 1'b0;
             f_dup      <= 1'b0;
             f_stale    <= 1'b0;
-            f_hknown   <= 1'b0;
-            h_diff     <= 8'h00;
             ra         <= {IW{1'b0}};
-            nxt        <= S_IDLE;
             sr_valid   <= 1'b0;
             sr_idx     <= {IW{1'b0}};
             sr_seq     <= 8'h00;
             sr_addr    <= 16'h0000;
         end else begin
             case (state)
-            S_IDLE: begin
-                if (d_valid) begin
-                    if (d_pe_ok) begin
-                        f_idx <= d_idx;
-                        f_oh  <= onehot(d_idx);
-                        ra    <= d_idx;
-                        nxt   <= S_SEQ;
-                        state <= S_RD;
-                    end
-                end else if (sr_valid && ft_ready) begin
-                    state <= S_TXS;
-                end else if (|(tdue & tp_oh) && ft_ready) begin
-                    ra    <= tp;
-                    nxt   <= S_TX;
-                    state <= S_RD;
-                end else if (|(wpend & wp_oh)) begin
-                    ra    <= wp;
-                    nxt   <= S_POLL;
-                    state <= S_RD;
+            S_IDLE, S_PICK: begin
+                // S_IDLE registers whether the pointers' PEs have a reply due
+                // (t_hit) or a WAIT pending (w_hit); S_PICK decides from
+                // those registers and, while it finds nothing, stays and
+                // registers the hits of the next PEs (tdue and wpend do not
+                // change in S_PICK).  A frame is taken in either state.
+                if (state == S_IDLE) begin
+                    t_hit <= |(tdue & tp_oh);
+                    w_hit <= |(wpend & wp_oh);
+                end else begin
+                    t_hit <= |(tdue & rotl(tp_oh));
+                    w_hit <= |(wpend & rotl(wp_oh));
                 end
-                if (d_valid || !(|(tdue & tp_oh) && ft_ready)) begin
+                if (d_valid) begin
+                    f_idx <= d_idx;
+                    f_oh  <= onehot(d_idx);
+                    ra    <= d_idx;
+                    state <= S_RDF;
                     tp    <= inc(tp);
                     tp_oh <= rotl(tp_oh);
-                end
-                if (d_valid || (|(tdue & tp_oh) && ft_ready) || !(|(wpend & wp_oh))) begin
                     wp    <= inc(wp);
                     wp_oh <= rotl(wp_oh);
+                end else if (state == S_IDLE) begin
+                    state <= S_PICK;
+                end else begin
+                    if (sr_valid && ft_ready) begin
+                        state <= S_TXS;
+                    end else if (t_hit && ft_ready) begin
+                        ra    <= tp;
+                        state <= S_RDT;
+                    end else if (w_hit) begin
+                        ra    <= wp;
+                        state <= S_RDP;
+                    end
+                    if (!(t_hit && ft_ready)) begin
+                        tp    <= inc(tp);
+                        tp_oh <= rotl(tp_oh);
+                    end
+                    if ((t_hit && ft_ready) || !w_hit) begin
+                        wp    <= inc(wp);
+                        wp_oh <= rotl(wp_oh);
+                    end
                 end
             end
-            S_RD: state <= nxt;
+            S_RDF: state <= S_SEQ;
+            S_RDT: state <= S_TX;
+            S_RDP: state <= S_POLL;
             S_SEQ: begin
                 f_dup   <= |(known & f_oh) && q_seq == fr_seq && !f_is_hello;
-                f_stale <= |(known & f_oh) && !f_is_hello && q_seq != fr_seq && q_seq != f_seq_m1;
-                f_hknown <= |(known & f_oh) && f_is_hello;
-                h_diff   <= q_seq - fr_seq;
+                f_stale <= |(known & f_oh) && (f_is_hello ? h_late : q_seq != fr_seq && q_seq != f_seq_m1);
                 state   <= S_FRAME;
             end
             S_FRAME: begin
                 state <= S_IDLE;
+                // The side slot's fields load in every S_FRAME that finds it
+                // free (nothing reads them while sr_valid is low), so their
+                // enable is not the stale decision (timing, UP5K).
+                if (!sr_valid) begin
+                    sr_idx  <= f_idx;
+                    sr_seq  <= fr_seq;
+                    sr_addr <= fr_addr;
+                end
                 if (f_dup) begin
                     ev_dup <= 1'b1;
                     tdue <= tdue | f_oh;
-                end else if (stale) begin
+                end else if (f_stale) begin
                     ev_dup <= 1'b1;   // never applied; ERR STALE if the slot is free
-                    if (!sr_valid) begin
-                        sr_valid <= 1'b1;
-                        sr_idx   <= f_idx;
-                        sr_seq   <= fr_seq;
-                        sr_addr  <= fr_addr;
-                    end
+                    if (!sr_valid) sr_valid <= 1'b1;  // its fields: below
                 end else begin
                     wpend <= wpend & ~f_oh;
-                    if (f_cmd == F_READ || f_cmd == F_WRITE || f_cmd == F_WAIT) begin
+                    if (f_bus) begin
                         state <= S_REQ;
                     end else begin
                         // HELLO, or an error answered at once
@@ -606,14 +646,18 @@ module link_port #(
             S_RSP: begin
                 if (bus_rsp_valid) begin
                     r_val <= bus_rsp_rdata & bytes_mask(c_size);
+                    // c_mask and c_value are 0 above the access's size
+                    r_x   <= (bus_rsp_rdata ^ c_value) & c_mask;
                     r_err <= bus_rsp_err;
                     state <= S_CHK;
                 end
             end
             S_CHK: begin
-                r_ok    <= (r_val & c_mask) == c_value;
+                r_ok    <= r_x == 32'd0;   // (r_val & c_mask) == c_value
                 r_wait  <= r_err == LINK_BUS_OK && c_op == C_WAIT;
                 r_pollw <= r_err == LINK_BUS_OK && c_op == C_WAIT && c_poll;
+                r_bad   <= r_err != LINK_BUS_OK;
+                r_ack   <= r_err == LINK_BUS_OK && c_op == C_WRITE;
                 state   <= S_DONE;
             end
             S_DONE: begin

@@ -129,36 +129,55 @@ module papers_bus #(
     // write to apply, the read's one-hot selects, the answer's error code);
     // stage 2 reads and writes from those registers.
     assign req_ready = 1'b1;
-    // stage 0: the request as it came
-    reg        q_valid, q_we;
+    // stage 0: the request as it came, with its register named one-hot and
+    // its PE checked (timing: stage 1's error code from the raw number and
+    // PE was the UP5K's critical path at 48 MHz)
+    localparam integer K_SIG = 0, K_MASK0 = 1, K_MASK1 = 2, K_CTRL = 3, K_STAT = 4, K_IVEC0 = 5,
+                       K_IVEC1 = 6, K_OWNER = 7, K_PRES0 = 8, K_PRES1 = 9, KN = 10;
+    reg        q_valid, q_we, q_ok;
     reg [5:0]  q_pe;
-    reg [11:0] q_reg;
+    reg [KN-1:0] q_k;
     reg [31:0] q_wdata;
+    wire       is_hi_ok = N > 32;
     always @(posedge clk) begin
         q_valid <= req_valid && !rst;
         q_we    <= req_we;
         q_pe    <= req_pe;
-        q_reg   <= req_reg;
+        q_ok    <= {26'd0, req_pe} < N;
         q_wdata <= req_wdata;
+        q_k[K_SIG]   <= req_reg == PAPERS_W_SIG;
+        q_k[K_MASK0] <= req_reg == PAPERS_W_MASK0;
+        q_k[K_MASK1] <= req_reg == PAPERS_W_MASK1 && is_hi_ok;
+        q_k[K_CTRL]  <= req_reg == PAPERS_W_CTRL;
+        q_k[K_STAT]  <= req_reg == PAPERS_W_STAT;
+        q_k[K_IVEC0] <= req_reg == PAPERS_W_IVEC0;
+        q_k[K_IVEC1] <= req_reg == PAPERS_W_IVEC1 && is_hi_ok;
+        q_k[K_OWNER] <= req_reg == PAPERS_W_OWNER;
+        q_k[K_PRES0] <= req_reg == PAPERS_W_PRESENT0;
+        q_k[K_PRES1] <= req_reg == PAPERS_W_PRESENT1 && is_hi_ok;
     end
+    // stage 1: decoded
     reg           s_valid;
     reg  [PW-1:0] p;
     integer       ph;
     reg  [N-1:0]  p_hot;  // p, one-hot: the writes below are per-PE enables, not indexed stores
     reg  [31:0]   s_wdata;
     reg           w_sig, w_mask0, w_mask1, w_ctrl, w_owner;  // the write to apply, decoded
-    wire          is_hi_ok = N > 32;
-    wire          w_any = q_valid && q_we && {26'd0, q_pe} < N;
+    wire          w_any = q_valid && q_we && q_ok;
+    // registers a PE may write, and those it may only read (MASK1, IVEC1,
+    // PRESENT1 exist only for N > 32: their q_k bits are 0 otherwise)
+    wire          k_rw = |{q_k[K_SIG], q_k[K_MASK0], q_k[K_MASK1], q_k[K_CTRL], q_k[K_OWNER]};
+    wire          k_ro = |{q_k[K_STAT], q_k[K_IVEC0], q_k[K_IVEC1], q_k[K_PRES0], q_k[K_PRES1]};
     always @(posedge clk) begin
         s_valid <= q_valid && !rst;
-        p       <= ({26'd0, q_pe} < N) ? q_pe[PW-1:0] : {PW{1'b0}};
+        p       <= q_ok ? q_pe[PW-1:0] : {PW{1'b0}};
         for (ph = 0; ph < N; ph = ph + 1) p_hot[ph] <= {26'd0, q_pe} == ph;
         s_wdata <= q_wdata;
-        w_sig   <= !rst && w_any && q_reg == PAPERS_W_SIG;
-        w_mask0 <= !rst && w_any && q_reg == PAPERS_W_MASK0;
-        w_mask1 <= !rst && w_any && q_reg == PAPERS_W_MASK1 && is_hi_ok;
-        w_ctrl  <= !rst && w_any && q_reg == PAPERS_W_CTRL;
-        w_owner <= !rst && w_any && q_reg == PAPERS_W_OWNER;
+        w_sig   <= !rst && w_any && q_k[K_SIG];
+        w_mask0 <= !rst && w_any && q_k[K_MASK0];
+        w_mask1 <= !rst && w_any && q_k[K_MASK1];
+        w_ctrl  <= !rst && w_any && q_k[K_CTRL];
+        w_owner <= !rst && w_any && q_k[K_OWNER];
     end
 
     // Stage 2's read is then an AND-OR of PE p's values (timing: the
@@ -166,32 +185,19 @@ module papers_bus #(
     // path at 48 MHz).
     reg        e_sig, e_mask0, e_mask1, e_ctrl, e_stat, e_ivec0, e_ivec1, e_owner, e_pres0, e_pres1;
     reg [1:0]  s_err;
-    wire       rq_ok = {26'd0, q_pe} < N;
-    wire       rq_rd = q_valid && !q_we && rq_ok;
+    wire       rq_rd = q_valid && !q_we && q_ok;
     always @(posedge clk) begin
-        e_sig   <= rq_rd && q_reg == PAPERS_W_SIG;
-        e_mask0 <= rq_rd && q_reg == PAPERS_W_MASK0;
-        e_mask1 <= rq_rd && q_reg == PAPERS_W_MASK1 && is_hi_ok;
-        e_ctrl  <= rq_rd && q_reg == PAPERS_W_CTRL;
-        e_stat  <= rq_rd && q_reg == PAPERS_W_STAT;
-        e_ivec0 <= rq_rd && q_reg == PAPERS_W_IVEC0;
-        e_ivec1 <= rq_rd && q_reg == PAPERS_W_IVEC1 && is_hi_ok;
-        e_owner <= rq_rd && q_reg == PAPERS_W_OWNER;
-        e_pres0 <= rq_rd && q_reg == PAPERS_W_PRESENT0;
-        e_pres1 <= rq_rd && q_reg == PAPERS_W_PRESENT1 && is_hi_ok;
-        s_err   <= ERR_OK;
-        if (!rq_ok) begin
-            s_err <= ERR_NO_REG;
-        end else begin
-            case (q_reg)
-                PAPERS_W_SIG, PAPERS_W_MASK0, PAPERS_W_CTRL, PAPERS_W_OWNER: s_err <= ERR_OK;
-                PAPERS_W_MASK1: s_err <= is_hi_ok ? ERR_OK : ERR_NO_REG;
-                PAPERS_W_STAT, PAPERS_W_IVEC0, PAPERS_W_PRESENT0: s_err <= q_we ? ERR_REFUSED : ERR_OK;
-                PAPERS_W_IVEC1, PAPERS_W_PRESENT1:
-                    s_err <= !is_hi_ok ? ERR_NO_REG : q_we ? ERR_REFUSED : ERR_OK;
-                default: s_err <= ERR_NO_REG;
-            endcase
-        end
+        e_sig   <= rq_rd && q_k[K_SIG];
+        e_mask0 <= rq_rd && q_k[K_MASK0];
+        e_mask1 <= rq_rd && q_k[K_MASK1];
+        e_ctrl  <= rq_rd && q_k[K_CTRL];
+        e_stat  <= rq_rd && q_k[K_STAT];
+        e_ivec0 <= rq_rd && q_k[K_IVEC0];
+        e_ivec1 <= rq_rd && q_k[K_IVEC1];
+        e_owner <= rq_rd && q_k[K_OWNER];
+        e_pres0 <= rq_rd && q_k[K_PRES0];
+        e_pres1 <= rq_rd && q_k[K_PRES1];
+        s_err   <= (!q_ok || !(k_rw || k_ro)) ? ERR_NO_REG : (k_ro && q_we) ? ERR_REFUSED : ERR_OK;
     end
 
     // Right-aligned into 32 bits.
