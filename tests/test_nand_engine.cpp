@@ -317,6 +317,11 @@ struct NandModel {
         switch (reg) {
         case R_OUT:
             if (we && cab[pe]) return {REFUSED, 0};  // the cable drives it
+            // out of protocol order: BAR moved while the PE's barrier is open
+            // (BAR != BF), ACK moved while its acknowledge is (ACK != AF)
+            if (we && ((bool(v & BAR) != bool(bar[pe]) && bar[pe] != bf) ||
+                       (bool(v & ACK) != bool(ack[pe]) && ack[pe] != af)))
+                return {REFUSED, 0};
             if (we) return write_out(pe, v), Rsp{OK, 0};
             return {OK, data[pe] << DATA_AT | uint32_t(sel[pe]) << 3 | uint32_t(ack[pe]) << 2 | uint32_t(bar[pe])};
         case R_IN: return we ? Rsp{REFUSED, 0} : Rsp{OK, latched << DATA_AT | flags(pe, true)};
@@ -345,7 +350,7 @@ void random_accesses(const char* name, unsigned n, unsigned t, unsigned count) {
     std::mt19937_64 rng(seed);
     Bus<V> bus(name, n);
     NandModel m(n, t);
-    unsigned sp_set = 0, sp_cleared = 0, bf_toggles = 0, cable_moves = 0, refused = 0;
+    unsigned sp_set = 0, sp_cleared = 0, bf_toggles = 0, cable_moves = 0, refused = 0, out_of_order = 0;
     std::vector<uint16_t> lines(n, PINS_FLOAT);
     // With 16 PEs, independent random writes almost never leave every BAR (or
     // every ACK) equal, so BF and AF would rarely move and the coverage checks
@@ -423,16 +428,17 @@ void random_accesses(const char* name, unsigned n, unsigned t, unsigned count) {
                      << " value 0x" << std::hex << v);
         REQUIRE(got.err == want.err);
         REQUIRE(got.rdata == want.rdata);
-        refused += we && reg == R_OUT && want.err == REFUSED;
+        if (we && reg == R_OUT && want.err == REFUSED) ++(m.cab[pe] ? refused : out_of_order);
         sp_set += !sp0 && m.sp;
         sp_cleared += sp0 && !m.sp;
         bf_toggles += bf0 != m.bf;
     }
-    std::printf("[nand] %s: %u accesses, %u cable changes (%u OUT writes refused for a cabled PE), %u sweeps: BF "
-                "toggled %u times, SP set %u and cleared %u times\n",
-                name, count, cable_moves, refused, sweeps, bf_toggles, sp_set, sp_cleared);
+    std::printf("[nand] %s: %u accesses, %u cable changes (%u OUT writes refused for a cabled PE, %u out of "
+                "protocol order), %u sweeps: BF toggled %u times, SP set %u and cleared %u times\n",
+                name, count, cable_moves, refused, out_of_order, sweeps, bf_toggles, sp_set, sp_cleared);
     CHECK(cable_moves > 100);
     CHECK(refused > 100);
+    CHECK(out_of_order > 100);
     CHECK(bf_toggles > 10);
     CHECK(sp_set > 10);
     CHECK(sp_cleared > 10);
@@ -488,6 +494,36 @@ TEST_CASE("nand: directed: reset values, SHAPE, a NAND tree, the latch holds unt
     // the ACKs resting at 1 do not swallow the next request
     b.write(0, R_OUT, ACK | REQ);
     CHECK((b.read(1, R_IN) >> IN_SP & 1) == 1u);
+}
+
+TEST_CASE("nand: out of protocol order: a second barrier or acknowledge before the first completed is refused "
+          "and changes nothing",
+          "[nand][regs]") {
+    // issue 11, "Bad input": calls out of protocol order get a specific
+    // error and leave the hub's state unchanged (rtl/nand/nand_engine.v, OUT)
+    Bus<Vnand_engine_n3> b("nand_order", 3);
+    b.write(0, R_OUT, 0x5u << DATA_AT | BAR);                 // PE0 arrives at barrier 1 (BF 0)
+    const uint32_t out0 = b.read(0, R_OUT), bars = b.read(0, R_BARS0), in1 = b.read(1, R_IN);
+    CHECK(b.access(true, 0, R_OUT, 0x5u << DATA_AT).err == REFUSED);        // BAR back: a second barrier
+    CHECK(b.access(true, 0, R_OUT, 0x0u << DATA_AT).err == REFUSED);        // with new data too
+    CHECK(b.read(0, R_OUT) == out0);
+    CHECK(b.read(0, R_BARS0) == bars);
+    CHECK(b.read(1, R_IN) == in1);
+    CHECK((b.read(1, R_LIVE) >> DATA_AT) == (~0x5u & 0xfu));  // PE0's data still 0101
+    b.write(0, R_OUT, 0x5u << DATA_AT | BAR | SEL | REQ);     // BAR unchanged: SEL and a request are fine
+    CHECK((b.read(1, R_IN) >> IN_SP & 1) == 1u);
+    b.write(0, R_OUT, 0x5u << DATA_AT | BAR | SEL | ACK);     // PE0 acknowledges (AF 0)
+    CHECK(b.access(true, 0, R_OUT, 0x5u << DATA_AT | BAR | SEL).err == REFUSED);  // ACK back: a second acknowledge
+    CHECK((b.read(0, R_OUT) >> 2 & 1) == 1u);
+    CHECK((b.read(1, R_IN) >> IN_SP & 1) == 1u);              // still pending
+    // PE1 and PE2 arrive: barrier 1 completes; PE0 may now go on to barrier 2
+    b.write(1, R_OUT, 0xfu << DATA_AT | BAR | ACK);
+    b.write(2, R_OUT, 0xfu << DATA_AT | BAR | ACK);
+    CHECK((b.read(0, R_IN) >> IN_BF & 1) == 1u);
+    CHECK((b.read(0, R_IN) >> IN_AF & 1) == 1u);
+    CHECK((b.read(0, R_IN) >> IN_SP & 1) == 0u);
+    CHECK(b.access(true, 0, R_OUT, 0xfu << DATA_AT).err == OK);  // barrier 2 and the next acknowledge
+    CHECK((b.read(0, R_OUT) & (BAR | ACK)) == 0u);
 }
 
 TEST_CASE("nand: the cable: floating pins are no PE, PEs on pins and on the bus barrier together, BAR pin to "

@@ -454,7 +454,16 @@ void NandPe::wait_signal(std::chrono::nanoseconds timeout) { port_.wait_in(R::IN
 
 void NandPe::acknowledge() {
     ack_ = !ack_;
-    write_out();
+    try {
+        write_out();
+    } catch (const RegisterError& e) {
+        ack_ = !ack_;
+        if (e.code != link_defs::ERR_REFUSED) throw;
+        std::ostringstream m;
+        m << "PE" << pe_ << ": acknowledge refused by the hub: this PE's previous acknowledge has not completed "
+          << "(not every PE has acknowledged yet); nothing changed";
+        throw ProtocolError(m.str());
+    }
 }
 
 }  // namespace aggnet

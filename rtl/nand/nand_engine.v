@@ -50,7 +50,9 @@
 //   0x006 CABLE0 ro bit j: PE j is on its cable (PEs 0..31; 0x007 CABLE1:
 //   0x007 CABLE1    32..63), see Pins.
 //   Writes to IN, LIVE, SHAPE, BARS, CABLE are refused, and so is a write to
-//   the OUT of a PE on its cable (the cable drives it); anything else is no
+//   the OUT of a PE on its cable (the cable drives it) and a write to OUT
+//   out of protocol order: one that changes BAR while BAR != BF (the PE's
+//   barrier has not completed) or ACK while ACK != AF; anything else is no
 //   such register.
 //
 // Pins (docs/nand.md, "The cable"): each PE may instead drive its outputs
@@ -250,6 +252,14 @@ module nand_engine #(
     wire [31:0] in_rd   = {ext16(latched), 12'd0, af, sp, bf, bs};
     wire [31:0] live_rd = {ext16(tree), 12'd0, af, sp, bf, 1'b0};
     wire [63:0] bars64 = {{(64 - N){1'b0}}, bar} ;
+    // Out of protocol order (refused, nothing changes): a write that moves
+    // the PE's BAR while its barrier is still open (BAR != BF: it arrived
+    // and the others have not), i.e. a second barrier before the first
+    // completed, or that moves its ACK while its acknowledge is still open
+    // (ACK != AF).  A PE on its cable cannot be refused: its pins are what
+    // its PC drives.
+    wire        bar_p = |(bar & q_hot), ack_p = |(ack & q_hot);
+    wire        out_of_order = (q_wdata[0] != bar_p && bar_p != bf) || (q_wdata[2] != ack_p && ack_p != af);
     wire [63:0] cab64 = {{(64 - N){1'b0}}, cab} ;
 
     always @(posedge clk) begin
@@ -272,7 +282,7 @@ module nand_engine #(
                 end else begin
                     case (q_reg)
                         R_OUT: begin
-                            if (q_we && |(cab & q_hot)) begin
+                            if (q_we && (|(cab & q_hot) || out_of_order)) begin
                                 bus_rsp_err <= ERR_REFUSED;
                             end else if (q_we) begin
                                 req_any <= q_wdata[1];

@@ -71,6 +71,12 @@ struct RegisterError : Error {
     uint8_t code;
 };
 
+/// A call out of an engine's protocol order (for example a second NAND
+/// acknowledge before the first completed): refused, nothing changed.
+struct ProtocolError : Error {
+    using Error::Error;
+};
+
 /// Render a PE set as "PE1, PE3".
 std::string pe_list(uint64_t set);
 

@@ -204,7 +204,11 @@ public:
     /// Waits until a signal is pending (TimeoutError after `timeout`).
     void wait_signal(std::chrono::nanoseconds timeout);
     /// This PE's part of the acknowledge barrier (1 I/O cycle); the signal is
-    /// cleared when every PE has acknowledged.
+    /// cleared when every PE has acknowledged.  A second acknowledge before
+    /// every PE made the first is out of protocol order: over the link the
+    /// engine refuses it and this throws ProtocolError, the hub unchanged; a
+    /// PE on its cable cannot be refused (its pins are what they are), and
+    /// there it would withdraw the first.
     void acknowledge();
 
 private:
