@@ -67,13 +67,19 @@
 // due).  One command is handled at a time; replies are sent round-robin.
 //
 // Timing: a frame's fields are on frame_rx's outputs three cycles after its
-// last byte is offered; the next cycle registers the decoded command and the PE's range
-// check, the next picks the PE's entry, the next reads it, the next compares
-// the sequence number, the next acts on it, and the bus request follows: 5
-// cycles after the fields.  A bus response is registered, then checked against a
-// WAIT's condition, then acted on: 3 cycles from bus_rsp_valid to the reply
-// being due.  No decision depends on more than one compare of registered
-// values (the UP5K placed the unregistered version at 27 MHz).
+// last byte is offered; the next cycle registers the PE's range check (the
+// command is decoded beside it, in two stages), the next picks the PE's
+// entry (S_IDLE or S_PICK), the next reads it, the next compares the
+// sequence number, the next acts on it, and the bus request follows: 5
+// cycles after the fields.  A bus response is registered, then checked
+// against a WAIT's condition, then acted on: 3 cycles from bus_rsp_valid to
+// the reply being due.  Between commands S_IDLE registers whether the
+// round-robin pointers' PEs have a reply due or a WAIT pending and S_PICK
+// acts on it: a reply or a WAIT re-read starts 3 cycles after the state
+// machine comes back idle.  No decision depends on more than one compare
+// of registered values (the UP5K placed the unregistered version at 27
+// MHz; the one-hot state machine, the registered hits and frame_rx's
+// registered ready took the iCEBreaker's top from 44 to 48 MHz).
 //
 // Parameters: N in 1..64 PEs on this stream, PE_ID in 0..63 the first, with
 // PE_ID + N <= 64; HUB_PES in 1..64 and ENGINES (window bitmap) for HELLO;
@@ -228,7 +234,7 @@ module link_port #(
                      S_REQ = 4'd4, S_RSP = 4'd5, S_CHK = 4'd6, S_DONE = 4'd7, S_SEQ = 4'd8,
                      S_RDF = 4'd9, S_TXS = 4'd10, S_PICK = 4'd11, S_RDT = 4'd12, S_RDP = 4'd13;
     (* fsm_encoding = "one-hot" *) reg [3:0] state;
-    reg [IW-1:0] ra;        // the entry S_RD reads
+    reg [IW-1:0] ra;        // the entry S_RDF / S_RDT / S_RDP read
     reg [IW-1:0] c_idx;
     reg [7:0]  c_seq;
     reg [1:0]  c_op;      // 0 READ, 1 WRITE, 2 WAIT
@@ -241,7 +247,7 @@ module link_port #(
 
     reg [IW-1:0] tp, wp;  // round-robin pointers: replies, WAIT re-reads
     reg          t_hit, w_hit;  // tdue at tp, wpend at wp (S_PICK decides on them)
-    reg [IW-1:0] f_idx;   // reg: the frame's entry (latched in S_IDLE)
+    reg [IW-1:0] f_idx;   // reg: the frame's entry (latched in S_IDLE / S_PICK)
     // The frame's command, decoded in the cycle after frame_rx offers it
     // (d_valid: offered and not yet taken) and held while its fields hold.
     localparam [2:0] F_READ = 3'd0, F_WRITE = 3'd1, F_WAIT = 3'd2, F_HELLO = 3'd3,
@@ -384,11 +390,11 @@ module link_port #(
 
     // ---- control ------------------------------------------------------------
     always @* begin
-        // S_IDLE picks an entry (ra) and S_RD reads it: the entry RAM's
-        // address is a register (timing: on the UP5K the pick, the address
-        // mux and a 94-bit read mux did not fit 48 MHz in one cycle).  wr_en
-        // is registered: the RAM write of the state before S_IDLE happens at
-        // the end of S_IDLE, before S_RD reads.
+        // S_IDLE / S_PICK pick an entry (ra) and S_RDF / S_RDT / S_RDP read
+        // it: the entry RAM's address is a register (timing: on the UP5K the
+        // pick, the address mux and a 94-bit read mux did not fit 48 MHz in
+        // one cycle).  wr_en is registered: the RAM write of the state before
+        // S_IDLE happens at the end of S_IDLE, before any read.
         rd_en    = state == S_RDF || state == S_RDT || state == S_RDP;
         rd_addr  = ra;
         // frame_rx's ready is registered (timing: on the UP5K the state
