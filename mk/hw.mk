@@ -101,9 +101,13 @@ $(HW_OUT)/$(BOARD).json: fw/$(BOARD)/top.v $(HW_RTL) $(HW_INC)
 # --freq is the hub clock for anything left unconstrained; board_info.py
 # checks that the placed design's hub clock is HUB_KHZ and met; icetime is a
 # second opinion at the hub clock (it fails the build too).
+# --tmg-ripup: the router rips up and reroutes the nets of failing paths
+# (the ULX3S top placed at 99.0 MHz against 100 without it, 101.9-104.1
+# over seeds 1-3 with it; it leaves a design that meets timing alone).
+HW_PNR_OPTS := --seed 1 --tmg-ripup
 $(HW_OUT)/$(BOARD).asc: $(HW_OUT)/$(BOARD).json $(HW_CONS)
 	$(NEXTPNR_ICE40) -q $(HW_$(BOARD)_PNR) --json $< --pcf $(HW_CONS) \
-	  --freq $(HW_MHZ) --seed 1 --asc $@.tmp --log $(basename $@).pnr.log \
+	  --freq $(HW_MHZ) $(HW_PNR_OPTS) --asc $@.tmp --log $(basename $@).pnr.log \
 	  --report $(basename $@).report.json
 	@$(PYTHON) tools/board_info.py --check-pnr $(BOARD) $(basename $@).report.json
 	@mv $@.tmp $@
@@ -117,7 +121,7 @@ $(HW_OUT)/$(BOARD).bin: $(HW_OUT)/$(BOARD).asc
 # ECP5: yosys -> nextpnr-ecp5 -> ecppack (the yowasp builds from PyPI)
 $(HW_OUT)/$(BOARD).config: $(HW_OUT)/$(BOARD).json $(HW_CONS)
 	$(NEXTPNR_ECP5) -q $(HW_$(BOARD)_PNR) --json $< --lpf $(HW_CONS) \
-	  --freq $(HW_MHZ) --seed 1 --textcfg $@.tmp --log $(basename $@).pnr.log \
+	  --freq $(HW_MHZ) $(HW_PNR_OPTS) --textcfg $@.tmp --log $(basename $@).pnr.log \
 	  --report $(basename $@).report.json
 	@$(PYTHON) tools/board_info.py --check-pnr $(BOARD) $(basename $@).report.json
 	@mv $@.tmp $@
