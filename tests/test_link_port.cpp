@@ -611,6 +611,17 @@ TEST_CASE("link_port: directed frames (ERR codes, duplicates, WAIT ACK and cance
     r = one(req(1, D::OP_WRITE, 20, 0x1001, {0x56, 0x78}));  // makes it hold, but it is cancelled
     CHECK((r.op == D::OP_ACK && r.seq == 20));
     CHECK(exchange(b, req(2, D::OP_HELLO, 0, 0), 2000).size() == 1);  // time passes: nothing for PE1
+    // a WAIT whose value has a bit outside its mask never holds ((reg & mask)
+    // == value, docs/link.md): ACK only, though the masked bits match
+    {
+        auto got = exchange(b, req(2, D::OP_WAIT, 1, 0x1001, {0x00, 0xff, 0x01, 0x00}), 2000);
+        REQUIRE(got.size() == 1);
+        CHECK((got[0].op == D::OP_ACK && got[0].seq == 1));
+        // a new command cancels it (a HELLO with seq 0 would be a late copy, 1 behind)
+        const auto h = exchange(b, req(2, D::OP_HELLO, 2, 0), 2000);
+        REQUIRE(h.size() == 1);
+        CHECK(h[0].op == D::OP_HELLO_R);
+    }
     // a WAIT that holds later (the counter's low nibble): ACK first unless it
     // holds at once, then DATA, nothing else
     {

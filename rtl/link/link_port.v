@@ -262,7 +262,7 @@ module link_port #(
     reg [31:0] f_mask, f_value;
     // The bus response, registered (S_RSP), then checked (S_CHK).
     reg [31:0] r_val;
-    reg [31:0] r_x;      // (value read ^ WAIT value) & WAIT mask: 0 if the WAIT holds
+    reg [31:0] r_x;      // (value read & WAIT mask) ^ WAIT value: 0 if the WAIT holds
     reg [1:0]  r_err;
     reg        r_ok;
     reg        r_wait;   // S_DONE: a WAIT the engine answered (r_ok decides)
@@ -617,7 +617,7 @@ module link_port #(
                     tdue <= tdue | f_oh;
                 end else if (f_stale) begin
                     ev_dup <= 1'b1;   // never applied; ERR STALE if the slot is free
-                    if (!sr_valid) sr_valid <= 1'b1;  // its fields: below
+                    if (!sr_valid) sr_valid <= 1'b1;  // its fields: loaded above
                 end else begin
                     wpend <= wpend & ~f_oh;
                     if (f_bus) begin
@@ -652,8 +652,10 @@ module link_port #(
             S_RSP: begin
                 if (bus_rsp_valid) begin
                     r_val <= bus_rsp_rdata & bytes_mask(c_size);
-                    // c_mask and c_value are 0 above the access's size
-                    r_x   <= (bus_rsp_rdata ^ c_value) & c_mask;
+                    // c_mask and c_value are 0 above the access's size; a
+                    // value bit outside the mask never matches, as in
+                    // (r_val & c_mask) == c_value
+                    r_x   <= (bus_rsp_rdata & c_mask) ^ c_value;
                     r_err <= bus_rsp_err;
                     state <= S_CHK;
                 end
