@@ -416,6 +416,14 @@ void run_workload(const std::string& name, double rate, uint64_t commands, std::
         b.deliver(c);
         if ((b.h.cycle() & 7) == 0) c.poll();
     }
+    // Let the frames still on the wire arrive (the last command may finish
+    // while a keep-alive of another PE is in flight), without polling the
+    // client, which would send more: the counts below compare what the hub
+    // saw with what the client sent.
+    for (unsigned k = 0; k < 4000; ++k) {
+        b.tick();
+        b.deliver(c);
+    }
     // exactly once, in order: the bus applied each PE's writes as issued
     for (unsigned pe : pes) {
         INFO("PE" << pe);
