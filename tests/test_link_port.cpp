@@ -716,6 +716,62 @@ TEST_CASE("link_port: directed frames (ERR codes, duplicates, WAIT ACK and cance
     CHECK(to_req <= 8);
 }
 
+// A pending WAIT that never holds must not starve another PE's (issue 22,
+// section 3): re-reads take turns among the PEs with pending WAITs.  PE p
+// waits for bit 7 of the shared counter to flip (it holds about 1,900
+// cycles later) and PE s on a register that never changes, in either order,
+// for every pair of the port's PEs.  With no further frame, p's DATA must
+// come within one round of re-reads after the counter flips.  Before the
+// fix the re-read pointer stayed on whichever pending PE it reached first
+// after the last reply went out, and when that was s, p was never answered.
+TEST_CASE("link_port: a WAIT that never holds does not starve another PE's WAIT", "[link][port]") {
+    const uint64_t seed = test_seed("link_port_wait_fair");
+    unsigned runs = 0;
+    for (uint8_t p = 0; p < 4; ++p)
+        for (uint8_t s = 0; s < 4; ++s)
+            for (bool p_first : {true, false}) {
+                if (p == s) continue;
+                ++runs;
+                PortBench<Vlink_port_n4> b("link_port_wait_fair", seed + runs);
+                b.tx_stall = 1 << 30;  // tx always ready
+                b.bus.max_delay = 0;
+                INFO("satisfied PE " << unsigned(p) << ", never-holding PE " << unsigned(s)
+                                     << (p_first ? ", satisfied one's WAIT first" : ", never-holding one's WAIT first"));
+                REQUIRE(exchange(b, req(p, D::OP_HELLO, 1, 0)).size() == 1);
+                REQUIRE(exchange(b, req(s, D::OP_HELLO, 1, 0)).size() == 1);
+                // start just after the counter's low 7 bits wrapped, so that bit 7
+                // flips about 127 x 16 cycles from now, long after both WAITs pend
+                while (((b.h.cycle() / 16) & 0x7f) != 1) b.tick();
+                const uint8_t flipped = uint8_t(((b.h.cycle() / 16) & 0x80) ^ 0x80);
+                const uint64_t flips_at = ((b.h.cycle() / 16) | 0x7f) * 16 + 16;
+                for (int k = 0; k < 2; ++k) {
+                    // p: bit 7 of the counter; s: its register 0x1000 is 0 and
+                    // nothing writes it, so waiting for 1 never holds
+                    const bool now_p = (k == 0) == p_first;
+                    const auto a = now_p ? exchange(b, req(p, D::OP_WAIT, 2, 0x3000, {0x80, flipped}), 100)
+                                         : exchange(b, req(s, D::OP_WAIT, 2, 0x1000, {0xff, 0x01}), 100);
+                    REQUIRE(a.size() == 1);
+                    CHECK((a[0].op == D::OP_ACK && a[0].pe == (now_p ? p : s)));
+                }
+                REQUIRE(b.h.cycle() < flips_at);
+                // no frame from here on: only the port's own re-reads can answer p
+                Decoder d;
+                std::vector<std::pair<uint64_t, Frame>> got;
+                while (b.h.cycle() < flips_at + 2000) {
+                    b.tick();
+                    for (uint8_t x : b.hostq)
+                        if (d.push(x)) got.push_back({b.h.cycle(), d.frame()});
+                    b.hostq.clear();
+                }
+                REQUIRE(got.size() == 1);
+                const Frame& r = got[0].second;
+                CHECK((r.pe == p && r.op == D::OP_DATA && r.seq == 2 && r.len == 1 && (r.payload[0] & 0x80) == flipped));
+                // a round of re-reads of two PEs (10 cycles each) and the reply frame
+                CHECK(got[0].first < flips_at + 100);
+            }
+    CHECK(runs == 24);
+}
+
 // ---- link_uart: the same through the UART pins -------------------------------------------
 namespace {
 /// Host side of a UART at BAUD*(1+err): a continuous-time serializer onto the

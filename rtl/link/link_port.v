@@ -31,7 +31,8 @@
 //     silently.  No privilege (U/S) bit: engines refuse supervisor-only
 //     accesses themselves (bus_rsp_err 2).
 //   * Events come from re-reading: a pending WAIT re-reads its register over
-//     the bus, round-robin among the PEs with pending WAITs, until
+//     the bus, round-robin among the PEs with pending WAITs (the pointer
+//     moves on after every re-read, held or not), until
 //     (rdata & mask) == value, so engines need no event wiring.
 //
 // Byte streams (no UART here; link_uart adds one, the virtual hub feeds
@@ -631,6 +632,13 @@ module link_port #(
                 end
             end
             S_POLL: begin
+                // The pointer moves on after every re-read, so PEs with
+                // pending WAITs take turns: a WAIT that never holds must not
+                // keep another PE's satisfied WAIT from being seen.  (ld_p
+                // copies wp and wp_oh into c_idx and c_oh at this same edge,
+                // so they still name the PE re-read here.)
+                wp    <= inc(wp);
+                wp_oh <= rotl(wp_oh);
                 if (q_waiting && |(wpend & wp_oh)) begin
                     state   <= S_REQ;
                 end else begin
