@@ -20,9 +20,8 @@
 //                 (docs/vhub.md; libaggnet's SimControl; `aggnet sim`)
 //
 // The hub's one byte stream: whole frames of the channels take turns (a
-// frame is never interleaved with another), in the order they arrive; one
-// byte enters the link port every kByteCycles hub cycles, as a UART would
-// deliver them.  The hub's output frames go to the channel that last sent a
+// frame is never interleaved with another), in the order they arrive, fed
+// to the link port by sim::LinkStream (sim/link_stream.hpp).  The hub's output frames go to the channel that last sent a
 // frame for their PE.  A channel's bytes are cut into frames with the
 // link's own decoder; bytes that do not decode (garbage, a corrupted frame)
 // still go to the hub in their place, so the RTL's receiver is the one that
@@ -53,6 +52,7 @@
 // likely; seeded by --fault-seed, printed).  `cut` on the control socket
 // drops every frame both ways until `mend`.
 #include "hub_rtl.hpp"
+#include "link_stream.hpp"
 
 #include <aggnet/cli.hpp>
 #include <aggnet/link_defs.hpp>
@@ -83,6 +83,7 @@
 
 using namespace aggnet;
 namespace L = aggnet::link_defs;
+using aggnet::sim::LinkStream;
 
 namespace {
 
@@ -92,7 +93,6 @@ void on_signal(int sig) { g_signal = sig; }
 using steady = std::chrono::steady_clock;
 using Bytes = std::vector<uint8_t>;
 
-constexpr uint64_t kByteCycles = 4;          ///< hub cycles per byte into the link port
 constexpr uint64_t kBurstCycles = 4096;      ///< cycles run between looks at the sockets
 // The clock runs kQuietBase + kQuietPerPe * N cycles after the last byte in
 // or out.  Long enough for a register change to reach every pending WAIT:
@@ -287,8 +287,8 @@ public:
         link::Frame f;
         f.pe = 0;
         f.op = L::OP_HELLO;
-        cur_ = link::encode(f);
-        cur_pos_ = 0;
+        in_.clear();
+        in_.push(link::encode(f));
         idle_left_ = quiet_cycles_;
         hello_probe_ = true;
         for (uint64_t i = 0; i < 100000 && hello_probe_; ++i) tick();
@@ -506,35 +506,31 @@ private:
 
     /// Bytes waiting to enter the hub.
     size_t input_left() const {
-        size_t k = cur_.size() - cur_pos_;
+        size_t k = in_.size();
         for (const Channel& c : channels_) k += c.pending_bytes;
         return k;
     }
 
-    /// The next frame for the hub's stream: the channels take turns.
+    /// The next frame for the hub's stream, once the last one went in: the
+    /// channels take turns.
     bool next_chunk() {
         for (size_t i = 0; i < channels_.size(); ++i) {
             turn_ = (turn_ + 1) % channels_.size();
             Channel& c = channels_[turn_];
             if (c.pending.empty()) continue;
-            cur_ = std::move(c.pending.front());
+            in_.push(c.pending.front());
+            c.pending_bytes -= c.pending.front().size();
             c.pending.pop_front();
-            c.pending_bytes -= cur_.size();
-            cur_pos_ = 0;
             return true;
         }
         return false;
     }
 
-    /// One hub cycle: a queued byte in every kByteCycles cycles, a byte out
-    /// whenever the hub offers one.
+    /// One hub cycle: a queued byte in when the stream offers one, a byte
+    /// out whenever the hub offers one.
     void tick() {
-        bool fed = false;
-        h_->rx(false, 0);
-        if (h_->cycle() % kByteCycles == 0 && (cur_pos_ < cur_.size() || next_chunk())) {
-            h_->rx(true, cur_[cur_pos_++]);
-            fed = true;
-        }
+        if (in_.empty() && LinkStream::slot(h_->cycle())) next_chunk();
+        const bool fed = in_.drive(*h_, h_->cycle());
         const bool txv = h_->tx_valid();
         const uint8_t txb = h_->tx_data();
         h_->tick();
@@ -901,8 +897,7 @@ private:
     bool hello_probe_ = false;
     uint16_t engines_ = 0;
     uint64_t clk_hz_ = 0;
-    Bytes cur_;                     ///< the frame entering the link port
-    size_t cur_pos_ = 0;
+    LinkStream in_;                 ///< the frame entering the link port
     size_t turn_ = 0;               ///< the channel whose frame went in last
     Bytes tx_chunk_;
     link::Decoder tx_dec_;

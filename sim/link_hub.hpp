@@ -4,8 +4,7 @@
 // byte stream in which whole frames of all PEs take turns.
 //
 // Endpoint::send() queues a whole frame for the hub's stream (frames of
-// different PEs are never interleaved); the hub takes a byte at most every
-// kByteCycles cycles, as link_port requires.  Frames the hub sends are
+// different PEs are never interleaved), fed to the hub by sim::LinkStream.  Frames the hub sends are
 // decoded and handed to the endpoint of the PE they name.  Simulated time
 // advances while some endpoint waits in recv() (each waiting thread ticks
 // the hub in turn, under a lock), never past the earliest deadline of the
@@ -14,6 +13,7 @@
 #pragma once
 
 #include "hub_rtl.hpp"
+#include "link_stream.hpp"
 #include "pe_threads.hpp"
 
 #include <aggnet/link_client.hpp>
@@ -42,8 +42,6 @@ struct LinkFaults {
 
 class LinkHub {
 public:
-    static constexpr uint64_t kByteCycles = 4;
-
     using Faults = LinkFaults;
 
     LinkHub(unsigned pes, const std::string& name, uint64_t ns_per_cycle = 20, uint64_t max_cycles = 200'000'000,
@@ -63,7 +61,7 @@ public:
         void send(const uint8_t* data, size_t n) override {
             std::lock_guard<std::mutex> lk(hub_.mu_);
             std::vector<uint8_t> f(data, data + n);
-            if (hub_.damage(f)) hub_.rxq_.insert(hub_.rxq_.end(), f.begin(), f.end());
+            if (hub_.damage(f)) hub_.rxq_.push(f);
         }
         size_t recv(uint8_t* buf, size_t cap, std::chrono::nanoseconds until) override {
             std::unique_lock<std::mutex> lk(hub_.mu_);
@@ -143,12 +141,7 @@ private:
         return true;
     }
     void tick_locked() {
-        h_->rx(false, 0);
-        if (!rxq_.empty() && h_->cycle() % kByteCycles == 0) {
-            h_->rx(true, rxq_.front());
-            rxq_.pop_front();
-            if (rxq_.empty()) rx_drained_at_ = h_->cycle();
-        }
+        if (rxq_.drive(*h_, h_->cycle()) && rxq_.empty()) rx_drained_at_ = h_->cycle();
         const bool txv = h_->tx_valid();
         const uint8_t txb = h_->tx_data();
         h_->tick();
@@ -166,7 +159,7 @@ private:
     std::multiset<std::chrono::nanoseconds> waiters_;  ///< deadlines of the threads in recv()
     std::unique_ptr<HubModel> h_;
     uint64_t ns_;
-    std::deque<uint8_t> rxq_;
+    LinkStream rxq_;
     uint64_t rx_drained_at_ = 0;
     link::Decoder dec_;
     std::vector<std::deque<uint8_t>> out_;

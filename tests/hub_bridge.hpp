@@ -9,12 +9,12 @@
 #pragma once
 
 #include "hub_rtl.hpp"
+#include "link_stream.hpp"
 #include "pty.hpp"
 
 #include <aggnet/papers_regs.hpp>
 
 #include <atomic>
-#include <deque>
 #include <memory>
 #include <sys/socket.h>
 #include <thread>
@@ -55,7 +55,7 @@ private:
     }
     void run() {
         namespace R = papers_regs;
-        std::deque<uint8_t> rx;
+        sim::LinkStream rx;
         std::vector<uint8_t> tx;
         const reg_t m1 = reg_t(0x3) << R::DATA_B0;
         pins(1, m1);
@@ -66,17 +66,13 @@ private:
             const int fd = stream();
             uint8_t b[256];
             const ssize_t r = fd >= 0 ? ::read(fd, b, sizeof b) : -1;
-            if (r > 0) rx.insert(rx.end(), b, b + r);
+            if (r > 0) rx.push(b, size_t(r));
             if (r == 0 && mode_ == Listen) {  // the client left: the next one may come
                 ::close(client_);
                 client_ = -1;
             }
             for (int i = 0; i < 256; ++i) {
-                h_.rx(false, 0);
-                if (!rx.empty() && h_.cycle() % 4 == 0) {
-                    h_.rx(true, rx.front());
-                    rx.pop_front();
-                }
+                rx.drive(h_, h_.cycle());
                 if (h_.tx_valid()) tx.push_back(h_.tx_data());
                 h_.tick();
                 // _p_wait() on PE1's pins.

@@ -18,6 +18,7 @@
 //     PE of the mask had its S write taken by the hub.
 #include "Vaggnet_hub_bare.h"
 #include "hub_rtl.hpp"
+#include "link_stream.hpp"
 #include "seed.hpp"
 
 #include <aggnet/error.hpp>
@@ -27,7 +28,6 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
-#include <deque>
 #include <random>
 #include <vector>
 
@@ -41,7 +41,6 @@ namespace R = aggnet::papers_regs;
 namespace {
 
 constexpr uint64_t NS_PER_CYCLE = 20;
-constexpr uint64_t BYTE_CYCLES = 4;  // link_port takes a byte every 4 cycles at most
 constexpr uint64_t CLK_HZ = 48000000;  // as verilated (tests/hub.cmake)
 
 uint16_t info(uint16_t reg) { return uint16_t(D::WIN_INFO << 12 | reg); }
@@ -52,17 +51,13 @@ struct HubBench : LinkPipe {
     std::unique_ptr<HubModel> hm;
     HubModel& h;
     unsigned n;
-    std::deque<uint8_t> rxq;
+    aggnet::sim::LinkStream rxq;
     std::vector<uint8_t> hostq;
 
     HubBench(const std::string& name, unsigned n_) : HubBench(aggnet::sim::make_hub_rtl(n_, name, 50'000'000)) {}
     explicit HubBench(std::unique_ptr<HubModel> m) : hm(std::move(m)), h(*hm), n(hm->pes()) { h.reset(); }
     void tick() {
-        h.rx(false, 0);
-        if (!rxq.empty() && h.cycle() % BYTE_CYCLES == 0) {
-            h.rx(true, rxq.front());
-            rxq.pop_front();
-        }
+        rxq.drive(h, h.cycle());
         const bool txv = h.tx_valid();
         const uint8_t txb = h.tx_data();
         h.tick();
@@ -72,7 +67,7 @@ struct HubBench : LinkPipe {
         for (unsigned i = 0; i < k; ++i) tick();
     }
     // LinkPipe
-    void send(const uint8_t* data, size_t len) override { rxq.insert(rxq.end(), data, data + len); }
+    void send(const uint8_t* data, size_t len) override { rxq.push(data, len); }
     size_t recv(uint8_t* buf, size_t cap, nanoseconds until) override {
         while (hostq.empty() && now() < until) tick();
         const size_t k = std::min(cap, hostq.size());

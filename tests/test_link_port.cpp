@@ -19,6 +19,7 @@
 // must equal the writes that PE issued, in order: exactly once.  With the
 // link cut every call fails with LinkError within the retry bound.
 #include "harness.hpp"
+#include "link_stream.hpp"
 #include "link_util.hpp"
 #include "seed.hpp"
 
@@ -49,11 +50,8 @@ namespace D = aggnet::link_defs;
 namespace {
 
 constexpr uint64_t NS_PER_CYCLE = 20;  // the tests' hub clock: 50 MHz
-// Bytes reach the port at most every BYTE_CYCLES cycles: 10x the rate of a
-// 12 Mbaud UART at 48 MHz (40 cycles per byte), and slow enough that the port
-// takes each frame before the next one completes (else OVERRUN, recovered by
-// a resend, but slow).
-constexpr uint64_t BYTE_CYCLES = 4;
+// Bytes reach the port through sim::LinkStream (sim/link_stream.hpp), at its
+// simulation rate.
 
 uint32_t size_mask(unsigned s) { return s >= 4 ? 0xffffffffu : (1u << (8 * s)) - 1; }
 
@@ -201,7 +199,7 @@ struct PortBench : LinkPipe {
     BusModel bus;
     Injector up, down;
     std::mt19937_64 rng;
-    std::deque<uint8_t> rxq;        // host -> port bytes
+    aggnet::sim::LinkStream rxq;    // host -> port bytes
     std::vector<uint8_t> hostq;     // port -> host bytes (after the injector)
     std::vector<uint8_t> raw;       // the frame coming out of the port
     Decoder txdec;
@@ -217,12 +215,7 @@ struct PortBench : LinkPipe {
         h.reset();
     }
     void tick() {
-        h->rx_valid = 0;
-        if (!rxq.empty() && h.cycle() % BYTE_CYCLES == 0) {
-            h->rx_valid = 1;
-            h->rx_data = rxq.front();
-            rxq.pop_front();
-        }
+        rxq.drive_port(h.dut(), h.cycle());
         h->tx_ready = (rng() % tx_stall) != 0;
         const bool txv = h->tx_valid && h->tx_ready;
         const uint8_t txb = h->tx_data;
@@ -241,7 +234,7 @@ struct PortBench : LinkPipe {
     void send(const uint8_t* data, size_t n) override {
         std::vector<uint8_t> out;
         up.apply(std::vector<uint8_t>(data, data + n), out);
-        rxq.insert(rxq.end(), out.begin(), out.end());
+        rxq.push(out);
     }
     size_t recv(uint8_t* buf, size_t cap, nanoseconds until) override {
         while (hostq.empty() && now() < until) tick();
@@ -466,7 +459,7 @@ void run_workload(const std::string& name, double rate, uint64_t commands, std::
 template <class M>
 std::vector<Frame> exchange(PortBench<M>& b, const Frame& f, unsigned cycles = 300) {
     const std::vector<uint8_t> bytes = encode(f);
-    b.rxq.insert(b.rxq.end(), bytes.begin(), bytes.end());
+    b.rxq.push(bytes);
     std::vector<Frame> got;
     Decoder d;
     for (unsigned i = 0; i < cycles; ++i) {
@@ -647,7 +640,7 @@ TEST_CASE("link_port: directed frames (ERR codes, duplicates, WAIT ACK and cance
     // a bad CRC: dropped and counted
     std::vector<uint8_t> bad = encode(req(1, D::OP_READ, 21, 0x1001, {1}));
     bad.back() ^= 1;
-    b.rxq.insert(b.rxq.end(), bad.begin(), bad.end());
+    b.rxq.push(bad);
     CHECK(exchange(b, req(1, D::OP_READ, 21, 0x1001, {1})).size() == 1);
     CHECK(b.stat(D::STAT_CRC_ERR) == 1);
     // stale frames (docs/link.md "Exactly once", rule 4): an old write that

@@ -1,0 +1,75 @@
+// link_stream.hpp: the host-to-hub half of a link port's byte stream in
+// simulation, written once.  link_port takes at most one byte a cycle and
+// has no backpressure (rtl/link/link_port.v, "Byte streams"): a simulation
+// that feeds it bytes directly, instead of through a UART's pins, offers one
+// byte every link_defs::SIM_BYTE_CYCLES hub cycles (docs/link.md's
+// constants; tools/linkgen.py).  Every simulated stream goes through this
+// class: the virtual hub (sim/aggnet_sim.cpp), sim::LinkHub, and the link
+// and hub test benches.  The UART path stays tested bit by bit
+// (tests/test_link_uart.cpp, tests/test_board_tops.cpp).
+//
+//   LinkStream in;
+//   in.push(link::encode(frame));
+//   for (;;) { in.drive(model, model.cycle()); model.tick(); ... }
+//
+// drive() works on anything with rx(bool valid, uint8_t data) (sim::HubModel);
+// drive_port() on a Verilated link_port or link_port-like top with rx_valid /
+// rx_data inputs.
+#pragma once
+
+#include <aggnet/link_defs.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+namespace aggnet::sim {
+
+class LinkStream {
+public:
+    static constexpr uint64_t kByteCycles = link_defs::SIM_BYTE_CYCLES;
+    static_assert(kByteCycles >= 1, "link_defs::SIM_BYTE_CYCLES must be at least 1");
+
+    void push(const uint8_t* data, size_t n) { q_.insert(q_.end(), data, data + n); }
+    void push(const std::vector<uint8_t>& bytes) { push(bytes.data(), bytes.size()); }
+    bool empty() const { return q_.empty(); }
+    /// Bytes not yet offered to the port.
+    size_t size() const { return q_.size(); }
+    void clear() { q_.clear(); }
+    /// Whether the cycle about to be clocked (hub cycle `cycle`) is one in
+    /// which a byte may be offered.
+    static bool slot(uint64_t cycle) { return cycle % kByteCycles == 0; }
+
+    /// The byte offered in hub cycle `cycle`, if this cycle is a byte slot
+    /// and one is queued; it leaves the queue.
+    bool next(uint64_t cycle, uint8_t& byte) {
+        if (q_.empty() || !slot(cycle)) return false;
+        byte = q_.front();
+        q_.pop_front();
+        return true;
+    }
+    /// Sets a HubModel's rx for the cycle about to be clocked; true if a byte
+    /// was offered.
+    template <class Hub>
+    bool drive(Hub& hub, uint64_t cycle) {
+        uint8_t b = 0;
+        const bool v = next(cycle, b);
+        hub.rx(v, b);
+        return v;
+    }
+    /// The same for a Verilated top with rx_valid / rx_data inputs.
+    template <class Top>
+    bool drive_port(Top& top, uint64_t cycle) {
+        uint8_t b = 0;
+        const bool v = next(cycle, b);
+        top.rx_valid = v;
+        if (v) top.rx_data = b;
+        return v;
+    }
+
+private:
+    std::deque<uint8_t> q_;
+};
+
+}  // namespace aggnet::sim
