@@ -31,7 +31,7 @@ endif
 FW_TOPS := $(sort $(wildcard fw/*/top.v))
 LINT := $(VERILATOR) --lint-only -Wall rtl/lint.vlt
 
-.PHONY: help deps build test test-fresh lint gen demo bench clean
+.PHONY: help deps build test test-fresh lint gen engine-selftest demo bench clean
 .DEFAULT_GOAL := help
 
 help: ## this list
@@ -72,6 +72,9 @@ lint: deps ## manifests valid; generated files up to date; verilator -Wall on ev
 	  $(LINT) $(ENGINE_LINT_ALL) $$f --top-module $$(basename $$f .v); \
 	  echo "lint ok: $$f"; \
 	done
+
+engine-selftest: deps ## add a throw-away engine (a scratch copy) in a copy of the tree: one folder, one test, one window row
+	@python3 tools/engine_selftest.py --jobs $(JOBS)
 
 demo: build ## 4 host processes barrier, exchange bits and interrupt through the virtual hub
 	@bash tools/demo.sh $(BUILD)
