@@ -21,6 +21,7 @@
 #include "link_stream.hpp"
 #include "seed.hpp"
 
+#include <aggnet/engines.hpp>
 #include <aggnet/error.hpp>
 #include <aggnet/link_client.hpp>
 #include <aggnet/link_defs.hpp>
@@ -126,17 +127,24 @@ TEST_CASE("aggnet_hub: the INFO window tells what the hub is", "[hub][link]") {
     CHECK(hi.version == D::VERSION);
     CHECK(hi.hub_pes == 4);
     CHECK(hi.port_pes == 4);
-    // The models are built with EN_NAND, EN_BESU and EN_SCRATCH (rtl/hub/manifest.json).
-    CHECK(hi.engines == ((1u << D::WIN_INFO) | (1u << D::WIN_PAPERS) | (1u << D::WIN_NAND) | (1u << D::WIN_BESU) |
-                         (1u << D::WIN_SCRATCH)));
+    // The hub family's models build every engine that has a slot in the hub
+    // (rtl/hub/manifest.json), and aggnet/engines.hpp lists those slots.
+    uint32_t all = 1u << D::WIN_INFO;
+    for (const auto& e : aggnet::engines::kEngines) all |= 1u << e.window;
+    CHECK(hi.engines == all);
     CHECK(hi.clk_hz == CLK_HZ);
     CHECK(c.read(2, info(D::INFO_MAGIC), 4) == D::INFO_MAGIC_VALUE);
     CHECK(c.read(2, info(D::INFO_VERSION), 4) == D::VERSION);
     CHECK(c.read(0, info(D::INFO_HUB_PES), 4) == 4);
     CHECK(c.read(0, info(D::INFO_ENGINES), 4) == hi.engines);
     CHECK(c.read(0, info(D::INFO_CLK_KHZ), 4) == CLK_HZ / 1000);
-    // The map hash a host checks before it trusts its header (tools/regmap.py).
+    // The map hash a host checks before it trusts its header (tools/regmap.py),
+    // and every engine's as the generated registry has it (tools/hubgen.py).
     CHECK(c.read(0, info(D::INFO_MAP_HASH + D::WIN_PAPERS), 4) == R::MAP_HASH);
+    for (const auto& e : aggnet::engines::kEngines) {
+        INFO("engine " << e.name);
+        CHECK(c.read(0, info(uint16_t(D::INFO_MAP_HASH + e.window)), 4) == e.map_hash);
+    }
     CHECK(c.read(0, info(D::INFO_MAP_HASH + D::WIN_INFO), 4) == 0);
     CHECK(c.read(0, info(D::INFO_MAP_HASH + 7), 4) == 0);
     // The cycle counter runs, and HI is latched by the LO read.
@@ -158,7 +166,8 @@ TEST_CASE("aggnet_hub: the INFO window tells what the hub is", "[hub][link]") {
     // Window 3: the BESU engine's SHAPE for PE1: node 1 of the 2x2x1 mesh the
     // hub derives from N = 4, with BESU_NB = 8 (rtl/hub/manifest.json).
     CHECK(c.read(1, uint16_t(D::WIN_BESU << 12 | 0x403), 4) == (8u | 2u << 8 | 2u << 12 | 1u << 16 | 1u << 20));
-    for (unsigned win = D::WIN_BESU + 1; win < 15; ++win) {
+    for (unsigned win = 1; win < 16; ++win) {
+        if (all >> win & 1) continue;
         INFO("window " << win);
         CHECK(err_of([&] { c.read(0, uint16_t(win << 12), 4); }) == D::ERR_NO_REG);
     }

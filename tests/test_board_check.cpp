@@ -12,6 +12,9 @@
 
 #include <aggnet/besu.hpp>
 #include <aggnet/board_check.hpp>
+#include <aggnet/besu_regs.hpp>
+#include <aggnet/engines.hpp>
+#include <aggnet/papers_regs.hpp>
 #include <aggnet/papers_device.hpp>
 #include <aggnet/link_papers.hpp>
 
@@ -78,6 +81,38 @@ std::map<std::string, bc::Check> pin_check(FakePpdev& fake, bool& ok) {
 }
 
 }  // namespace
+
+TEST_CASE("board-check: every engine's map hash is checked from the generated registry", "[board-check]") {
+    // The registry (aggnet/engines.hpp, tools/hubgen.py) reads each hash from
+    // the generated Verilog; the engines' own C++ headers carry it too.
+    const auto* papers = aggnet::engines::find(aggnet::link_defs::WIN_PAPERS);
+    const auto* besu = aggnet::engines::find(aggnet::link_defs::WIN_BESU);
+    REQUIRE(papers);
+    REQUIRE(besu);
+    CHECK(std::string(papers->name) == "papers");
+    CHECK(papers->map_hash == aggnet::papers_regs::MAP_HASH);
+    CHECK(besu->map_hash == aggnet::besu::regs::MAP_HASH);
+    CHECK(aggnet::engines::find(aggnet::link_defs::WIN_INFO) == nullptr);
+    bool ok = false;
+    CHECK_THAT(bc::engine_hash(besu->window, besu->map_hash, ok), Contains("besu 0x") && Contains("= ours"));
+    CHECK(ok);
+    CHECK_THAT(bc::engine_hash(besu->window, besu->map_hash ^ 1, ok), Contains("but ours is"));
+    CHECK(!ok);
+    // an engine this library has no map of is named, and nothing is claimed
+    for (const auto& e : aggnet::engines::kEngines)
+        if (!e.map_hash) {
+            CHECK_THAT(bc::engine_hash(e.window, 0, ok), Contains(e.name) && Contains("no register map"));
+            CHECK(ok);
+            CHECK_THAT(bc::engine_hash(e.window, 0x1234, ok), Contains("but ours is 0x00000000"));
+            CHECK(!ok);
+        }
+    // a window no engine of this revision has
+    unsigned unknown = 16;
+    for (unsigned w = 15; w >= 1 && unknown == 16; --w)
+        if (!aggnet::engines::find(w)) unknown = w;
+    REQUIRE(unknown < 16);
+    CHECK_THAT(bc::engine_hash(unknown, 0xabcd, ok), Contains("does not know"));
+}
 
 TEST_CASE("board-check: the virtual hub's pty as a board's USB UART, one program acting as every PE",
           "[board-check][vhub]") {

@@ -20,10 +20,20 @@ writes the three includes aggnet_hub.v pulls in:
                                  NO_REG), the bus response mux, the ENGINES
                                  bitmap and the map-hash table of INFO
 
+and, for the host tools, the same registry in C++:
+
+  host/include/aggnet/engines.hpp  per engine: window, name, title, and
+                                 the map hash this revision's RTL reports
+                                 (read from the generated .vh that defines
+                                 the slot's map_hash), so that `aggnet
+                                 probe` and `aggnet board-check` name every
+                                 engine and check every hash
+
 so that adding an engine edits no shared file (docs/engines.md).
 `make lint` runs it with --check.
 """
 import pathlib
+import re
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
@@ -140,11 +150,68 @@ def gen_engines():
     return "\n".join(o) + "\n"
 
 
+def map_hash_value(c, s):
+    """The slot's map_hash as a number: a literal, or the localparam of that
+    name in one of the component's generated includes; None if it has none."""
+    expr = s["map_hash"].strip()
+    m = re.fullmatch(r"32'[hH]([0-9a-fA-F_]+)|32'[dD]([0-9_]+)", expr)
+    if m:
+        v = int((m.group(1) or m.group(2)).replace("_", ""), 16 if m.group(1) else 10)
+        return v or None
+    pat = re.compile(r"localparam\s*\[31:0\]\s*%s\s*=\s*32'h([0-9A-Fa-f_]+)\s*;" % re.escape(expr))
+    for inc in c.includes:
+        for vh in sorted((ROOT / inc).glob("*.vh")):
+            m = pat.search(vh.read_text())
+            if m:
+                return int(m.group(1).replace("_", ""), 16)
+    raise SystemExit("hubgen: rtl/%s/manifest.json: slot map_hash %r is neither a 32-bit literal nor a "
+                     "localparam [31:0] of its includes" % (c.name, expr))
+
+
+def gen_host():
+    o = [HEAD.rstrip(),
+         "// The engines this revision's hub can carry (those with a slot in",
+         "// rtl/hub/aggnet_hub.v), for host tools: which window is which engine, and",
+         "// the register-map hash its RTL reports in INFO MAP_HASH+w (0: the engine",
+         "// has no generated map; a hub reporting another hash was built from",
+         "// another revision).  Whether a hub carries an engine is its ENGINES bitmap.",
+         "#pragma once",
+         "",
+         "#include <cstdint>",
+         "",
+         "namespace aggnet::engines {",
+         "",
+         "struct Engine {",
+         "    uint8_t window;",
+         "    const char* name;",
+         "    const char* title;",
+         "    uint32_t map_hash;",
+         "};",
+         "",
+         "inline constexpr Engine kEngines[] = {"]
+    for c, s in slots():
+        h = map_hash_value(c, s)
+        title = c.title.split(":")[0].replace("\\", "\\\\").replace('"', '\\"')
+        o.append('    {%d, "%s", "%s", 0x%08X},' % (c.window, c.name, title, h or 0))
+    o += ["};",
+          "",
+          "/// The engine in window w, or nullptr.",
+          "inline const Engine* find(unsigned w) {",
+          "    for (const Engine& e : kEngines)",
+          "        if (e.window == w) return &e;",
+          "    return nullptr;",
+          "}",
+          "",
+          "}  // namespace aggnet::engines"]
+    return "\n".join(o) + "\n"
+
+
 TARGETS = {
     "rtl/hub/aggnet_hub_params.vh": gen_params,
     "rtl/hub/aggnet_hub_ports.vh": gen_ports,
     "rtl/hub/aggnet_hub_engines.vh": gen_engines,
     "rtl/hub/aggnet_hub_pass.vh": gen_pass,
+    "host/include/aggnet/engines.hpp": gen_host,
 }
 
 if __name__ == "__main__":

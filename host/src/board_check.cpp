@@ -1,5 +1,6 @@
 // board_check.cpp: the checks of `aggnet board-check` (aggnet/board_check.hpp).
 #include <aggnet/board_check.hpp>
+#include <aggnet/engines.hpp>
 #include <aggnet/link_defs.hpp>
 #include <aggnet/link_papers.hpp>
 #include <aggnet/papers_device.hpp>
@@ -107,8 +108,9 @@ struct Link {
         std::string engines;
         for (unsigned w = 0; w < 16; ++w)
             if (h.engines >> w & 1) {
-                const char* nm = D::win_name(w);
-                engines += (engines.empty() ? "" : ",") + (nm ? std::string(nm) : "window " + std::to_string(w));
+                const engines::Engine* e = engines::find(w);
+                engines += (engines.empty() ? "" : ",") +
+                           (w == D::WIN_INFO ? std::string("info") : e ? std::string(e->name) : "window " + std::to_string(w));
             }
         std::string d = strf("protocol %u (ours %u); hub of %u PEs; this port serves PE%u..PE%u; engines %s; "
                              "hub clock %.2f MHz",
@@ -123,21 +125,15 @@ struct Link {
         return d + bad;
     }
 
-    /// Every present engine's map hash; only PAPERS has a map in this library.
+    /// Every present engine's map hash against this revision's registry.
     std::string hashes(bool& ok) {
         std::string d;
         ok = true;
-        for (unsigned w = 0; w < 16; ++w) {
+        for (unsigned w = 1; w < 16; ++w) {
             if (!(h.engines >> w & 1)) continue;
-            const uint32_t hash = c.read(pe, info(D::INFO_MAP_HASH + w), 4);
-            const char* nm = D::win_name(w);
-            d += (d.empty() ? "" : "; ") + (nm ? std::string(nm) : "window " + std::to_string(w)) + strf(" 0x%08x", hash);
-            if (w == D::WIN_PAPERS) {
-                d += hash == R::MAP_HASH ? " = ours" : strf(" but ours is 0x%08x: rebuild the bitstream or libaggnet from one revision", R::MAP_HASH);
-                ok = ok && hash == R::MAP_HASH;
-            } else if (w != D::WIN_INFO) {
-                d += " (no map of it in this library)";
-            }
+            bool one = true;
+            d += (d.empty() ? "" : "; ") + engine_hash(w, c.read(pe, info(uint16_t(D::INFO_MAP_HASH + w)), 4), one);
+            ok = ok && one;
         }
         return d;
     }
@@ -294,6 +290,17 @@ struct Link {
 };
 
 }  // namespace
+
+std::string engine_hash(unsigned window, uint32_t reported, bool& ok) {
+    const engines::Engine* e = engines::find(window);
+    ok = true;
+    if (!e) return strf("window %u 0x%08x (an engine this library does not know)", window, reported);
+    if (!e->map_hash && !reported) return std::string(e->name) + " (no register map to check)";
+    std::string d = strf("%s 0x%08x", e->name, reported);
+    ok = reported == e->map_hash;
+    return d + (ok ? " = ours"
+                   : strf(" but ours is 0x%08x: rebuild the bitstream or libaggnet from one revision", e->map_hash));
+}
 
 std::string format(const Check& c) {
     const char* v = c.verdict == Verdict::pass ? "PASS" : c.verdict == Verdict::fail ? "FAIL" : "SKIP";

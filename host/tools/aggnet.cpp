@@ -191,8 +191,12 @@ int probe(const Args& a) {
         std::printf("link:     protocol %u; this port serves PE%u..PE%u; hub clock %.2f MHz\n", h.version, h.first_pe,
                     h.first_pe + h.port_pes - 1, double(h.clk_hz) / 1e6);
         std::printf("engines: ");
-        for (unsigned w = 0; w < 16; ++w)
-            if (h.engines >> w & 1) std::printf(" window %u (map hash 0x%08x)", w, info(uint16_t(link_defs::INFO_MAP_HASH + w)));
+        for (unsigned w = 1; w < 16; ++w)  // window 0 is the hub's own INFO
+            if (h.engines >> w & 1) {
+                bool ok = true;
+                std::printf(" [window %u: %s]", w,
+                            board_check::engine_hash(w, info(uint16_t(link_defs::INFO_MAP_HASH + w)), ok).c_str());
+            }
         std::printf("\n");
         std::printf("link statistics:");
         for (unsigned i = 0; i < link_defs::STAT_COUNT; ++i)

@@ -49,6 +49,14 @@ struct Check {
     std::string detail;  ///< the numbers, or what is wrong
 };
 
+/// One present engine, by its window and the map hash the hub reports for
+/// it (INFO MAP_HASH+w), against this revision's registry
+/// (aggnet/engines.hpp, generated from the manifests): "besu 0x20f38d10 =
+/// ours", "nand 0x... but ours is ...", "nand (no register map to check)",
+/// "window 9 0x... (an engine this library does not know)".  ok: the hash
+/// is ours, or there is none to check.
+std::string engine_hash(unsigned window, uint32_t reported, bool& ok);
+
 /// "PASS  loopback    400 round trips ..." (one line, no newline).
 std::string format(const Check& c);
 
