@@ -8,6 +8,7 @@
 //     takes it) to GO on every PE's status, and to the link's DATA reply.
 // Writes CSV to argv[1] and prints a table.
 #include "link_hub.hpp"
+#include "pe_threads.hpp"
 
 #include <aggnet/link_defs.hpp>
 #include <aggnet/link_papers.hpp>
@@ -17,7 +18,6 @@
 #include <atomic>
 #include <cstdio>
 #include <fstream>
-#include <thread>
 #include <vector>
 
 using namespace aggnet;
@@ -53,25 +53,22 @@ int main(int argc, char** argv) {
     std::vector<std::unique_ptr<Counting>> pipes;
     for (unsigned pe = 0; pe < n; ++pe) pipes.push_back(std::make_unique<Counting>(hub.endpoint(pe)));
     std::vector<uint64_t> in_frames(n);
-    std::vector<std::thread> th;
     std::vector<uint64_t> b0(n), f0(n), r0(n);
-    for (unsigned pe = 0; pe < n; ++pe)
-        th.emplace_back([&, pe] {
-            link::LinkConfig cfg;
-            cfg.resend_timeout = microseconds(200);
-            cfg.max_attempts = 8;
-            link::LinkClient c(*pipes[pe], "bench", cfg);
-            LinkPapersPort port(c, *pipes[pe], pe);
-            Papers p(port, microseconds(100000));
-            p.enqueue(0xf, microseconds(100000));
-            p.wait(microseconds(100000));
-            b0[pe] = pipes[pe]->out_bytes;
-            f0[pe] = pipes[pe]->out_frames;
-            r0[pe] = c.stats().replies;
-            for (unsigned i = 0; i < barriers; ++i) p.wait(microseconds(100000));
-            in_frames[pe] = c.stats().replies - r0[pe];
-        });
-    for (auto& t : th) t.join();
+    sim::on_pe_threads(n, [&](unsigned pe) {
+        link::LinkConfig cfg;
+        cfg.resend_timeout = microseconds(200);
+        cfg.max_attempts = 8;
+        link::LinkClient c(*pipes[pe], "bench", cfg);
+        LinkPapersPort port(c, *pipes[pe], pe);
+        Papers p(port, microseconds(100000));
+        p.enqueue(0xf, microseconds(100000));
+        p.wait(microseconds(100000));
+        b0[pe] = pipes[pe]->out_bytes;
+        f0[pe] = pipes[pe]->out_frames;
+        r0[pe] = c.stats().replies;
+        for (unsigned i = 0; i < barriers; ++i) p.wait(microseconds(100000));
+        in_frames[pe] = c.stats().replies - r0[pe];
+    });
     double out_b = 0, out_f = 0, in_f = 0;
     for (unsigned pe = 0; pe < n; ++pe) {
         out_b += double(pipes[pe]->out_bytes - b0[pe]);

@@ -32,6 +32,7 @@
 #include "lockstep.hpp"
 #include "nand_cable.hpp"
 #include "nand_table2.hpp"
+#include "pe_threads.hpp"
 
 #include "../host/tools/sim_child.hpp"
 
@@ -57,7 +58,6 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 #ifndef AGGNET_SIM_EXE
@@ -300,8 +300,7 @@ Samples on_pins(unsigned n, unsigned reps, uint64_t access, const std::vector<Op
                                NandPe p(port, milliseconds(100));
                                body(pe, p);
                            };
-                       for (auto& e : hub.run(progs))
-                           if (e) std::rethrow_exception(e);
+                       sim::rethrow_first(hub.run(progs));
                    });
 }
 
@@ -334,21 +333,11 @@ Samples on_vhub(const std::string& sim, unsigned n, unsigned reps, const std::ve
         else c0 = c;
     };
     Samples s = run_all(n, reps, list, us, [&](const std::function<void(unsigned, NandPe&)>& body) {
-        std::vector<std::exception_ptr> err(n);
-        std::vector<std::thread> th;
-        for (unsigned pe = 0; pe < n; ++pe)
-            th.emplace_back([&, pe] {
-                try {
-                    LinkConnection lc = open_link(hub.dev(pe));
-                    NandPe p(*lc.client, pe, std::chrono::seconds(20));
-                    body(pe, p);
-                } catch (...) {
-                    err[pe] = std::current_exception();
-                }
-            });
-        for (auto& t : th) t.join();
-        for (auto& e : err)
-            if (e) std::rethrow_exception(e);
+        sim::on_pe_threads(n, [&](unsigned pe) {
+            LinkConnection lc = open_link(hub.dev(pe));
+            NandPe p(*lc.client, pe, std::chrono::seconds(20));
+            body(pe, p);
+        });
     }, mark);
     control.quit();
     hub.stop();

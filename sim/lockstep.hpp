@@ -15,6 +15,7 @@
 
 #include "papers_pins.hpp"
 #include "pc_port.hpp"
+#include "pe_threads.hpp"
 
 #include <aggnet/transport.hpp>
 
@@ -25,7 +26,6 @@
 #include <mutex>
 #include <random>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace aggnet::sim {
@@ -63,12 +63,12 @@ public:
     /// Called from a PE's program: compute for `cycles` without touching the port.
     void delay(unsigned pe, uint64_t cycles) { request(pe, Op::Delay, 0, cycles); }
 
-    /// Run one program per PE (missing ones idle), each on its own thread,
-    /// until all return; their exceptions are returned, one slot per PE.
+    /// Run one program per PE (missing ones idle), each on its own thread
+    /// (PeThreads), until all return; their exceptions are returned, one slot
+    /// per PE (rethrow_first() rethrows the first).
     std::vector<std::exception_ptr> run(const std::vector<std::function<void(Transport&)>>& programs) {
         const unsigned n = pes();
-        std::vector<std::exception_ptr> errors(n);
-        std::vector<std::thread> threads;
+        std::vector<unsigned> started;
         {
             std::lock_guard<std::mutex> lk(mu_);
             running_ = 0;
@@ -77,22 +77,19 @@ public:
             for (unsigned pe = 0; pe < n && pe < programs.size(); ++pe)
                 if (programs[pe]) ++running_, ++live_;
         }
+        PeThreads threads;
         for (unsigned pe = 0; pe < n && pe < programs.size(); ++pe) {
             if (!programs[pe]) continue;
-            threads.emplace_back([this, pe, &programs, &errors] {
-                try {
-                    programs[pe](*ports_[pe]);
-                } catch (...) {
-                    errors[pe] = std::current_exception();
-                }
-                std::lock_guard<std::mutex> lk(mu_);
-                --running_;
-                --live_;
-                cv_hub_.notify_all();
+            started.push_back(pe);
+            threads.start([this, pe, &programs] {
+                Finished done{*this};  // returned or threw: the hub stops waiting for it
+                programs[pe](*ports_[pe]);
             });
         }
         schedule();
-        for (auto& t : threads) t.join();
+        const std::vector<std::exception_ptr> failed = threads.join_errors();
+        std::vector<std::exception_ptr> errors(n);
+        for (size_t i = 0; i < started.size(); ++i) errors[started[i]] = failed[i];
         return errors;
     }
 
@@ -148,6 +145,17 @@ private:
                                     std::to_string(opt_.max_cycles) + ")");
         return q.result;
     }
+
+    /// A PE's program has ended: it no longer runs or holds the hub.
+    struct Finished {
+        LockstepHub& h;
+        ~Finished() {
+            std::lock_guard<std::mutex> lk(h.mu_);
+            --h.running_;
+            --h.live_;
+            h.cv_hub_.notify_all();
+        }
+    };
 
     struct CycleTimeoutError : std::runtime_error {
         using std::runtime_error::runtime_error;

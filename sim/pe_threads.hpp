@@ -8,6 +8,9 @@
 //                                        // failure in start order
 //
 // on_pe_threads(n, fn) is the common case: fn(pe) for every pe < n, joined.
+// join_errors() joins and returns every thread's failure instead, for a
+// caller that reports them per PE (sim/lockstep.hpp); rethrow_first() of
+// that list is what join() does.
 // A PeThreads destroyed unjoined (the test threw) joins without rethrowing.
 #pragma once
 
@@ -18,6 +21,12 @@
 #include <vector>
 
 namespace aggnet::sim {
+
+/// Rethrows the first failure in `errs`, if any.
+inline void rethrow_first(const std::vector<std::exception_ptr>& errs) {
+    for (auto& e : errs)
+        if (e) std::rethrow_exception(e);
+}
 
 class PeThreads {
 public:
@@ -38,10 +47,15 @@ public:
         });
     }
 
-    void join() {
+    /// Joins all; rethrows the first failure in start order.
+    void join() { rethrow_first(join_errors()); }
+
+    /// Joins all; every thread's failure (null if it returned), in start order.
+    std::vector<std::exception_ptr> join_errors() {
         join_all();
-        for (auto& e : errs_)
-            if (*e) std::rethrow_exception(*e);
+        std::vector<std::exception_ptr> out;
+        for (auto& e : errs_) out.push_back(*e);
+        return out;
     }
 
 private:

@@ -26,8 +26,10 @@ target_compile_definitions(test_system_vhub PRIVATE AGGNET_SIM_EXE="$<TARGET_FIL
 add_dependencies(test_system_vhub aggnet-sim)
 set_tests_properties(test_system_vhub PROPERTIES TIMEOUT 120)
 
-# Host-side benchmark for `make bench` (starts aggnet-sim itself).
+# Host-side benchmark for `make bench` (starts aggnet-sim itself); its PE
+# threads go through sim/pe_threads.hpp (header-only, no model).
 add_executable(aggnet_bench_host ${CMAKE_SOURCE_DIR}/host/tools/aggnet_bench_host.cpp)
+target_include_directories(aggnet_bench_host PRIVATE ${CMAKE_SOURCE_DIR}/sim)
 target_link_libraries(aggnet_bench_host PRIVATE aggnet)
 target_compile_definitions(aggnet_bench_host PRIVATE AGGNET_SIM_EXE="$<TARGET_FILE:aggnet-sim>")
 add_dependencies(aggnet_bench_host aggnet-sim)

@@ -95,8 +95,7 @@ uint64_t on_cable(unsigned n, const std::function<void(unsigned, NandPe&)>& fn, 
             NandPe p(port, timeout);
             fn(pe, p);
         };
-    for (auto& e : hub.run(progs))
-        if (e) std::rethrow_exception(e);
+    aggnet::sim::rethrow_first(hub.run(progs));
     return hub.cycle();
 }
 

@@ -28,11 +28,6 @@ LockstepHub::Options opts(const char* name) {
     return o;
 }
 
-void rethrow_any(const std::vector<std::exception_ptr>& errs) {
-    for (auto& e : errs)
-        if (e) std::rethrow_exception(e);
-}
-
 uint64_t all_of(unsigned n) { return n >= 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1; }
 
 // Every PE runs `rounds` barriers (p_wait or p_waitvec) on mask[pe]; records
@@ -69,7 +64,7 @@ Rounds run_rounds(LockstepHub& hub, const std::vector<uint64_t>& mask, unsigned 
             }
         };
     }
-    rethrow_any(hub.run(progs));
+    rethrow_first(hub.run(progs));
     return r;
 }
 
@@ -137,7 +132,7 @@ TEST_CASE("two disjoint partitions barrier independently and concurrently", "[pr
             }
         };
     }
-    rethrow_any(hub.run(progs));
+    rethrow_first(hub.run(progs));
     INFO("pair {0,1} done at " << pair01_done << ", pair {2,3} at " << pair23_done);
     REQUIRE(pair01_done < pair23_done);
     REQUIRE(pair23_done > 200000);
@@ -180,7 +175,7 @@ TEST_CASE("enqueue changes a mask only after the GO reset", "[protocol]") {
             }
         };
     }
-    rethrow_any(hub.run(progs));
+    rethrow_first(hub.run(progs));
     REQUIRE(changes > 40);
 }
 
@@ -203,7 +198,7 @@ TEST_CASE("IR interrupts exactly the PEs in the requester's mask; GI makes GO ra
             seen[pe] = p.status();
         };
     }
-    rethrow_any(hub.run(progs));
+    rethrow_first(hub.run(progs));
     for (unsigned pe = 0; pe < n; ++pe) {
         INFO("PE" << pe);
         const bool expect = pe != 2;
@@ -227,7 +222,7 @@ TEST_CASE("IR interrupts exactly the PEs in the requester's mask; GI makes GO ra
             for (int i = 0; i < 20; ++i) p.wait(milliseconds(50));
         };
     }
-    rethrow_any(hub2.run(progs));
+    rethrow_first(hub2.run(progs));
     REQUIRE(go_with_int[0]);
     REQUIRE_FALSE(go_without_int[0]);
     for (unsigned pe = 1; pe < n; ++pe) {
@@ -309,7 +304,7 @@ TEST_CASE("a mask naming a PE >= N is rejected by the host and ignored safely by
             REQUIRE_THROWS_AS(p.enqueue(0), MaskError);  // empty: GO would oscillate
             after = p.last_mask();  // nothing lost: the old mask stands
         };
-        rethrow_any(hub.run(progs));
+        rethrow_first(hub.run(progs));
         REQUIRE(before == after);
     }
     // Hub (N = 3 keeps the seed's 4 mask bits): a raw write naming PE3 is read
@@ -328,7 +323,7 @@ TEST_CASE("a mask naming a PE >= N is rejected by the host and ignored safely by
         hub.delay(0, 10000);
         st = t.read_status();
     };
-    rethrow_any(hub.run(progs));
+    rethrow_first(hub.run(progs));
     REQUIRE(((st >> R::STATUS_GO(3)) & 1) == 0);
     REQUIRE(hub.pins().bad(0));
 }

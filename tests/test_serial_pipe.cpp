@@ -206,8 +206,9 @@ TEST_CASE("serial pty: recv returns 0 at its deadline, within a few ms, and earl
     const double med = percentile(late_ms, 0.5), worst = percentile(late_ms, 1.0);
     std::fprintf(stderr, "[serial] recv deadline overshoot: median %.3f ms, worst %.3f ms of 20\n", med, worst);
     // A property, not a benchmark: the deadline holds, give or take the
-    // scheduler of a loaded 2-core machine (typically < 0.2 ms; CI has seen
-    // a 2.8 ms median and a 23 ms worst case while builds ran).
+    // scheduler of a loaded 2-core machine.  The bounds are loose because CI
+    // runs this while builds run, and has seen overshoots there many times a
+    // quiet machine's (the line above prints this run's).
     CHECK(med < 20.0);
     CHECK(worst < 500.0);
     // a deadline already past: returns at once

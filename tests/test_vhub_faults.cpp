@@ -4,6 +4,7 @@
 // corrupts, duplicates and reorders frames, or is cut; bad options and device
 // strings; a hub out of file descriptors.  Each must give a defined result
 // for everyone else, within the callers' timeouts.
+#include "pe_threads.hpp"
 #include "seed.hpp"
 #include "vhub_process.hpp"
 
@@ -103,18 +104,16 @@ TEST_CASE("faults: a PE that exits right after its waitvec leaves its D bit to t
         INFO("round " << r);
         const bool bit3 = rng() & 1;
         std::vector<uint64_t> got(3);
-        std::thread departing([&] {
+        sim::PeThreads th;
+        th.start([&] {
             // A fresh PE3 process each round: attach, one waitvec, exit at once.
             auto port = open_papers_port(hub.dev(3));
             Papers p(*port);
             p.enqueue(0xf, kTo);
             p.waitvec(bit3, kTo);
         });  // its connection closes here, typically before the others read
-        std::vector<std::thread> th;
-        for (unsigned pe = 0; pe < 3; ++pe)
-            th.emplace_back([&, pe] { got[pe] = ps[pe]->waitvec(pe & 1, kTo); });
-        departing.join();
-        for (auto& t : th) t.join();
+        for (unsigned pe = 0; pe < 3; ++pe) th.start([&, pe] { got[pe] = ps[pe]->waitvec(pe & 1, kTo); });
+        th.join();
         const uint64_t expect = 0x2 | (uint64_t(bit3) << 3);
         for (unsigned pe = 0; pe < 3; ++pe) {
             INFO("PE" << pe);
@@ -189,42 +188,34 @@ TEST_CASE("faults: a PE killed at any point of the protocol; survivors are told 
         std::vector<unsigned> passed(3), after(3);
         std::vector<uint64_t> never(3), left(3);
         std::vector<double> took_ms(3);
-        std::vector<std::string> what(3), failed(3);
+        std::vector<std::string> what(3);
         std::atomic<unsigned> gave_up{0};
-        std::vector<std::thread> th;
-        for (unsigned pe = 0; pe < 3; ++pe)
-            th.emplace_back([&, pe] {
-              try {
-                Papers& p = *ps[pe];
-                p.enqueue(0xf, kTo);
-                for (;;) {  // barriers with everybody until one fails
-                    const auto t0 = clk::now();
-                    try {
-                        p.wait(milliseconds(400));
-                        if (++passed[pe] > 5) break;  // must not happen
-                    } catch (const TimeoutError& e) {
-                        took_ms[pe] = ms_since(t0);
-                        never[pe] = e.never_arrived;
-                        left[pe] = e.left_pes;
-                        what[pe] = e.what();
-                        break;
-                    }
+        sim::on_pe_threads(3, [&](unsigned pe) {
+            Papers& p = *ps[pe];
+            p.enqueue(0xf, kTo);
+            for (;;) {  // barriers with everybody until one fails
+                const auto t0 = clk::now();
+                try {
+                    p.wait(milliseconds(400));
+                    if (++passed[pe] > 5) break;  // must not happen
+                } catch (const TimeoutError& e) {
+                    took_ms[pe] = ms_since(t0);
+                    never[pe] = e.never_arrived;
+                    left[pe] = e.left_pes;
+                    what[pe] = e.what();
+                    break;
                 }
-                // All survivors have given up before any re-forms (see papers.hpp).
-                rendezvous(gave_up, 3);
-                p.enqueue(0x7, kTo);  // same object, same hub: on without PE3
-                for (unsigned i = 0; i < 30; ++i) p.wait(milliseconds(3000)), ++after[pe];
-              } catch (const std::exception& e) {
-                failed[pe] = e.what();
-              }
-            });
-        for (auto& t : th) t.join();
+            }
+            // All survivors have given up before any re-forms (see papers.hpp).
+            rendezvous(gave_up, 3);
+            p.enqueue(0x7, kTo);  // same object, same hub: on without PE3
+            for (unsigned i = 0; i < 30; ++i) p.wait(milliseconds(3000)), ++after[pe];
+        });
         int st = 0;
         ::waitpid(doomed, &st, 0);
         REQUIRE(WIFSIGNALED(st));  // it really died at that point
         for (unsigned pe = 0; pe < 3; ++pe) {
             INFO("survivor PE" << pe << ": " << what[pe]);
-            CHECK(failed[pe] == "");
             // PE3 held S (WithS, WithGo): the first barrier fired with it, the
             // next cannot reset.  Otherwise the first never completes.
             const bool fired = at == DiesAt::WithS || at == DiesAt::WithGo || at == DiesAt::AfterRelease;
@@ -360,7 +351,8 @@ TEST_CASE("faults: a client that floods the hub and stops reading is dropped; th
     REQUIRE(::connect(hog, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
     std::atomic<bool> stop{false};
     std::atomic<size_t> sent{0};
-    std::thread flood([&] {
+    sim::PeThreads flood;
+    flood.start([&] {
         link::Frame f;
         f.pe = 0;
         f.op = L::OP_READ;
@@ -373,22 +365,25 @@ TEST_CASE("faults: a client that floods the hub and stops reading is dropped; th
             else std::this_thread::sleep_for(milliseconds(1));
         }
     });
+    // However this test ends, the hog stops before `flood` joins it.
+    struct StopHog {
+        std::atomic<bool>& stop;
+        ~StopHog() { stop = true; }
+    } stop_hog{stop};
     // Meanwhile PE1 and PE2 barrier; none may wait behind the hog's frames.
     std::vector<double> worst(3);
     std::vector<std::unique_ptr<PapersPort>> ports;
     for (unsigned pe = 1; pe < 3; ++pe) ports.push_back(open_papers_port(hub.dev(pe)));
-    std::vector<std::thread> th;
-    for (unsigned pe = 1; pe < 3; ++pe)
-        th.emplace_back([&, pe] {
-            Papers p(*ports[pe - 1]);
-            p.enqueue(0x6, kTo);
-            for (unsigned i = 0; i < 300; ++i) {
-                const auto t0 = clk::now();
-                p.wait(kTo);
-                worst[pe] = std::max(worst[pe], ms_since(t0));
-            }
-        });
-    for (auto& t : th) t.join();
+    sim::on_pe_threads(2, [&](unsigned i) {
+        const unsigned pe = i + 1;
+        Papers p(*ports[i]);
+        p.enqueue(0x6, kTo);
+        for (unsigned k = 0; k < 300; ++k) {
+            const auto t0 = clk::now();
+            p.wait(kTo);
+            worst[pe] = std::max(worst[pe], ms_since(t0));
+        }
+    });
     // The hog is dropped (queue bound or stall timer) with the reason logged.
     const auto deadline = clk::now() + std::chrono::seconds(5);
     while (hub.log().find("PE0 client") == std::string::npos && clk::now() < deadline)
@@ -466,35 +461,26 @@ TEST_CASE("faults: 10% of frames damaged both ways: 10^5 commands from 4 PEs, ea
     cfg.resend_timeout_max = milliseconds(64);
     cfg.max_attempts = 40;
     std::vector<uint64_t> done(kPes), wrong(kPes);
-    std::vector<std::string> failed(kPes);
     std::vector<link::ClientStats> stats(kPes);
-    std::vector<std::thread> th;
-    for (unsigned pe = 0; pe < kPes; ++pe)
-        th.emplace_back([&, pe] {
-            try {
-                link::SocketPipe pipe(hub.dir() + "/pe" + std::to_string(pe));
-                link::LinkClient c(pipe, hub.dev(pe), cfg);
-                std::mt19937_64 rng(seed ^ (pe * 0x9e3779b97f4a7c15ull));
-                const uint16_t reg = uint16_t(L::WIN_SCRATCH << 12 | (0x010 + pe));
-                for (uint64_t i = 0; i < per_pe; i += 2) {
-                    const uint32_t v = uint32_t(rng());
-                    c.write(pe, reg, v, 4);
-                    if (c.read(pe, reg, 4) != v) ++wrong[pe];
-                    done[pe] += 2;
-                }
-                stats[pe] = c.stats();
-            } catch (const std::exception& e) {
-                failed[pe] = e.what();
-            }
-        });
-    for (auto& t : th) t.join();
+    sim::on_pe_threads(kPes, [&](unsigned pe) {
+        link::SocketPipe pipe(hub.dir() + "/pe" + std::to_string(pe));
+        link::LinkClient c(pipe, hub.dev(pe), cfg);
+        std::mt19937_64 rng(seed ^ (pe * 0x9e3779b97f4a7c15ull));
+        const uint16_t reg = uint16_t(L::WIN_SCRATCH << 12 | (0x010 + pe));
+        for (uint64_t i = 0; i < per_pe; i += 2) {
+            const uint32_t v = uint32_t(rng());
+            c.write(pe, reg, v, 4);
+            if (c.read(pe, reg, 4) != v) ++wrong[pe];
+            done[pe] += 2;
+        }
+        stats[pe] = c.stats();
+    });
     SimControl ctl = hub.control();
     const auto st = ctl.status();
     INFO("seed " << seed << "; frames damaged by the injector: " << st.damaged);
     uint64_t total = 0, resends = 0;
     for (unsigned pe = 0; pe < kPes; ++pe) {
-        INFO("PE" << pe << ": " << failed[pe]);
-        CHECK(failed[pe].empty());
+        INFO("PE" << pe);
         CHECK(wrong[pe] == 0);
         total += done[pe];
         resends += stats[pe].resends;
@@ -528,19 +514,16 @@ TEST_CASE("faults: a cut link fails every call with LinkError within the retry b
     ctl.cut();
     std::vector<std::string> what(4);
     std::vector<double> took(4);
-    std::vector<std::thread> th;
-    for (unsigned pe = 0; pe < 4; ++pe)
-        th.emplace_back([&, pe] {
-            const auto t0 = clk::now();
-            try {
-                if (pe % 2) ports[pe]->in(ports[pe]->in_time(kTo));
-                else ports[pe]->out(reg_t(1) << R::DATA_D, ports[pe]->in_time(kTo));
-            } catch (const LinkError& e) {
-                what[pe] = e.what();
-            }
-            took[pe] = ms_since(t0);
-        });
-    for (auto& t : th) t.join();
+    sim::on_pe_threads(4, [&](unsigned pe) {
+        const auto t0 = clk::now();
+        try {
+            if (pe % 2) ports[pe]->in(ports[pe]->in_time(kTo));
+            else ports[pe]->out(reg_t(1) << R::DATA_D, ports[pe]->in_time(kTo));
+        } catch (const LinkError& e) {  // what a cut link must give
+            what[pe] = e.what();
+        }
+        took[pe] = ms_since(t0);
+    });
     for (unsigned pe = 0; pe < 4; ++pe) {
         INFO("PE" << pe << ": " << what[pe]);
         CHECK_THAT(what[pe], Contains(hub.dev(pe)) && Contains("PE" + std::to_string(pe)) &&

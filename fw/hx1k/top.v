@@ -12,9 +12,10 @@
 // Busy), so the pins connect straight through (docs/wiring.md).
 //
 // No link on this board: the hub top with its link port (rtl/hub/aggnet_hub.v
-// N = 4 and rtl/link/uart_stream.v) needs about 1800 LUT4 and 1550
-// flip-flops (yosys synth_ice40), and the HX1K has 1280 logic cells; nextpnr
-// cannot place it (fw/icestick/top.v says the same).  This board shows that
+// N = 4 and rtl/link/uart_stream.v) needs more LUT4s and flip-flops (yosys
+// synth_ice40: aggnet_hub_n4 in the README's synth table, from
+// docs/figures/synth.csv) than the HX1K's 1280 logic cells; nextpnr cannot
+// place it (fw/icestick/top.v says the same).  This board shows that
 // the pin-level PAPERS-4 fits the chip; for PAPERS over USB use an
 // iCEBreaker, the HX8K breakout or a ULX3S (docs/hardware.md).
 //

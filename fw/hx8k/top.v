@@ -39,10 +39,11 @@ module top (
 
     // Hub clock: 100.5 MHz from the 12 MHz oscillator (SB_PLL40_CORE: the clock ball J3 is not the PLL pad).
     // icepll -i 12 -o 100.5: DIVR = 0, DIVF = 66, DIVQ = 3, FILTER_RANGE = 1
-    // (PFD 12 MHz, VCO 804 MHz).  With the link the HX8K places the hub at
-    // 110.2 MHz (nextpnr, seed 1), so 100.5 MHz, not the 120 MHz of the
-    // pins-only hub.  mk/hw.mk reads HUB_KHZ: nextpnr and icetime must meet
-    // it or the bitstream build fails.
+    // (PFD 12 MHz, VCO 804 MHz).  With the link (and the NAND engine) the
+    // HX8K top has too little margin at the 120 MHz of the pins-only hub, so
+    // 100.5 MHz (its placed Fmax: docs/hardware.md, "make bitstreams", from
+    // docs/figures/bitstreams.csv).  mk/hw.mk reads HUB_KHZ: nextpnr and
+    // icetime must meet it or the bitstream build fails.
     localparam integer HUB_KHZ = 100500;
     // Status display: 0.5 s per page (a parameter so that simulation can shorten it).
     parameter integer PAGE_CYCLES = HUB_KHZ * 500;
@@ -72,9 +73,9 @@ module top (
     // pe_d is the data register's layout {B3..B0, S, IR, PROBE, D} per PE already.
     // The one hub top with its link port on the USB UART (rtl/hub/aggnet_uart_hub.v).
     // The NAND engine (seed 002, rtl/nand), on the link only: every PE
-    // reaches it over the USB UART (docs/nand.md).  Placed at 106.2 MHz
-    // against the 100.5 MHz clock once uart_tx registered its bit tick and
-    // nand_engine its PE one-hot (it missed at 99.2 MHz before).
+    // reaches it over the USB UART (docs/nand.md).  The top meets the
+    // 100.5 MHz clock with it because uart_tx registers its bit tick and
+    // nand_engine its PE one-hot (without them it missed).
     localparam integer EN_NAND = 1;
     wire [N*5-1:0] nand_pins_out;
     aggnet_uart_hub #(.N(N), .CLK_HZ(HUB_KHZ * 1000), .BAUD(LINK_BAUD), .EN_NAND(EN_NAND)) u_hub (

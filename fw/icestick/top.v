@@ -16,10 +16,11 @@
 // HX1K-TQ144 board) and fw/hx8k/top.v (iCE40-HX8K breakout).
 //
 // No link on this board: the hub top with its link port (rtl/hub/aggnet_hub.v
-// N = 4 and rtl/link/uart_stream.v, as on the iCEBreaker) needs about 1800
-// LUT4 and 1550 flip-flops (yosys synth_ice40; about 1500 and 1200 with one
-// PE on the link), and the HX1K has 1280 logic cells, each one LUT4 and one
-// flip-flop: nextpnr cannot place it.  The FT2232H channel B UART (pins 9 RX,
+// N = 4 and rtl/link/uart_stream.v, as on the iCEBreaker) needs more LUT4s
+// and flip-flops than the HX1K's 1280 logic cells, each one LUT4 and one
+// flip-flop, even with one PE on the link (yosys synth_ice40:
+// aggnet_hub_n4 in the README's synth table, from docs/figures/synth.csv):
+// nextpnr cannot place it.  The FT2232H channel B UART (pins 9 RX,
 // 8 TX; tools/boards/icestick.py) stays unused; for PAPERS over USB use an
 // iCEBreaker, the HX8K breakout or a ULX3S (docs/hardware.md).
 //

@@ -53,10 +53,10 @@ module top (
     // Hub clock: 100 MHz from the 25 MHz oscillator (EHXPLLL, CLKOP fed back).
     // CLKI_DIV = 1, CLKFB_DIV = 4, CLKOP_DIV = 6, CLKOP_CPHASE = 2 (ecppll
     // -i 25 -o 100; PFD 25 MHz, VCO 600 MHz; pll.v checks the ranges and the
-    // result).  With the link and the BESU engine the ECP5-85F places the
-    // hub just above 100 MHz (nextpnr, seed 1; docs/besu.md "Timing", and
-    // docs/hardware.md's generated table has the figure), so 100 MHz,
-    // not the 120 MHz of the pins-only hub;
+    // result).  With the link and the BESU engine the ECP5-85F top has
+    // little margin above 100 MHz (its placed Fmax: docs/hardware.md,
+    // "make bitstreams", from docs/figures/bitstreams.csv; docs/besu.md
+    // "Timing"), so 100 MHz, not the 120 MHz of the pins-only hub;
     // 33.3 clocks per bit at the FT231X's 3 Mbaud.  mk/hw.mk reads HUB_KHZ:
     // nextpnr must meet it or the bitstream build fails.
     localparam integer HUB_KHZ = 100000;
@@ -69,8 +69,8 @@ module top (
     localparam integer BESU_NB = 8;
     // The NAND engine (seed 002; rtl/nand, docs/nand.md) would be on the link
     // only (no NAND cable on this board: its pins read as floating, "not
-    // cabled").  Left out: with the BESU engine and NAND both in, nextpnr
-    // placed the top at 99.1 MHz against 100 (the HX8K top carries NAND).
+    // cabled").  Left out: with the BESU engine and NAND both in, the top
+    // missed the 100 MHz clock in nextpnr (the HX8K top carries NAND).
     localparam integer EN_NAND = 0;
     wire clk, pll_locked;
     pll #(.ARCH("ECP5"), .IN_KHZ(25000), .OUT_KHZ(HUB_KHZ),

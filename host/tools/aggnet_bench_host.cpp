@@ -15,6 +15,7 @@
 #include <aggnet/papers_device.hpp>
 #include <aggnet/sim_control.hpp>
 
+#include "pe_threads.hpp"  // sim/ (tests/host.cmake adds it to this tool's include path)
 #include "sim_child.hpp"
 
 #include <algorithm>
@@ -26,7 +27,6 @@
 #include <functional>
 #include <string>
 #include <sys/wait.h>
-#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -111,37 +111,27 @@ int main(int argc, char** argv) {
             std::vector<std::vector<double>> us(n);
             std::vector<uint64_t> acc(n);
             uint64_t c0 = 0, c1 = 0;
-            std::vector<std::exception_ptr> err(n);
-            std::vector<std::thread> th;
-            for (unsigned pe = 0; pe < n; ++pe)
-                th.emplace_back([&, pe] {
-                    try {
-                        Papers p(*ts[pe]);
-                        p.enqueue(all);
-                        p.wait();  // everybody attached
-                        if (pe == 0) c0 = control.cycle();
-                        p.wait();
-                        const uint64_t a0 = p.port().accesses();
-                        us[pe].reserve(count);
-                        link::LinkClient& c = link_of(*ts[pe])->client();
-                        const uint16_t magic = uint16_t(link_defs::WIN_INFO << 12 | link_defs::INFO_MAGIC);
-                        for (unsigned i = 0; i < count; ++i) {
-                            const auto t0 = clk::now();
-                            if (kind == Read) c.read(pe, magic, 4);
-                            else if (kind == Waitvec) p.waitvec(i & 1);
-                            else p.wait();
-                            us[pe].push_back(std::chrono::duration<double, std::micro>(clk::now() - t0).count());
-                        }
-                        acc[pe] = kind == Read ? count : p.port().accesses() - a0;
-                        p.wait();
-                        if (pe == 0) c1 = control.cycle();
-                    } catch (...) {
-                        err[pe] = std::current_exception();
-                    }
-                });
-            for (auto& t : th) t.join();
-            for (auto& e : err)
-                if (e) std::rethrow_exception(e);
+            sim::on_pe_threads(n, [&](unsigned pe) {
+                Papers p(*ts[pe]);
+                p.enqueue(all);
+                p.wait();  // everybody attached
+                if (pe == 0) c0 = control.cycle();
+                p.wait();
+                const uint64_t a0 = p.port().accesses();
+                us[pe].reserve(count);
+                link::LinkClient& c = link_of(*ts[pe])->client();
+                const uint16_t magic = uint16_t(link_defs::WIN_INFO << 12 | link_defs::INFO_MAGIC);
+                for (unsigned i = 0; i < count; ++i) {
+                    const auto t0 = clk::now();
+                    if (kind == Read) c.read(pe, magic, 4);
+                    else if (kind == Waitvec) p.waitvec(i & 1);
+                    else p.wait();
+                    us[pe].push_back(std::chrono::duration<double, std::micro>(clk::now() - t0).count());
+                }
+                acc[pe] = kind == Read ? count : p.port().accesses() - a0;
+                p.wait();
+                if (pe == 0) c1 = control.cycle();
+            });
             std::vector<double> allus;
             uint64_t accsum = 0;
             for (unsigned pe = 0; pe < n; ++pe) allus.insert(allus.end(), us[pe].begin(), us[pe].end()), accsum += acc[pe];

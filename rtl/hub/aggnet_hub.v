@@ -105,8 +105,9 @@ module aggnet_hub #(
     assign bus_req_ready = eng_req_ready;
 
     // ---- window 0: INFO --------------------------------------------------------
-    // Two stages (timing: the UP5K placed the one-cycle decode and mux at 34
-    // MHz): the request's register number is classified and registered, and
+    // Two stages (timing: on the UP5K the one-cycle decode and mux missed
+    // the iCEBreaker's 48 MHz by far): the request's register number is
+    // classified and registered, and
     // the next cycle muxes the value from registered selects.  The 64-bit
     // cycle counter is two 32-bit halves with a registered carry between
     // them; a read of CYCLE_LO latches the high half plus that carry, so the
@@ -129,9 +130,9 @@ module aggnet_hub #(
     reg         i_we;
     wire [7:0]  reg_hi = reg_no[11:4];
     // Stage 1 also says whether the register exists (i_ok), so that stage 2's
-    // error code is a function of two registered bits (timing: the UP5K
-    // placed the error decode after the selects at 45 MHz, and from the
-    // raw number in stage 1 at 46).
+    // error code is a function of two registered bits (timing: on the UP5K
+    // neither the error decode after the selects nor one from the raw number
+    // in stage 1 met 48 MHz).
     reg         i_ok;
     reg         plain_ok;
     always @(*) begin

@@ -105,8 +105,8 @@ module frame_rx #(
     reg [4:0]  pay_end;
     // pay_ph: 6 <= idx < pay_end, the next unstuffed byte is a payload byte,
     // kept in a register (timing: the index compares and the byte
-    // classification fed w_pay's 64 enables through 7 LUT levels, the
-    // critical path of the HX8K at 100 MHz and the UP5K at 48 MHz); formal
+    // classification fed w_pay's 64 enables through a long chain of LUTs,
+    // the critical path of the HX8K at 100 MHz and the UP5K at 48 MHz); formal
     // checks it against idx and pay_end.
     reg        pay_ph;
     // q_end: quiet == IDLE_CYCLES - 1, kept in a register (timing: the

@@ -45,8 +45,8 @@ module frame_tx (
     // the payload is shifted up to meet the header, so the byte on the wire
     // is always sh's top byte and the CRC bytes are loaded into its top when
     // the last data byte goes out.  No index compare or byte mux lies between
-    // a register and the ESC decision (the UP5K placed the indexed version at
-    // 28 MHz, this path being the critical one).
+    // a register and the ESC decision (the indexed version missed the
+    // UP5K's 48 MHz by far, this path being the critical one).
     reg         active;
     reg         sflag;      // the FLAG is next
     reg         esc_sent;   // the ESC of the current byte has gone out

@@ -78,9 +78,10 @@
 // round-robin pointers' PEs have a reply due or a WAIT pending and S_PICK
 // acts on it: a reply or a WAIT re-read starts 3 cycles after the state
 // machine comes back idle.  No decision depends on more than one compare
-// of registered values (the UP5K placed the unregistered version at 27
-// MHz; the one-hot state machine, the registered hits and frame_rx's
-// registered ready took the iCEBreaker's top from 44 to 48 MHz).
+// of registered values (the unregistered version missed the UP5K's 48 MHz
+// by far; the one-hot state machine, the registered hits and frame_rx's
+// registered ready are what brought the iCEBreaker's top up to 48 MHz; its
+// placed Fmax is in docs/hardware.md, "Measured figures").
 //
 // Parameters: N in 1..64 PEs on this stream, PE_ID in 0..63 the first, with
 // PE_ID + N <= 64; HUB_PES in 1..64 and ENGINES (window bitmap) for HELLO;

@@ -16,8 +16,9 @@
 // k-bit broadcast and AND/OR/NAND/NOR 2*ceil(k/t); k-bit max/min
 // 2*ceil(k/i) with i = floor(log2(t+1)) bits resolved per step (m = 2^i - 1
 // trees); signal 1.  Over a USB serial bridge each I/O cycle is a round trip
-// of 0.1-2 ms; over the virtual hub about 0.5-1 ms on a 2-core machine (it
-// simulates the link RTL cycle by cycle); on a PC's parallel port about 1 us.
+// of 0.1-2 ms; over the virtual hub a round trip through the link RTL it
+// simulates cycle by cycle (the README's "The NAND engine" and docs/nand.md
+// have the measured times); on a PC's parallel port about 1 us.
 #pragma once
 
 #include <aggnet/link_client.hpp>

@@ -66,8 +66,8 @@ public:
     /// The LinkConfig for the virtual hub: resend after 50 ms, give up after
     /// 20 frames (one second without a sign of life).  aggnet-sim is a
     /// Verilated hub in one process: on a loaded 2-core CI machine the kernel
-    /// can deschedule it for 100 ms and more, so the board's 20 ms x 5 would
-    /// resend needlessly and fail commands of a hub that is only slow.
+    /// can deschedule it for as long as the board's whole 20 ms x 5, which
+    /// would resend needlessly and fail commands of a hub that is only slow.
     static LinkConfig sim_link_config();
 
 private:
