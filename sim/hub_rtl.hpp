@@ -29,6 +29,10 @@ public:
     // The link port's byte streams (rtl/link/link_port.v): set before tick().
     virtual void rx(bool valid, uint8_t data) = 0;
     virtual void tx_ready(bool ready) = 0;
+    /// link_port's rx_held: a received frame waits to be taken, so the next
+    /// frame must not start (sim/link_stream.hpp).  A model that queues the
+    /// bytes itself (a board top's UART) never holds.
+    virtual bool rx_held() const = 0;
     virtual bool tx_valid() const = 0;
     virtual uint8_t tx_data() const = 0;
     // Per-PE pins in register layout (papers_regs.hpp), as papers_hub's.
@@ -67,6 +71,7 @@ public:
         h_->link_rx_data = data;
     }
     void tx_ready(bool ready) override { h_->link_tx_ready = ready; }
+    bool rx_held() const override { return h_.dut().link_rx_held; }
     bool tx_valid() const override { return h_.dut().link_tx_valid; }
     uint8_t tx_data() const override { return h_.dut().link_tx_data; }
     void set_data(unsigned pe, reg_t v) override { put_bits(h_->pe_data, pe * w_, w_, v); }

@@ -207,6 +207,8 @@ public:
         serq_.push_back(data);
         if (req_.push(data)) on_request(req_.frame());
     }
+    /// The serializer queues every byte: nothing to hold back.
+    bool rx_held() const override { return false; }
     /// A UART cannot hold the hub's transmitter back: the host always reads.
     void tx_ready(bool) override {}
     bool tx_valid() const override { return out_valid_; }

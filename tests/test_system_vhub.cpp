@@ -44,6 +44,10 @@ namespace {
 using namespace aggnet::test;
 
 const auto kTo = std::chrono::seconds(10);
+// Cycles link_port spends on one frame after its last byte, at most: 3 in
+// frame_rx, 5 to the bus request, the engine, 3 to the reply being due, the
+// reply (rtl/link/link_port.v, "Timing"), with room to spare.
+constexpr uint64_t kPortCycles = 40;
 
 /// The hub's cycle counter, read over this PE's own link.
 uint64_t hub_cycle(PapersPort& port) {
@@ -355,9 +359,11 @@ TEST_CASE("vhub: with the clock held, queued requests are served in one known cy
     std::this_thread::sleep_for(milliseconds(50));
     CHECK_FALSE(r.recv(f, 100));  // held: nothing moves
     CHECK(ctl.cycle() == c0);
-    // The bytes enter one per 4 cycles: after exactly 4 * bytes cycles plus
-    // the port's pipeline every write is ACKed, in arrival order.
-    CHECK(ctl.step(4 * bytes + 200) == c0 + 4 * bytes + 200);
+    // The bytes enter at the simulated stream's rate, each frame once the
+    // port took the last (sim/link_stream.hpp): within that, the port's
+    // pipeline per frame and a margin, every write is ACKed, in arrival order.
+    const uint64_t feed = bytes * L::SIM_BYTE_CYCLES + 4 * (L::SIM_FRAME_GAP + kPortCycles) + 200;
+    CHECK(ctl.step(feed) == c0 + feed);
     for (unsigned pe : order) {
         REQUIRE(r.recv(f));
         CHECK(f.pe == pe);
@@ -365,14 +371,14 @@ TEST_CASE("vhub: with the clock held, queued requests are served in one known cy
     }
     // Now S, and a WAIT for GO from each: nobody has GO until the last S.
     for (unsigned i = 0; i < 4; ++i) r.send(frames[2 * i + 1]);
-    ctl.step(4 * 60 + 200);
+    ctl.step(feed);
     for (unsigned pe : order) {
         REQUIRE(r.recv(f));
         CHECK(f.pe == pe);
         CHECK(f.op == L::OP_ACK);
     }
     for (unsigned pe : order) r.send(frame(pe, L::OP_READ, 3, papers(R::W_STAT), {1}));
-    ctl.step(4 * 60 + 200);
+    ctl.step(feed);
     for (unsigned pe : order) {
         REQUIRE(r.recv(f));
         CHECK(f.pe == pe);

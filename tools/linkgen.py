@@ -43,7 +43,8 @@ CONSTS = [
     ("HELLO_CLK_UNIT_HZ", 10000, 32, "the HELLO clock field counts in units of this many Hz"),
     ("HELLO_STALE",  64,     8,  "a HELLO whose seq is 1..HELLO_STALE behind the PE's last seq is stale (a late copy)"),
     ("HELLO_SKIP",   128,    8,  "a host whose HELLO is answered ERR STALE says HELLO again this much further on"),
-    ("SIM_BYTE_CYCLES", 4,   8,  "a simulation offers link_port one byte every this many hub cycles (sim/link_stream.hpp): 10x a 12 Mbaud UART at 48 MHz, and slow enough that the port takes each frame before the next one completes"),
+    ("SIM_BYTE_CYCLES", 1,   8,  "a simulation offers link_port one byte every this many hub cycles, a frame's first byte only while rx_held is low (sim/link_stream.hpp): as fast as the port takes frames"),
+    ("SIM_FRAME_GAP",   4,   8,  "and a frame's first byte at least this many cycles after the byte before it: frame_rx raises rx_held for a frame 3 cycles after its last byte"),
 ]
 
 # ---- frame layout, unstuffed, in wire order: (field, bytes, meaning) --------

@@ -25,7 +25,8 @@
 // pe_data, pe_ctrl, pe_stat, pe_led, pe_irq, pe_bad exactly as papers_hub's);
 // link_rx_valid/link_rx_data/link_rx_ferr, link_tx_valid/link_tx_ready/
 // link_tx_data: link_port's byte streams (a UART's, or the virtual hub's
-// socket bytes, at most one byte per 4 cycles in).
+// socket bytes, at most one byte per cycle in); link_rx_held: link_port's
+// rx_held, for a simulation's flow control (a UART leaves it unconnected).
 //
 // Bus contract for slots (rtl/link/link_port.v is the master): a request is
 // taken when bus_req_valid && bus_req_ready, the slave's own window only;
@@ -52,7 +53,8 @@ module aggnet_hub #(
     input  wire            link_rx_ferr,
     output wire            link_tx_valid,
     input  wire            link_tx_ready,
-    output wire [7:0]      link_tx_data
+    output wire [7:0]      link_tx_data,
+    output wire            link_rx_held
 );
 `include "link_defs.vh"
     localparam integer STAT_W = LINK_STAT_COUNT * LINK_STAT_BITS;
@@ -83,7 +85,7 @@ module aggnet_hub #(
     ) u_link (
         .clk(clk), .rst(rst),
         .rx_valid(link_rx_valid), .rx_data(link_rx_data), .rx_ferr(link_rx_ferr),
-        .tx_valid(link_tx_valid), .tx_ready(link_tx_ready), .tx_data(link_tx_data),
+        .tx_valid(link_tx_valid), .tx_ready(link_tx_ready), .tx_data(link_tx_data), .rx_held(link_rx_held),
         .bus_req_valid(bus_req_valid), .bus_req_ready(bus_req_ready), .bus_req_we(bus_req_we),
         .bus_req_pe(bus_req_pe), .bus_req_addr(bus_req_addr), .bus_req_wdata(bus_req_wdata),
         .bus_req_size(bus_req_size),

@@ -45,7 +45,8 @@ module aggnet_uart_hub #(
         .clk(clk), .rst(rst),
         `AGGNET_HUB_PORTS
         .link_rx_valid(rx_valid), .link_rx_data(rx_data), .link_rx_ferr(rx_ferr),
-        .link_tx_valid(tx_valid), .link_tx_ready(tx_ready), .link_tx_data(tx_data)
+        .link_tx_valid(tx_valid), .link_tx_ready(tx_ready), .link_tx_data(tx_data),
+        .link_rx_held()  // a UART cannot hold bytes back
     );
 endmodule
 `default_nettype wire

@@ -18,7 +18,8 @@ localparam [15:0] LINK_CRC_RESIDUE = 16'h0000;  // CRC over pe..payload followed
 localparam [31:0] LINK_HELLO_CLK_UNIT_HZ = 32'h00002710;  // the HELLO clock field counts in units of this many Hz
 localparam [7:0] LINK_HELLO_STALE = 8'h40;  // a HELLO whose seq is 1..HELLO_STALE behind the PE's last seq is stale (a late copy)
 localparam [7:0] LINK_HELLO_SKIP = 8'h80;  // a host whose HELLO is answered ERR STALE says HELLO again this much further on
-localparam [7:0] LINK_SIM_BYTE_CYCLES = 8'h04;  // a simulation offers link_port one byte every this many hub cycles (sim/link_stream.hpp): 10x a 12 Mbaud UART at 48 MHz, and slow enough that the port takes each frame before the next one completes
+localparam [7:0] LINK_SIM_BYTE_CYCLES = 8'h01;  // a simulation offers link_port one byte every this many hub cycles, a frame's first byte only while rx_held is low (sim/link_stream.hpp): as fast as the port takes frames
+localparam [7:0] LINK_SIM_FRAME_GAP = 8'h04;  // and a frame's first byte at least this many cycles after the byte before it: frame_rx raises rx_held for a frame 3 cycles after its last byte
 // ops
 localparam [7:0] LINK_OP_HELLO = 8'h01;  // host->hub
 localparam [7:0] LINK_OP_READ = 8'h02;  // host->hub

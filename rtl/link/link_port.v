@@ -39,6 +39,12 @@
 // bytes directly):
 //   rx_valid/rx_data   received bytes, at most one per cycle, no backpressure.
 //   rx_ferr            one-cycle pulse per UART framing error (counted only).
+//   rx_held            a received frame waits to be taken (frame_rx's
+//                      out_valid): a frame that completes while this is high
+//                      is an OVERRUN.  For a simulation that feeds bytes as
+//                      fast as the port takes frames (sim/link_stream.hpp: a
+//                      frame's first byte waits while rx_held is high); a
+//                      UART cannot hold bytes back and leaves it unconnected.
 //   tx_valid/tx_ready/tx_data  bytes to send; tx_data is stable while
 //                      tx_valid is high and tx_ready low.
 //
@@ -115,7 +121,8 @@ module link_port #(
     input  wire              bus_rsp_valid,
     input  wire [31:0]       bus_rsp_rdata,
     input  wire [1:0]        bus_rsp_err,
-    output wire [STAT_W-1:0] stats
+    output wire [STAT_W-1:0] stats,
+    output wire              rx_held
 );
 `include "link_defs.vh"
 
@@ -360,6 +367,7 @@ module link_port #(
     end
 
     // ---- bus and transmitter outputs --------------------------------------------
+    assign rx_held       = fr_valid;
     assign bus_req_valid = state == S_REQ;
     assign bus_req_we    = c_op == C_WRITE;
     assign bus_req_pe    = PE_ID[5:0] + ext6(c_idx);

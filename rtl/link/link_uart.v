@@ -70,7 +70,8 @@ module link_uart #(
         .bus_req_we(bus_req_we), .bus_req_pe(bus_req_pe), .bus_req_addr(bus_req_addr),
         .bus_req_wdata(bus_req_wdata), .bus_req_size(bus_req_size),
         .bus_rsp_valid(bus_rsp_valid), .bus_rsp_rdata(bus_rsp_rdata),
-        .bus_rsp_err(bus_rsp_err), .stats(stats)
+        .bus_rsp_err(bus_rsp_err), .stats(stats),
+        .rx_held()  // a UART cannot hold bytes back
     );
 endmodule
 `default_nettype wire

@@ -23,7 +23,8 @@ constexpr uint16_t CRC_RESIDUE = 0x0000;  // CRC over pe..payload followed by th
 constexpr uint32_t HELLO_CLK_UNIT_HZ = 0x00002710;  // the HELLO clock field counts in units of this many Hz
 constexpr uint8_t HELLO_STALE = 0x40;  // a HELLO whose seq is 1..HELLO_STALE behind the PE's last seq is stale (a late copy)
 constexpr uint8_t HELLO_SKIP = 0x80;  // a host whose HELLO is answered ERR STALE says HELLO again this much further on
-constexpr uint8_t SIM_BYTE_CYCLES = 0x04;  // a simulation offers link_port one byte every this many hub cycles (sim/link_stream.hpp): 10x a 12 Mbaud UART at 48 MHz, and slow enough that the port takes each frame before the next one completes
+constexpr uint8_t SIM_BYTE_CYCLES = 0x01;  // a simulation offers link_port one byte every this many hub cycles, a frame's first byte only while rx_held is low (sim/link_stream.hpp): as fast as the port takes frames
+constexpr uint8_t SIM_FRAME_GAP = 0x04;  // and a frame's first byte at least this many cycles after the byte before it: frame_rx raises rx_held for a frame 3 cycles after its last byte
 
 // ops
 constexpr uint8_t OP_HELLO = 0x01;  // host->hub
