@@ -111,9 +111,14 @@ module aggnet_hub #(
     // the iCEBreaker's 48 MHz by far): the request's register number is
     // classified and registered, and
     // the next cycle muxes the value from registered selects.  The 64-bit
-    // cycle counter is two 32-bit halves with a registered carry between
-    // them; a read of CYCLE_LO latches the high half plus that carry, so the
-    // pair read is always one instant's count.
+    // cycle counter is two 32-bit halves: the high half counts when the low
+    // half wraps, told a cycle ahead by a registered compare (the low half
+    // counts every cycle, so it is all ones exactly when it was ...FFFE the
+    // cycle before), so both halves are always one instant's count and no
+    // carry reaches a 32-bit adder through routing (timing: the UP5K placed
+    // a registered carry into cyc_hi + carry, and into the latch's adder, as
+    // its critical path).  A read of CYCLE_LO latches the high half, so the
+    // pair read is one instant's count.
     generate
         if (LINK_INFO_MAP_HASH[3:0] != 4'd0 || LINK_INFO_STAT[3:0] != 4'd0 || LINK_STAT_COUNT > 16 ||
             LINK_INFO_CYCLE_HI > 12'h00f) begin : g_bad_info
@@ -121,7 +126,7 @@ module aggnet_hub #(
         end
     endgenerate
     reg  [31:0] cyc_lo, cyc_hi, cycle_hi_latched;
-    reg         cyc_carry;  // cyc_lo wrapped last cycle: cyc_hi is one behind
+    reg         cyc_wrap;   // cyc_lo is all ones: both halves step at this edge
     reg         info_rsp_valid, none_rsp_valid;
     reg  [31:0] info_rsp_rdata;
     reg  [1:0]  info_rsp_err;
@@ -180,7 +185,7 @@ module aggnet_hub #(
         if (rst) begin
             cyc_lo           <= 32'd0;
             cyc_hi           <= 32'd0;
-            cyc_carry        <= 1'b0;
+            cyc_wrap         <= 1'b0;
             cycle_hi_latched <= 32'd0;
             i_pend           <= 1'b0;
             i_hash           <= 1'b0;
@@ -194,9 +199,9 @@ module aggnet_hub #(
             info_rsp_err     <= LINK_BUS_OK;
             none_rsp_valid   <= 1'b0;
         end else begin
-            cyc_lo    <= cyc_lo + 32'd1;
-            cyc_carry <= &cyc_lo;
-            cyc_hi    <= cyc_hi + {31'd0, cyc_carry};
+            cyc_lo   <= cyc_lo + 32'd1;
+            cyc_wrap <= cyc_lo == 32'hffff_fffe;
+            if (cyc_wrap) cyc_hi <= cyc_hi + 32'd1;
             i_pend  <= to_info;
             i_hash  <= reg_hi == LINK_INFO_MAP_HASH[11:4];
             i_stat  <= reg_hi == LINK_INFO_STAT[11:4];
@@ -211,7 +216,7 @@ module aggnet_hub #(
             info_rsp_err   <= i_pend ? i_err : LINK_BUS_OK;
             none_rsp_valid <= to_none;
             if (i_pend && !i_we && i_plain && {8'd0, i_idx} == LINK_INFO_CYCLE_LO)
-                cycle_hi_latched <= cyc_hi + {31'd0, cyc_carry};
+                cycle_hi_latched <= cyc_hi;
         end
     end
 
