@@ -9,7 +9,7 @@
 // link_defs::SIM_FRAME_GAP cycles after the byte before it (frame_rx shows
 // a completed frame on rx_held 3 cycles after its last byte): frames go in as
 // fast as the port takes them, and never overrun.  Every simulated
-// stream goes through this class: the virtual hub (sim/aggnet_sim.cpp),
+// stream goes through this class: the virtual hub (sim/vhub/hub.cpp),
 // sim::LinkHub, and the link and hub test benches.  The UART path stays
 // tested bit by bit (tests/test_link_uart.cpp, tests/test_board_tops.cpp).
 //

@@ -1,0 +1,236 @@
+// hub.cpp: the virtual hub's clock, stream and frame routes (hub.hpp).
+#include "hub.hpp"
+
+#include <aggnet/link_defs.hpp>
+
+#include <cstdio>
+#include <stdexcept>
+#include <termios.h>
+
+namespace aggnet::vhub {
+
+namespace L = aggnet::link_defs;
+
+namespace {
+
+// The clock runs kQuietBase + kQuietPerPe * N cycles after the last byte in
+// or out.  Long enough for a register change to reach every pending WAIT:
+// PAPERS takes 4-6 cycles from a bus write to its status, and link_port
+// re-reads the pending WAITs round-robin, 10 cycles each on the PAPERS
+// window (S_IDLE, S_PICK, the entry read, S_POLL, the request, 3 cycles of
+// papers_bus, the check, S_DONE) and 1 for a PE without one
+// (rtl/link/link_port.v), so a full round is at most 10 N cycles.
+// test_system_vhub checks that no WAIT answer waits for a keep-alive (at
+// N = 16 it fails with 8 cycles per PE).
+constexpr uint64_t kQuietBase = 32;
+constexpr uint64_t kQuietPerPe = 12;
+constexpr size_t kMaxPartial = 4096;  ///< bytes of one undecodable chunk before it is passed on
+
+}  // namespace
+
+Hub::Hub(unsigned n, std::unique_ptr<sim::HubModel> model, Injector inj)
+    : n_(n), h_(std::move(model)), inj_(std::move(inj)), quiet_cycles_(kQuietBase + kQuietPerPe * uint64_t(n)),
+      owner_(64, -1) {}
+
+void Hub::start() {
+    h_->reset(3);
+    link::Frame f;
+    f.pe = 0;
+    f.op = L::OP_HELLO;
+    in_.clear();
+    in_.push(link::encode(f));
+    idle_left_ = quiet_cycles_;
+    hello_probe_ = true;
+    for (uint64_t i = 0; i < 100000 && hello_probe_; ++i) tick();
+    if (hello_probe_) throw std::runtime_error("the Verilated hub did not answer HELLO in 100000 cycles");
+    run_until_quiet();
+}
+
+// ---- the clock ------------------------------------------------------------------
+
+size_t Hub::input_left() const {
+    size_t k = in_.size();
+    for (const Channel& c : channels_) k += c.pending_bytes;
+    return k;
+}
+
+/// The next frame for the hub's stream, once the last one went in: the
+/// channels take turns.
+bool Hub::next_chunk() {
+    for (size_t i = 0; i < channels_.size(); ++i) {
+        turn_ = (turn_ + 1) % channels_.size();
+        Bytes f;
+        if (!channels_[turn_].next_pending(f)) continue;
+        in_.push(f);
+        return true;
+    }
+    return false;
+}
+
+/// One hub cycle: a queued byte in when the stream offers one, a byte out
+/// whenever the hub offers one.
+void Hub::tick() {
+    if (in_.empty() && sim::LinkStream::slot(h_->cycle())) next_chunk();
+    const bool fed = in_.drive(*h_, h_->cycle());
+    const bool txv = h_->tx_valid();
+    const uint8_t txb = h_->tx_data();
+    h_->tick();
+    if (txv) from_hub(txb);
+    if (fed || txv)
+        idle_left_ = quiet_cycles_;
+    else if (idle_left_)
+        --idle_left_;
+}
+
+void Hub::run(uint64_t max) {
+    for (uint64_t i = 0; i < max && (idle_left_ > 0 || input_left()); ++i) tick();
+}
+
+void Hub::run_until_quiet() {
+    while (idle_left_ > 0 || input_left()) tick();
+}
+
+void Hub::step(uint64_t k) {
+    for (uint64_t i = 0; i < k; ++i) tick();
+}
+
+// ---- frame routes -------------------------------------------------------------
+
+/// A byte the hub sent: frames are cut out and go to their PE's channel.
+void Hub::from_hub(uint8_t b) {
+    if (b == L::FLAG) tx_chunk_.clear();
+    tx_chunk_.push_back(b);
+    if (!tx_dec_.push(b)) return;
+    const link::Frame& f = tx_dec_.frame();
+    if (hello_probe_ && f.op == L::OP_HELLO_R && f.len >= L::HELLO_LEN) {
+        engines_ = uint16_t(f.value(L::HELLO_ENGINES, 2));
+        clk_hz_ = uint64_t(f.value(L::HELLO_CLK, 2)) * L::HELLO_CLK_UNIT_HZ;
+        hello_probe_ = false;
+        return;
+    }
+    const int to = f.pe < owner_.size() ? owner_[f.pe] : -1;
+    if (to < 0 || channels_[size_t(to)].fd < 0) return;  // nobody there: a UART with no listener
+    Channel& c = channels_[size_t(to)];
+    ++c.frames_out;
+    std::vector<Bytes> out;
+    inj_.pass(c.out_lane, tx_chunk_, out);
+    for (const Bytes& o : out) c.queue(o);
+    flush(c);
+}
+
+/// Whole frames (or undecodable chunks) of a channel join the hub's stream.
+void Hub::to_hub(Channel& c, Bytes chunk) {
+    std::vector<Bytes> out;
+    inj_.pass(c.in_lane, std::move(chunk), out);
+    for (Bytes& o : out) c.enqueue(std::move(o));
+}
+
+void Hub::receive(Channel& c, const uint8_t* data, size_t n) {
+    for (size_t i = 0; i < n; ++i) cut(c, data[i]);
+}
+
+/// Cuts a channel's byte stream into frames with the link's decoder.
+void Hub::cut(Channel& c, uint8_t b) {
+    if (b == L::FLAG && !c.chunk.empty()) to_hub(c, std::move(c.chunk)), c.chunk.clear();  // an aborted partial
+    c.chunk.push_back(b);
+    const bool good = c.dec.push(b);
+    if (good) {
+        const link::Frame& f = c.dec.frame();
+        if (c.pe >= 0 && f.pe != unsigned(c.pe)) {
+            if (c.foreign++ == 0)
+                std::fprintf(stderr,
+                             "aggnet-sim: %s: dropped a frame for PE%u (this channel is PE%d's only; use "
+                             "DIR/link for several PEs); further ones are counted\n",
+                             c.what().c_str(), f.pe, c.pe);
+            c.chunk.clear();
+            return;
+        }
+        if (f.pe < owner_.size()) owner_[f.pe] = int(&c - channels_.data());
+        ++c.frames_in;
+        to_hub(c, std::move(c.chunk));
+        c.chunk.clear();
+    } else if (!c.dec.in_frame() || c.chunk.size() >= kMaxPartial) {
+        // Garbage between frames, or a frame the decoder dropped (bad
+        // CRC, bad length): the hub's receiver sees it too.
+        to_hub(c, std::move(c.chunk));
+        c.chunk.clear();
+    }
+}
+
+void Hub::expire_lanes(steady::time_point now) {
+    for (Channel& c : channels_) {
+        std::vector<Bytes> out;
+        Injector::expire(c.in_lane, now, out);
+        for (Bytes& o : out) c.enqueue(std::move(o));
+        out.clear();
+        Injector::expire(c.out_lane, now, out);
+        if (c.fd >= 0)
+            for (const Bytes& o : out) c.queue(o);
+        if (!out.empty() && c.fd >= 0) flush(c);
+    }
+}
+
+// ---- clients ------------------------------------------------------------------
+
+void Hub::flush(Channel& c) {
+    if (!c.send())
+        stalled(c, "stopped reading its replies (" + std::to_string(c.out.size()) + " bytes queued, limit " +
+                       std::to_string(kMaxQueued) + ")");
+}
+
+void Hub::drop_stalled(steady::time_point now) {
+    for (Channel& c : channels_)
+        if (c.stalled(now))
+            stalled(c, "took no reply bytes for " + std::to_string(Channel::kStallMs) + " ms (" +
+                           std::to_string(c.out.size()) + " bytes queued)");
+}
+
+void Hub::stalled(Channel& c, const std::string& why) {
+    c.out.clear();
+    if (c.kind == Channel::Pty) {
+        // A pty has no client to drop: the replies nobody reads go.
+        std::fprintf(stderr, "aggnet-sim: %s: its reader %s; discarded\n", c.what().c_str(), why.c_str());
+        ::tcflush(c.fd, TCOFLUSH);
+        return;
+    }
+    drop(c, why);
+}
+
+void Hub::drop(Channel& c, const std::string& why) {
+    if (c.fd < 0 || c.kind != Channel::Sock) return;
+    c.hang_up();
+    for (auto& o : owner_)
+        if (o >= 0 && &channels_[size_t(o)] == &c) o = -1;
+    std::fprintf(stderr, "aggnet-sim: %s client %s at cycle %llu; %s\n", c.name().c_str(), why.c_str(),
+                 static_cast<unsigned long long>(cycle()),
+                 c.pe < 0 ? "the registers of its PEs stay as it left them" : "its registers stay as it left them");
+}
+
+size_t Hub::clients() const {
+    size_t k = 0;
+    for (const Channel& c : channels_)
+        if (c.kind == Channel::Sock && c.fd >= 0) ++k;
+    return k;
+}
+
+std::string Hub::stats() const {
+    std::string s;
+    for (const Channel& c : channels_)
+        if (c.frames_in || c.frames_out)
+            s += " " + c.name() + (c.kind == Channel::Pty ? "(pty)" : "") + " " + std::to_string(c.frames_in) + "/" +
+                 std::to_string(c.frames_out);
+    return s.empty() ? " none" : s;
+}
+
+std::string Hub::pty_paths() const {
+    std::string s;
+    for (const Channel& c : channels_)
+        if (c.kind == Channel::Pty) s += "aggnet-sim: pty " + c.path + " -> " + c.tty + " (" + c.name() + ")\n";
+    return s;
+}
+
+void Hub::close_channels() {
+    for (Channel& c : channels_) c.close();
+}
+
+}  // namespace aggnet::vhub

@@ -1,0 +1,123 @@
+// hub.hpp: the virtual hub's core -- the Verilated aggnet_hub, its clock,
+// its one link byte stream and the frames' routes between that stream and
+// the channels.  No sockets are polled here (server.hpp) and no commands are
+// read (control.hpp); a reply is handed to its channel's client as soon as
+// the hub sends it.
+//
+// The stream: whole frames of the channels take turns (a frame is never
+// interleaved with another), the channels in round robin, each channel's in
+// the order they arrived; sim::LinkStream (sim/link_stream.hpp) feeds them
+// to the link port.  A channel's bytes are cut into frames with the link's
+// own decoder; bytes that do not decode (garbage, a corrupted frame) still
+// go to the hub in their place, so the RTL's receiver is the one that drops
+// and counts them.  A frame naming another PE on a PE's own channel is
+// dropped and logged.  The hub's output frames go to the channel that last
+// sent a frame for their PE.  Every frame passes the fault injector, both
+// ways (faults.hpp).
+//
+// The clock runs while there is work -- bytes to feed, bytes coming out,
+// and kQuietBase + kQuietPerPe * N cycles more after the last one
+// (hub.cpp), so that a WAIT whose register changed is answered -- and stops
+// when the hub is quiet.  Nothing in the hub depends on wall time.  hold()
+// stops the clock altogether (frames queue), step() runs exactly K cycles,
+// release() resumes.
+//
+// A client that takes nothing for Channel::kStallMs while replies wait, or
+// lets kMaxQueued bytes pile up, is dropped (a pty's queue is discarded
+// instead); its PE's registers stay as it last wrote them.
+#pragma once
+
+#include "channel.hpp"
+#include "common.hpp"
+#include "faults.hpp"
+#include "hub_rtl.hpp"
+#include "link_stream.hpp"
+
+#include <aggnet/link_frame.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace aggnet::vhub {
+
+class Hub {
+public:
+    Hub(unsigned n, std::unique_ptr<sim::HubModel> model, Injector inj);
+    ~Hub() { close_channels(); }
+
+    /// Resets the hub and asks it, over its own link, what it is.
+    void start();
+    unsigned pes() const { return n_; }
+    uint16_t engines() const { return engines_; }
+    uint64_t clk_hz() const { return clk_hz_; }
+    uint64_t cycle() const { return h_->cycle(); }
+
+    // ---- the clock ----
+    /// Whether the clock has cycles to run: not held, and bytes to feed or
+    /// the quiet window not over.
+    bool busy() const { return !held_ && (input_left() || idle_left_ > 0); }
+    /// Runs at most `max` cycles, while there is work.
+    void run(uint64_t max);
+    void hold() { held_ = true; }
+    void release() { held_ = false; }
+    bool held() const { return held_; }
+    /// Exactly k cycles, work or not.
+    void step(uint64_t k);
+    void trace_to(const std::string& path) { h_->trace_to(path); }
+    void trace_off() { h_->close_trace(); }
+    /// Bytes waiting to enter the hub.
+    size_t input_left() const;
+
+    // ---- the channels ----
+    void add_channel(Channel c) { channels_.push_back(std::move(c)); }
+    std::vector<Channel>& channels() { return channels_; }
+    const std::vector<Channel>& channels() const { return channels_; }
+    /// Bytes a channel's client sent: cut into frames, they join the stream.
+    void receive(Channel& c, const uint8_t* data, size_t n);
+    /// Sends what the channel's client takes; drops it past the queue bound.
+    void flush(Channel& c);
+    /// Closes a socket channel's client, logging why; its PEs' frames have
+    /// nowhere to go until a client sends for them again.
+    void drop(Channel& c, const std::string& why);
+    /// Drops every client that took no reply bytes for Channel::kStallMs.
+    void drop_stalled(steady::time_point now);
+    /// Frames the injector held back too long go on their way.
+    void expire_lanes(steady::time_point now);
+    /// Connected socket clients.
+    size_t clients() const;
+    /// " PEk n_in/n_out ..." per channel that carried frames, for the log at exit.
+    std::string stats() const;
+    /// One line per pty channel: its symlink, its /dev/pts device and whom it serves.
+    std::string pty_paths() const;
+    Injector& injector() { return inj_; }
+    void close_channels();
+
+private:
+    bool next_chunk();
+    void tick();
+    void run_until_quiet();
+    void from_hub(uint8_t b);
+    void to_hub(Channel& c, Bytes chunk);
+    void cut(Channel& c, uint8_t b);
+    void stalled(Channel& c, const std::string& why);
+
+    unsigned n_;
+    std::unique_ptr<sim::HubModel> h_;
+    Injector inj_;
+    uint64_t quiet_cycles_;         ///< cycles the clock runs on after the last byte in or out
+    uint64_t idle_left_ = 0;
+    bool held_ = false;
+    bool hello_probe_ = false;
+    uint16_t engines_ = 0;
+    uint64_t clk_hz_ = 0;
+    sim::LinkStream in_;            ///< the frame entering the link port
+    size_t turn_ = 0;               ///< the channel whose frame went in last
+    Bytes tx_chunk_;
+    link::Decoder tx_dec_;
+    std::vector<Channel> channels_;
+    std::vector<int> owner_;        ///< per PE: the channel that last sent a frame for it
+};
+
+}  // namespace aggnet::vhub
