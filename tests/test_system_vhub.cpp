@@ -149,6 +149,35 @@ TEST_CASE("vhub: barriers with all PEs; nobody leaves before its mask arrived", 
     }
 }
 
+TEST_CASE("vhub: --engines runs the built hub with the fewest engines that has them", "[system][vhub]") {
+    // rtl/hub/manifest.json builds `hub` (every engine) and `hub_papers`
+    // (PAPERS alone); sim/hub_select.hpp asks each model what it carries.
+    const uint64_t info_papers = (1u << L::WIN_INFO) | (1u << L::WIN_PAPERS);
+    {
+        SimProcess hub(4, {"--engines", "papers"});
+        CHECK(hub.control().status().engines == info_papers);
+        // and it barriers like any hub
+        sim::on_pe_threads(4, [&](unsigned pe) {
+            auto t = open_papers_port(hub.dev(pe));
+            Papers p(*t);
+            for (int i = 0; i < 20; ++i) p.enqueue(0xf), p.wait(std::chrono::seconds(10));
+        });
+    }
+    {
+        SimProcess hub(4, {"--engines", "besu"});
+        const uint64_t e = hub.control().status().engines;
+        CHECK((e & (1u << L::WIN_BESU)) != 0);
+        CHECK((e & info_papers) == info_papers);
+    }
+    {
+        SimProcess hub(4);  // no --engines: every engine
+        CHECK(hub.control().status().engines > info_papers);
+    }
+    const Run r = run_program({AGGNET_SIM_EXE, "--help"});
+    CHECK(r.status == 0);
+    CHECK_THAT(r.out, Contains("hub_papers: papers (N = ") && Contains("hub: papers,"));
+}
+
 TEST_CASE("vhub: two disjoint partitions run independently", "[system][vhub]") {
     SimProcess hub(4);
     check_barriers(hub, 4, 100, {0x3, 0x3, 0xc, 0xc});

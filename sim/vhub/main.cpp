@@ -38,6 +38,7 @@
 //             socket and runs the hub clock while it has work
 //   main      this file: start-up, signals, the socket directory, exit
 #include "hub.hpp"
+#include "hub_select.hpp"
 #include "options.hpp"
 #include "server.hpp"
 #include "sockets.hpp"
@@ -96,8 +97,20 @@ int main(int argc, char** argv) {
     const sigset_t waitmask = block_signals();
 
     std::unique_ptr<sim::HubModel> model;
+    std::string family;
     try {
-        model = sim::make_hub_rtl(n, "aggnet_sim");
+        // The hub family with the fewest engines that has every one asked
+        // for (sim/hub_select.hpp): only what the run uses is simulated.
+        uint16_t wanted = 0;
+        for (unsigned w : o.want_engines) wanted = uint16_t(wanted | 1u << w);
+        try {
+            auto choice = sim::make_hub_with(n, wanted, "aggnet_sim");
+            model = std::move(choice.model);
+            family = choice.family;
+        } catch (const std::invalid_argument& e) {
+            std::fprintf(stderr, "aggnet-sim: --engines %s: %s\n", o.engines_arg.c_str(), e.what());
+            return cli::kUsageExit;
+        }
         if (!o.trace.empty()) {
             model->trace_to(o.trace);
             std::fprintf(stderr, "aggnet-sim: tracing to %s\n", o.trace.c_str());
@@ -152,8 +165,8 @@ int main(int argc, char** argv) {
         try {
             server.open(dir, o.pty);
             std::printf("aggnet-sim: %u PEs at %s\n", n, dir.c_str());
-            std::printf("aggnet-sim: engines %s; hub clock %.3f MHz; control socket %s/control\n",
-                        engine_list(hub->engines()).c_str(), double(hub->clk_hz()) / 1e6, dir.c_str());
+            std::printf("aggnet-sim: engines %s (model %s); hub clock %.3f MHz; control socket %s/control\n",
+                        engine_list(hub->engines()).c_str(), family.c_str(), double(hub->clk_hz()) / 1e6, dir.c_str());
             std::printf("%s", hub->pty_paths().c_str());
             if (o.faults)
                 std::printf("aggnet-sim: fault injector: %u%% of frames, --fault-seed %llu\n", o.faults,

@@ -3,6 +3,7 @@
 
 #include "common.hpp"
 #include "hub_rtl.hpp"
+#include "hub_select.hpp"
 
 #include <aggnet/cli.hpp>
 #include <aggnet/link_defs.hpp>
@@ -29,8 +30,11 @@ const char* const kUsage =
     "  --dir DIR           socket directory: created if missing; if it exists it must hold\n"
     "                      nothing but what an aggnet-sim left (default: a new /tmp/aggnet-XXXXXX)\n"
     "  --pty               also offer the channels as pseudo-terminals\n"
-    "  --engines LIST      comma-separated engines the hub must have (e.g. papers); refused\n"
-    "                      if the built hub lacks one\n"
+    "  --engines LIST      comma-separated engines the hub must have (e.g. papers): runs the\n"
+    "                      built hub with the fewest engines that has them all, so that only\n"
+    "                      what the run uses is simulated; refused if none has them.  Default:\n"
+    "                      the hub with every engine.  Built hubs (rtl/hub/manifest.json):\n"
+    "%s"
     "  --trace FILE.fst    record an FST waveform of the run\n"
     "  --faults PERCENT    damage PERCENT%% of the frames both ways (0..100; drops, bit flips,\n"
     "                      bursts, duplicates, reordering, garbage)\n"
@@ -38,13 +42,33 @@ const char* const kUsage =
     "Stop it with SIGINT/SIGTERM or `quit` on DIR/control; it removes what it made.\n"
     "Exit: 0 stopped, 1 runtime error, 2 usage error.\n";
 
+/// Every size some hub family was built at.
+std::vector<unsigned> sizes_built() {
+    std::vector<unsigned> all;
+    for (const auto& f : sim::rtl_families<sim::HubModel>()) all.insert(all.end(), f.sizes().begin(), f.sizes().end());
+    std::sort(all.begin(), all.end());
+    all.erase(std::unique(all.begin(), all.end()), all.end());
+    return all;
+}
+
 std::string built_sizes() {
     std::string b;
-    for (unsigned s : sim::hub_rtl_sizes()) b += (b.empty() ? "" : " ") + std::to_string(s);
+    for (unsigned s : sizes_built()) b += (b.empty() ? "" : " ") + std::to_string(s);
     return b;
 }
 
-void print_usage(FILE* f) { std::fprintf(f, kUsage, built_sizes().c_str()); }
+/// One line per hub family: its engines (asked of its model) and sizes.
+std::string built_hubs() {
+    std::string out;
+    for (const auto& f : sim::hub_families()) {
+        std::string sizes;
+        for (unsigned s : f.sizes) sizes += (sizes.empty() ? "" : " ") + std::to_string(s);
+        out += "                        " + f.name + ": " + sim::engine_names(f.engines) + " (N = " + sizes + ")\n";
+    }
+    return out;
+}
+
+void print_usage(FILE* f) { std::fprintf(f, kUsage, built_sizes().c_str(), built_hubs().c_str()); }
 
 /// --engines LIST: the window of each named engine.
 std::vector<unsigned> parse_engines(const std::string& list) {
@@ -96,7 +120,7 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
             } else if (a == "--pes") {
                 once(o.pes != 0);
                 o.pes = unsigned(cli::number("--pes", value(), 2, 64));
-                const auto& sizes = sim::hub_rtl_sizes();
+                const auto sizes = sizes_built();
                 if (std::find(sizes.begin(), sizes.end(), o.pes) == sizes.end())
                     throw cli::UsageError("--pes " + std::to_string(o.pes) +
                                           ": no hub of that size was built (built: " + built_sizes() +

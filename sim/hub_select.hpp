@@ -1,0 +1,125 @@
+// hub_select.hpp: which Verilated hub to run, chosen by the engines a run
+// needs.  Every model family of HubModel (rtl/hub/manifest.json's `models`:
+// `hub` with every engine, `hub_papers` with PAPERS alone, ...; listed by
+// sim::rtl_families, sim/rtl_families.hpp) is a named configuration of the
+// one hub top.  A family's engines are what its model says in HELLO, asked
+// over its own link (a few hundred cycles), so nothing lists them twice.
+// The choice is the family, built at the size asked, with the fewest
+// engines that include every engine wanted: the virtual hub simulates only
+// what the run uses (issue 22: the BESU engine costs most of every cycle of
+// the model that carries it).
+#pragma once
+
+#include "hub_rtl.hpp"
+#include "link_stream.hpp"
+#include "rtl_families.hpp"
+
+#include <aggnet/link_defs.hpp>
+#include <aggnet/link_frame.hpp>
+
+#include <algorithm>
+#include <bitset>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace aggnet::sim {
+
+/// The ENGINES bitmap (windows, INFO included) a hub model reports in HELLO;
+/// the model is left reset.
+inline uint16_t hub_engines(HubModel& m) {
+    namespace L = link_defs;
+    m.reset(3);
+    LinkStream in;
+    link::Frame hello;
+    hello.pe = 0;
+    hello.op = L::OP_HELLO;
+    in.push(link::encode(hello));
+    link::Decoder d;
+    for (unsigned i = 0; i < 20000; ++i) {
+        in.drive(m, m.cycle());
+        const bool v = m.tx_valid();
+        const uint8_t b = m.tx_data();
+        m.tick();
+        if (v && d.push(b) && d.frame().op == L::OP_HELLO_R && d.frame().len >= L::HELLO_LEN) {
+            const uint16_t e = uint16_t(d.frame().value(L::HELLO_ENGINES, 2));
+            m.reset(3);
+            return e;
+        }
+    }
+    throw std::runtime_error("a Verilated hub did not answer HELLO in 20000 cycles");
+}
+
+/// "papers,nand" for an ENGINES bitmap (INFO left out).
+inline std::string engine_names(uint16_t engines) {
+    std::string s;
+    for (unsigned w = 1; w < 16; ++w)
+        if (engines >> w & 1) {
+            const char* n = link_defs::win_name(w);
+            s += (s.empty() ? "" : ",") + (n ? std::string(n) : "window " + std::to_string(w));
+        }
+    return s;
+}
+
+struct HubFamily {
+    std::string name;
+    uint16_t engines = 0;          ///< ENGINES bitmap, from its smallest model's HELLO
+    std::vector<unsigned> sizes;
+};
+
+/// Every built hub family with its engines.
+inline std::vector<HubFamily> hub_families() {
+    std::vector<HubFamily> out;
+    for (const auto& f : rtl_families<HubModel>()) {
+        const auto& sizes = f.sizes();
+        if (sizes.empty()) continue;
+        auto m = f.make(*std::min_element(sizes.begin(), sizes.end()), std::string(f.name) + "_probe", UINT64_MAX);
+        out.push_back({f.name, hub_engines(*m), sizes});
+    }
+    return out;
+}
+
+struct HubChoice {
+    std::unique_ptr<HubModel> model;
+    std::string family;
+};
+
+/// The hub of n PEs with the fewest engines that has every engine of
+/// `wanted` (an ENGINES bitmap; 0: any, which picks the family with the
+/// most engines, the full hub).  Throws std::invalid_argument naming what
+/// was built when none fits.
+inline HubChoice make_hub_with(unsigned n, uint16_t wanted, const std::string& name,
+                               uint64_t max_cycles = UINT64_MAX) {
+    const auto fams = hub_families();
+    const HubFamily* best = nullptr;
+    const HubFamily* widest = nullptr;
+    std::string sizes;
+    for (const HubFamily& f : fams) {
+        const bool has_n = std::find(f.sizes.begin(), f.sizes.end(), n) != f.sizes.end();
+        if (!has_n) continue;
+        const unsigned k = unsigned(std::bitset<16>(f.engines).count());
+        if (!widest || k > std::bitset<16>(widest->engines).count()) widest = &f;
+        if ((f.engines & wanted) != wanted) continue;
+        if (!best || (wanted ? k < std::bitset<16>(best->engines).count() : k > std::bitset<16>(best->engines).count()))
+            best = &f;
+    }
+    if (!widest) {
+        std::vector<unsigned> all;
+        for (const HubFamily& f : fams) all.insert(all.end(), f.sizes.begin(), f.sizes.end());
+        std::sort(all.begin(), all.end());
+        all.erase(std::unique(all.begin(), all.end()), all.end());
+        for (unsigned s : all) sizes += (sizes.empty() ? "" : " ") + std::to_string(s);
+        throw std::invalid_argument("no hub of " + std::to_string(n) + " PEs was built (built sizes: " + sizes + ")");
+    }
+    if (!best) {
+        const uint16_t lack = uint16_t(wanted & ~widest->engines);
+        throw std::invalid_argument("this hub was built without " + engine_names(lack) +
+                                    " (built with: " + engine_names(widest->engines) + ")");
+    }
+    for (const auto& f : rtl_families<HubModel>())
+        if (best->name == f.name) return {f.make(n, name, max_cycles), best->name};
+    throw std::logic_error("hub family " + best->name + " vanished");
+}
+
+}  // namespace aggnet::sim
