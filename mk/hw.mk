@@ -64,7 +64,7 @@ formal: deps
 figures: ## record the last synth / bench-hw / bitstream results in docs/figures and regenerate the docs' tables
 	@$(PYTHON) tools/figures.py collect --build $(BUILD)
 
-bench-hw: deps
+bench-hw: deps ## nextpnr Fmax / LUTs of every manifest's bench_hw points (place and route, slow)
 	$(PYTHON) tools/bench_hw.py --build $(BUILD) $(if $(ONLY),--only $(ONLY)) \
 	  $(if $(DEVICES),--devices $(DEVICES)) $(if $(PNR_TIMEOUT),--timeout $(PNR_TIMEOUT))
 

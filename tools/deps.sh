@@ -21,6 +21,7 @@ python3:python3
 cmake:cmake
 g++:g++
 make:make
+ccache:ccache
 "
 # file  debian-package
 APT_FILES="

@@ -12,8 +12,8 @@ This file is the only reader.  It finds rtl/*/manifest.json, checks each one
 (unknown or missing fields, wrong types, files that do not exist, RTL files
 outside the component's folder or left out of its manifest, top modules that
 no source defines, duplicate bus windows and names, unknown or cyclic
-dependencies, formal harnesses without a negative control) and fails with
-the file and the field named.  Consumers:
+dependencies, formal harnesses without a negative control, a Verilated class
+made two ways) and fails with the file and the field named.  Consumers:
 
   Python   formal/run.py, tools/synth.py, tools/bench_hw.py:
              import engines; reg = engines.load()
@@ -290,6 +290,11 @@ class Registry:
     def libdirs(self, name):
         return [c.dir for c in self.closure(name) if c.sources]
 
+    def modules(self, name):
+        """{module: file} over the sources of `name` and its dependencies."""
+        return {m: s for s in self.sources(name) if os.path.isfile(os.path.join(self.root, s))
+                for m in _modules(self.root, s)}
+
     def all_sources(self):
         return [s for c in self.order for s in c.sources]
 
@@ -336,28 +341,33 @@ class Registry:
         return {c.window: c.name for c in self.order if c.window is not None}
 
     def tests(self):
-        """[{name, sources, families, timeout, seeded, engine, models: [{prefix, top, args, extra}],
-        boards: [{name, prefix, top_file, params}]}]: with "boards", one model V<board>_top per
-        board of tools/boards/, its top fw/<board>/top.v read after the component's sources,
-        and the top's integer localparams (N, HUB_KHZ, LINK_BAUD, ...)."""
+        """[{name, sources, families, timeout, seeded, engine, models: [{prefix, top, file, args}],
+        boards: [{name, prefix, top_file, params}]}]: each model's `file` defines its top (the
+        rest comes from the -y folders of the component and its dependencies); with "boards",
+        one model V<board>_top per board of tools/boards/, its top fw/<board>/top.v, and the
+        top's integer localparams (N, HUB_KHZ, LINK_BAUD, ...)."""
         out = []
         for c in self.order:
+            mods = self.modules(c.name)
             for t in c.tests:
                 models = []
                 for v in t["verilate"]:
                     for prefix, p in zip(_expand(v["prefix"], v["params"], "", []), v["params"]):
                         args = ["-G%s=%d" % kv for kv in p.items()] + c.verilator_args + v["args"]
-                        models.append({"prefix": prefix, "top": v["top"], "args": args, "extra": []})
+                        models.append({"prefix": prefix, "top": v["top"], "file": mods.get(v["top"]),
+                                       "args": args})
                 bds = []
                 for b in (board_tops(self.root) if t["boards"] else []):
                     bds.append(b)
-                    models.append({"prefix": b["prefix"], "top": "top", "args": c.verilator_args + t["board_args"],
-                                   "extra": [b["top_file"]]})
+                    models.append({"prefix": b["prefix"], "top": "top", "file": b["top_file"],
+                                   "args": c.verilator_args + t["board_args"]})
                 out.append(dict(t, engine=c.name, models=models, boards=bds))
         return out
 
     def families(self):
-        return [dict(m, engine=c.name,
+        """[model family, with engine, top_file (the file that defines its top) and args
+        (the component's verilator_args first)]."""
+        return [dict(m, engine=c.name, top_file=self.modules(c.name).get(m["top"]),
                      args=c.verilator_args + m["args"]) for c in self.order for m in c.models]
 
 
@@ -512,11 +522,7 @@ def load(root=ROOT):
             seen[kind][name] = where
     for c in order:
         w = c.manifest
-        mods = {}
-        for s in reg.sources(c.name):
-            if os.path.isfile(os.path.join(root, s)):
-                for m in _modules(root, s):
-                    mods[m] = s
+        mods = reg.modules(c.name)
         visible = ", ".join(x.name for x in reg.closure(c.name))
 
         def need_top(top, where):
@@ -637,6 +643,24 @@ def load(root=ROOT):
                 errs.append("%s: %s: '%s' may not contain ';'" % (w, where, a))
     if errs:
         raise ManifestError("\n".join(errs))
+
+    # A Verilated class is built once (CMake: $(BUILD)/verilated/<class>/) and
+    # linked by every test that names it, so all of them must make it alike.
+    made = {}
+    models = [(f["engine"], "family " + f["family"], "V%s_n%d" % (f["top"], n), f["top"], f["top_file"],
+               ["-G%s=%d" % (f["param"], n)] + f["args"] + f["size_args"].get(str(n), []))
+              for f in reg.families() for n in f["sizes"]]
+    models += [(t["engine"], "test " + t["name"], m["prefix"], m["top"], m["file"], m["args"])
+               for t in reg.tests() for m in t["models"]]
+    for e, what, prefix, top, f, args in models:
+        how = (top, f, args, reg.libdirs(e), reg.includes(e))
+        where = "%s: %s" % (reg.by_name[e].manifest, what)
+        if prefix in made and made[prefix][0] != how:
+            errs.append("%s: model %s is also made by %s, with other sources or arguments "
+                        "(one class, one build: give one of them another prefix)" % (where, prefix, made[prefix][1]))
+        made.setdefault(prefix, (how, where))
+    if errs:
+        raise ManifestError("\n".join(errs))
     return reg
 
 
@@ -686,13 +710,14 @@ def cmake_text(reg):
         o.append("")
         o.append("# ---- %s (%s)" % (c.name, c.manifest))
         s(e + "_WINDOW", "" if c.window is None else c.window)
-        s(e + "_SOURCES", absl(reg.sources(c.name)))
+        s(e + "_LIBDIRS", absl(reg.libdirs(c.name)))
         s(e + "_INCLUDE_DIRS", absl(reg.includes(c.name)))
         fams = [m for m in reg.families() if m["engine"] == c.name]
         s(e + "_FAMILIES", ";".join(m["family"] for m in fams))
         for m in fams:
             f = "AGGNET_FAMILY_" + m["family"]
             s(f + "_TOP", m["top"])
+            s(f + "_TOP_FILE", os.path.join(root, m["top_file"]))
             s(f + "_PARAM", m["param"])
             s(f + "_SIZES", ";".join(str(x) for x in m["sizes"]))
             s(f + "_ARGS", ";".join(m["args"]))
@@ -714,7 +739,7 @@ def cmake_text(reg):
             for m in t["models"]:
                 s("%s_%s_TOP" % (v, m["prefix"]), m["top"])
                 s("%s_%s_ARGS" % (v, m["prefix"]), ";".join(m["args"]))
-                s("%s_%s_EXTRA" % (v, m["prefix"]), absl(m["extra"]))
+                s("%s_%s_FILE" % (v, m["prefix"]), os.path.join(root, m["file"]))
             s(v + "_BOARDS", ";".join(b["name"] for b in t["boards"]))
             for b in t["boards"]:
                 s("%s_BOARD_%s_PREFIX" % (v, b["name"]), b["prefix"])
@@ -829,6 +854,10 @@ def selftest(verbose=False):
          "a slot needs the component's own bus window"),
         ("slot port the hub has", lambda m, fs: m["eng"].update(slot=[{"module": "e", "ports": [
             {"dir": "input", "name": "clk", "width": "1"}]}]), "hub name 'clk' is already used"),
+        ("one class, two builds", lambda m, fs: m["eng"]["tests"].append(
+            {"name": "test_f", "sources": ["tests/t.cpp"],
+             "verilate": [{"prefix": "Ve_n1", "top": "e", "params": {"N": 3}}]}),
+         "test test_f: model Ve_n1 is also made by rtl/eng/manifest.json: test test_e"),
         ("bad JSON", lambda m, fs: fs.update({"rtl/eng/manifest.json": "{"}), None),
     ]
     bad = 0

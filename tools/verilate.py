@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""tools/verilate.py: build one Verilated model into a static archive.
+
+CMake runs it (aggnet_verilate() in CMakeLists.txt), once per model class:
+
+    tools/verilate.py --verilator BIN DIR PREFIX [VAR=value ...]
+
+DIR/PREFIX.args holds every Verilator argument of the model, one a line;
+CMake rewrites it only when one changes: --cc, --prefix, --top-module, the
+file that defines the top, the -y folders of its component and its
+dependencies (Verilator reads from them only the modules the top
+instantiates), the -I include folders, the -G parameters and the C++ flags
+(-CFLAGS).  The script
+
+1. runs Verilator with them into DIR/stage/;
+2. copies into DIR/obj/ each generated file whose contents differ from the
+   copy there, so a file Verilator writes again unchanged keeps its time and
+   is not compiled again;
+3. runs Verilator's own makefile (PREFIX.mk, which includes verilated.mk) in
+   DIR/obj/ for the archive PREFIX__ALL.a, with VAR=value (CXX=, OBJCACHE=):
+   its list of C++ files is the one Verilator has just written, so a new port
+   or a new non-inlined submodule builds and links on the first try;
+4. writes DIR/PREFIX.d, the files Verilator read (its PREFIX__ver.d) as the
+   prerequisites of DIR/PREFIX.stamp, CMake's DEPFILE, and touches the stamp.
+
+A model is therefore verilated again only when a file it reads changes, and
+recompiled only where Verilator's output changed.  The archive leaves out the
+Verilator runtime (verilated.cpp, ...): CMake builds that once, as the
+library `verilated`.
+"""
+import argparse
+import filecmp
+import os
+import shutil
+import subprocess
+import sys
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--verilator", required=True, help="verilator_bin")
+    ap.add_argument("--make", default="make")
+    ap.add_argument("dir", help="the model's folder (holds PREFIX.args)")
+    ap.add_argument("prefix", help="the Verilated class, e.g. Vsync2")
+    ap.add_argument("vars", nargs="*", help="make variables for PREFIX.mk, e.g. CXX=g++")
+    a = ap.parse_args(argv[1:])
+    p = a.prefix
+    stage, obj = os.path.join(a.dir, "stage"), os.path.join(a.dir, "obj")
+    os.makedirs(stage, exist_ok=True)
+    os.makedirs(obj, exist_ok=True)
+
+    rc = subprocess.call([a.verilator, "-f", os.path.join(a.dir, p + ".args"), "--Mdir", stage])
+    if rc:
+        return rc
+    for f in sorted(os.listdir(stage)):
+        if f.startswith(p + "__ver"):   # Verilator's dependency and --skip-identical files
+            continue
+        src, dst = os.path.join(stage, f), os.path.join(obj, f)
+        if not os.path.exists(dst) or not filecmp.cmp(src, dst, shallow=False):
+            shutil.copyfile(src, dst)
+
+    # A make of its own, serial: this runs under CMake's make, whose
+    # jobserver it cannot join (models build in parallel with each other).
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    r = subprocess.run([a.make, "-s", "--no-print-directory", "-C", obj, "-f", p + ".mk", p + "__ALL.a",
+                        "OPT_FAST=", "OPT_SLOW=", "OPT_GLOBAL="] + a.vars,
+                       env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    # verilated.mk announces every archive it writes; the rest (compiler errors) is shown
+    out = [line for line in r.stdout.splitlines() if not line.startswith("Archive ")]
+    if out:
+        print("\n".join(out), flush=True)
+    if r.returncode:
+        print("tools/verilate.py: %s: make -C %s -f %s.mk failed" % (p, obj, p), file=sys.stderr)
+        return r.returncode
+
+    with open(os.path.join(stage, p + "__ver.d")) as f:
+        deps = []
+        for w in f.read().split(":", 1)[1].split():
+            if w not in deps:
+                deps.append(w)
+    stamp = os.path.join(a.dir, p + ".stamp")
+    with open(os.path.join(a.dir, p + ".d"), "w") as f:
+        f.write("%s: %s\n" % (stamp, " ".join(deps)))
+    with open(stamp, "w"):
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
