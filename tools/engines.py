@@ -647,7 +647,7 @@ def load(root=ROOT):
     # A Verilated class is built once (CMake: $(BUILD)/verilated/<class>/) and
     # linked by every test that names it, so all of them must make it alike.
     made = {}
-    models = [(f["engine"], "family " + f["family"], "V%s_n%d" % (f["top"], n), f["top"], f["top_file"],
+    models = [(f["engine"], "family " + f["family"], "V%s_n%d" % (f["family"], n), f["top"], f["top_file"],
                ["-G%s=%d" % (f["param"], n)] + f["args"] + f["size_args"].get(str(n), []))
               for f in reg.families() for n in f["sizes"]]
     models += [(t["engine"], "test " + t["name"], m["prefix"], m["top"], m["file"], m["args"])
