@@ -32,7 +32,7 @@ cleanup() {
 trap cleanup EXIT
 
 echo "== aggnet demo: virtual hub (link frames into the Verilated aggnet_hub), 4 PEs, 4 host processes =="
-"$SIM" --pes 4 --pty >"$LOG/sim.out" 2>"$LOG/sim.err" &
+"$SIM" --pes 4 --pty --engines papers >"$LOG/sim.out" 2>"$LOG/sim.err" &
 SIMPID=$!
 # The hub prints "aggnet-sim: 4 PEs at DIR" once its sockets listen.
 DIR=
