@@ -36,6 +36,8 @@ def main():
     d = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "build/bench")
     cycles = read(d / "bench_papers_cycles.csv")
     hw = read(d / "hw.csv")
+    if not hw:
+        print("bench: the ns and LUT columns need `make bench-hw` (place and route; make bench does not run it)")
     host = read(d / "host.csv")
 
     s2g = {int(r["N"]): (int(r["median_cycles"]), int(r["max_cycles"]))
