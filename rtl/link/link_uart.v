@@ -59,6 +59,7 @@ module link_uart #(
         .tx_valid(tx_valid), .tx_ready(tx_ready), .tx_data(tx_data)
     );
 
+    wire unused_rx_held;
     link_port #(
         .N(N), .PE_ID(PE_ID), .HUB_PES(HUB_PES), .ENGINES(ENGINES),
         .CLK_HZ(CLK_HZ), .IDLE_CYCLES(IDLE_CYCLES), .STAT_W(STAT_W)
@@ -71,7 +72,7 @@ module link_uart #(
         .bus_req_wdata(bus_req_wdata), .bus_req_size(bus_req_size),
         .bus_rsp_valid(bus_rsp_valid), .bus_rsp_rdata(bus_rsp_rdata),
         .bus_rsp_err(bus_rsp_err), .stats(stats),
-        .rx_held()  // a UART cannot hold bytes back
+        .rx_held(unused_rx_held)  // a UART cannot hold bytes back
     );
 endmodule
 `default_nettype wire
