@@ -1,8 +1,10 @@
 // libaggnet: the NAND aggregate network (seed 002) over the link; see
 // aggnet/nand.hpp and docs/nand.md.
 #include <aggnet/error.hpp>
+#include <aggnet/link_defs.hpp>
 #include <aggnet/nand.hpp>
 
+#include <cstdio>
 #include <cstring>
 #include <sstream>
 #include <stdexcept>
@@ -35,13 +37,20 @@ unsigned bit_width(uint64_t v) {
 // ---- LinkNandPort: the NAND window over the link --------------------------------
 
 LinkNandPort::LinkNandPort(link::LinkClient& link, unsigned pe) : link_(link), pe_(pe) {
-    uint32_t shape = 0;
+    uint32_t shape = 0, hash = 0;
     try {
         shape = link_.read(pe_, R::addr(R::SHAPE), 4);
         out0_ = link_.read(pe_, R::addr(R::OUT), 4);
+        hash = link_.read(pe_, uint16_t(link_defs::INFO_MAP_HASH + R::WINDOW), 4);
     } catch (const RegisterError& e) {
         throw DeviceError("PE" + std::to_string(pe) + ": the hub has no NAND engine in window " +
                           std::to_string(R::WINDOW) + " (built without EN_NAND?): " + e.what());
+    }
+    if (hash != R::MAP_HASH) {
+        char m[160];
+        std::snprintf(m, sizeof m, "PE%u: the hub's NAND register map hash is 0x%08x, this library's 0x%08x: "
+                      "rebuild one of them from the same tools/nandgen.py", pe, hash, R::MAP_HASH);
+        throw DeviceError(m);
     }
     n_ = field(shape, R::SHAPE_N, R::SHAPE_N_W);
     t_ = field(shape, R::SHAPE_T, R::SHAPE_T_W);

@@ -62,7 +62,8 @@ protected:
 };
 
 /// The NAND window over the link (a LinkClient that serves `pe`).  Throws
-/// DeviceError if the hub has no NAND engine.
+/// DeviceError if the hub has no NAND engine, or one whose register map
+/// hash (INFO MAP_HASH+2) is not this library's nand_regs::MAP_HASH.
 class LinkNandPort final : public NandPort {
 public:
     LinkNandPort(link::LinkClient& link, unsigned pe);
@@ -133,7 +134,8 @@ class NandPe {
 public:
     /// Attaches PE `pe` of the hub behind `link` (which must serve it) and
     /// reads the engine's shape.  Throws DeviceError if the hub has no NAND
-    /// engine.  `timeout` bounds every wait for the other PEs.
+    /// engine or another register map (LinkNandPort).  `timeout` bounds
+    /// every wait for the other PEs.
     NandPe(link::LinkClient& link, unsigned pe,
            std::chrono::nanoseconds timeout = std::chrono::seconds(10));
     /// Any NandPort (e.g. LptNandPort on a parallel port); it must outlive this.
