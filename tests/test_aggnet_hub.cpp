@@ -24,7 +24,9 @@
 #include <aggnet/engines.hpp>
 #include <aggnet/error.hpp>
 #include <aggnet/link_client.hpp>
+#include <aggnet/besu_regs.hpp>
 #include <aggnet/link_defs.hpp>
+#include <aggnet/nand_regs.hpp>
 #include <aggnet/papers_regs.hpp>
 #include <catch2/catch.hpp>
 
@@ -138,9 +140,12 @@ TEST_CASE("aggnet_hub: the INFO window tells what the hub is", "[hub][link]") {
     CHECK(c.read(0, info(D::INFO_HUB_PES), 4) == 4);
     CHECK(c.read(0, info(D::INFO_ENGINES), 4) == hi.engines);
     CHECK(c.read(0, info(D::INFO_CLK_KHZ), 4) == CLK_HZ / 1000);
-    // The map hash a host checks before it trusts its header (tools/regmap.py),
-    // and every engine's as the generated registry has it (tools/hubgen.py).
+    // The map hash a host checks before it trusts its header (tools/regmap.py,
+    // nandgen.py, besugen.py), and every engine's as the generated registry
+    // has it (tools/hubgen.py).
     CHECK(c.read(0, info(D::INFO_MAP_HASH + D::WIN_PAPERS), 4) == R::MAP_HASH);
+    CHECK(c.read(0, info(D::INFO_MAP_HASH + D::WIN_NAND), 4) == aggnet::nand_regs::MAP_HASH);
+    CHECK(c.read(0, info(D::INFO_MAP_HASH + D::WIN_BESU), 4) == aggnet::besu::regs::MAP_HASH);
     for (const auto& e : aggnet::engines::kEngines) {
         INFO("engine " << e.name);
         CHECK(c.read(0, info(uint16_t(D::INFO_MAP_HASH + e.window)), 4) == e.map_hash);
@@ -192,7 +197,10 @@ TEST_CASE("aggnet_hub: a hub built without its engines says so, answers NO_REG a
     CHECK(hi.engines == (1u << D::WIN_INFO));
     CHECK(hi.hub_pes == 2);
     CHECK(c.read(0, info(D::INFO_ENGINES), 4) == (1u << D::WIN_INFO));
-    CHECK(c.read(0, info(D::INFO_MAP_HASH + D::WIN_PAPERS), 4) == 0);
+    for (unsigned win = 1; win < 16; ++win) {
+        INFO("window " << win);
+        CHECK(c.read(0, info(uint16_t(D::INFO_MAP_HASH + win)), 4) == 0);
+    }
     for (unsigned win = 1; win < 16; ++win) {
         INFO("window " << win);
         CHECK(err_of([&] { c.read(0, uint16_t(win << 12), 4); }) == D::ERR_NO_REG);

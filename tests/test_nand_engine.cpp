@@ -21,6 +21,7 @@
 #include "vbits.hpp"
 
 #include <Vnand_engine_n16.h>
+#include <aggnet/nand_regs.hpp>
 #include <Vnand_engine_n3.h>
 #include <catch2/catch.hpp>
 
@@ -35,16 +36,26 @@ using aggnet::sim::Harness;
 
 namespace {
 
-constexpr uint16_t WIN = 2 << 12;  // window 2: NAND (tools/linkgen.py WINDOWS)
-constexpr uint16_t R_OUT = 0x000, R_IN = 0x001, R_LIVE = 0x002, R_SHAPE = 0x003, R_BARS0 = 0x004, R_BARS1 = 0x005,
-                   R_CABLE0 = 0x006, R_CABLE1 = 0x007;
-// The cable (module header "Pins"): lines into the hub per PE, 12 bits.
-constexpr unsigned P_BAR = 4, P_ACK = 5, P_SEL = 6, P_REQ = 7, P_ATTACH_N = 11;
-constexpr uint16_t PINS_FLOAT = 0xfff;  // every line pulled up: not on the cable
+// The register map and the cable lines are aggnet's, not the seed's, so
+// they come from the one table (tools/nandgen.py -> aggnet/nand_regs.hpp)
+// rather than being written here again; what the registers do is modelled
+// below from the module header.
+namespace R = aggnet::nand_regs;
+constexpr uint16_t WIN = R::addr(0);
+constexpr uint16_t R_OUT = R::OUT, R_IN = R::IN, R_LIVE = R::LIVE, R_SHAPE = R::SHAPE, R_BARS0 = R::BARS0,
+                   R_BARS1 = R::BARS1, R_CABLE0 = R::CABLE0, R_CABLE1 = R::CABLE1;
+// The cable: lines into the hub per PE (levels on the cable), and out of it.
+constexpr unsigned P_LINES = R::CABLE_IN_LINES, P_OUT_LINES = R::CABLE_OUT_LINES;
+constexpr unsigned P_BAR = R::CABLE_IN_BAR, P_ACK = R::CABLE_IN_ACK, P_SEL = R::CABLE_IN_SEL, P_REQ = R::CABLE_IN_REQ,
+                   P_ATTACH_N = R::CABLE_IN_ATTACH;
+constexpr uint16_t PINS_FLOAT = (1u << P_LINES) - 1;  // every line pulled up: not on the cable
 constexpr unsigned PIN_LATENCY = 9;    // BAR pin -> Busy pin (module header, "Latency")
 constexpr unsigned PIN_SETTLE = 12;    // any pin change -> every status line settled
-constexpr uint32_t BAR = 1u << 0, REQ = 1u << 1, ACK = 1u << 2, SEL = 1u << 3;
-constexpr unsigned IN_BS = 0, IN_BF = 1, IN_SP = 2, IN_AF = 3, DATA_AT = 16;
+constexpr uint32_t BAR = 1u << R::OUT_BAR, REQ = 1u << R::OUT_REQ, ACK = 1u << R::OUT_ACK, SEL = 1u << R::OUT_SEL;
+constexpr unsigned IN_BS = R::IN_BS, IN_BF = R::IN_BF, IN_SP = R::IN_SP, IN_AF = R::IN_AF, DATA_AT = R::IN_DATA;
+static_assert(R::OUT_DATA == R::IN_DATA && R::LIVE_DATA == R::IN_DATA && R::LIVE_BF == R::IN_BF &&
+                  R::LIVE_SP == R::IN_SP && R::LIVE_AF == R::IN_AF,
+              "the model below reads OUT, IN and LIVE with one layout");
 enum Err : unsigned { OK = 0, NO_REG = 1, REFUSED = 2 };
 
 struct Rsp {
@@ -62,9 +73,11 @@ struct Bus {
         h.reset();
     }
     /// The 12 lines PE pe's PC drives, as levels on the cable.
-    void pins(unsigned pe, uint16_t v) { aggnet::sim::put_bits(h->nand_pins_in, pe * 12, 12, v); }
+    void pins(unsigned pe, uint16_t v) { aggnet::sim::put_bits(h->nand_pins_in, pe * P_LINES, P_LINES, v); }
     /// The 5 status lines to PE pe's PC: DB25 15, 13, 12, 10, 11.
-    unsigned status(unsigned pe) { return unsigned(aggnet::sim::get_bits(h.dut().nand_pins_out, pe * 5, 5)); }
+    unsigned status(unsigned pe) {
+        return unsigned(aggnet::sim::get_bits(h.dut().nand_pins_out, pe * P_OUT_LINES, P_OUT_LINES));
+    }
     Rsp access(bool we, unsigned pe, uint16_t reg, uint32_t wdata = 0) {
         h->bus_req_valid = 1;
         h->bus_req_we = we;
@@ -287,13 +300,14 @@ struct NandModel {
         req_prev[pe] = v >> P_REQ & 1;
         cab[pe] = !(v >> P_ATTACH_N & 1);
         if (!cab[pe]) return;
-        const uint32_t d = (v & 0xfu) | (~0u << 4);
+        const uint32_t d = (v >> R::CABLE_IN_DATA & ((1u << R::CABLE_IN_DATA_W) - 1)) | (~0u << R::CABLE_IN_DATA_W);
         write_out(pe, uint32_t(v >> P_BAR & 1) * BAR | uint32_t(v >> P_ACK & 1) * ACK | uint32_t(v >> P_SEL & 1) * SEL |
                           (edge ? REQ : 0) | (d & ((1u << t) - 1)) << DATA_AT);
     }
     /// The status lines PE pe's PC sees: latched trees 0..3, then /BS.
     unsigned status(unsigned pe) const {
-        return (latched & 0xfu) | unsigned(!(sel[pe] ? sp : bf)) << 4;
+        return (latched & ((1u << R::CABLE_OUT_DATA_W) - 1)) << R::CABLE_OUT_DATA |
+               unsigned(!(sel[pe] ? sp : bf)) << R::CABLE_OUT_BS;
     }
     void write_out(unsigned pe, uint32_t v) {
         bar[pe] = v & BAR ? 1 : 0;
@@ -323,10 +337,10 @@ struct NandModel {
                        (bool(v & ACK) != bool(ack[pe]) && ack[pe] != af)))
                 return {REFUSED, 0};
             if (we) return write_out(pe, v), Rsp{OK, 0};
-            return {OK, data[pe] << DATA_AT | uint32_t(sel[pe]) << 3 | uint32_t(ack[pe]) << 2 | uint32_t(bar[pe])};
+            return {OK, data[pe] << DATA_AT | (sel[pe] ? SEL : 0) | (ack[pe] ? ACK : 0) | (bar[pe] ? BAR : 0)};
         case R_IN: return we ? Rsp{REFUSED, 0} : Rsp{OK, latched << DATA_AT | flags(pe, true)};
         case R_LIVE: return we ? Rsp{REFUSED, 0} : Rsp{OK, tree() << DATA_AT | flags(pe, false)};
-        case R_SHAPE: return we ? Rsp{REFUSED, 0} : Rsp{OK, t << 8 | n};
+        case R_SHAPE: return we ? Rsp{REFUSED, 0} : Rsp{OK, t << R::SHAPE_T | n << R::SHAPE_N};
         case R_BARS0:
         case R_BARS1: {
             uint64_t b = 0;
@@ -456,7 +470,7 @@ TEST_CASE("nand: directed: reset values, SHAPE, a NAND tree, the latch holds unt
           "cleared only by every PE's acknowledge",
           "[nand][regs]") {
     Bus<Vnand_engine_n3> b("nand_directed", 3);
-    CHECK(b.read(0, R_SHAPE) == (4u << 8 | 3u));
+    CHECK(b.read(0, R_SHAPE) == (4u << R::SHAPE_T | 3u << R::SHAPE_N));
     CHECK(b.read(2, R_OUT) == (0xfu << DATA_AT));  // DATA all 1, BAR/ACK/SEL 0
     CHECK(b.read(1, R_IN) == 0u);                  // BF 0, SP 0, latched 0
     CHECK(b.access(false, 3, R_IN).err == NO_REG);

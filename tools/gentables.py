@@ -1,14 +1,28 @@
-"""gentables: the one write-or-check loop of the table generators
-(tools/regmap.py, tools/linkgen.py).  Each generator has a TARGETS dict of
-repository-relative path -> function returning the file's text.
+"""gentables: what the table generators (tools/regmap.py, tools/linkgen.py,
+tools/besugen.py, tools/nandgen.py) share.  Each generator has a TARGETS dict
+of repository-relative path -> function returning the file's text.
 
   gentables.main("linkgen", __doc__, TARGETS, ROOT)      # in a generator's main
 
 Without --check it rewrites the files that differ; with --check it writes
 nothing and exits 1 naming every stale file (what `make lint` runs).
+
+  gentables.map_hash(REGS, FIELDS)                       # a register map's hash
+
+is the hash an engine's INFO window reports (MAP_HASH+w, docs/link.md).
 """
 import argparse
 import sys
+import zlib
+
+
+def map_hash(*tables):
+    """CRC-32 of the canonical text of a register map: the repr() of each
+    table, concatenated.  The hub's INFO window reports it per engine
+    window, and libaggnet refuses a hub whose hash is not the one it was
+    built with."""
+    text = "".join(repr(t) for t in tables)
+    return zlib.crc32(text.encode()) & 0xFFFFFFFF
 
 
 def main(tool, doc, targets, root, before=None):

@@ -162,9 +162,7 @@ def fixed(reg, name):
 def map_hash():
     """CRC-32 of the canonical text of both tables: the register map's
     identity, reported by the hub's INFO window and checked by libaggnet."""
-    import zlib
-    text = repr(REGS) + repr(WINDOW) + repr(WINDOW_STAT_BITS) + repr((CTRL_WIDTH, MIN_MW)) + repr(CABLE_ACTIVE_LOW)
-    return zlib.crc32(text.encode()) & 0xFFFFFFFF
+    return gentables.map_hash(REGS, WINDOW, WINDOW_STAT_BITS, (CTRL_WIDTH, MIN_MW), CABLE_ACTIVE_LOW)
 
 
 def gen_vh():

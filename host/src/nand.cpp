@@ -1,8 +1,10 @@
 // libaggnet: the NAND aggregate network (seed 002) over the link; see
 // aggnet/nand.hpp and docs/nand.md.
 #include <aggnet/error.hpp>
+#include <aggnet/link_defs.hpp>
 #include <aggnet/nand.hpp>
 
+#include <cstdio>
 #include <cstring>
 #include <sstream>
 #include <stdexcept>
@@ -23,6 +25,8 @@ const char* vote_count_name(VoteCount c) {
 
 namespace {
 uint64_t width_mask(unsigned k) { return k >= 64 ? ~uint64_t(0) : (uint64_t(1) << k) - 1; }
+/// A field of `w` bits at bit `at` of `v`.
+uint32_t field(uint32_t v, unsigned at, unsigned w) { return (v >> at) & uint32_t(width_mask(w)); }
 unsigned bit_width(uint64_t v) {
     unsigned b = 0;
     while (v) ++b, v >>= 1;
@@ -33,17 +37,24 @@ unsigned bit_width(uint64_t v) {
 // ---- LinkNandPort: the NAND window over the link --------------------------------
 
 LinkNandPort::LinkNandPort(link::LinkClient& link, unsigned pe) : link_(link), pe_(pe) {
-    uint32_t shape = 0;
+    uint32_t shape = 0, hash = 0;
     try {
         shape = link_.read(pe_, R::addr(R::SHAPE), 4);
         out0_ = link_.read(pe_, R::addr(R::OUT), 4);
+        hash = link_.read(pe_, uint16_t(link_defs::INFO_MAP_HASH + R::WINDOW), 4);
     } catch (const RegisterError& e) {
         throw DeviceError("PE" + std::to_string(pe) + ": the hub has no NAND engine in window " +
                           std::to_string(R::WINDOW) + " (built without EN_NAND?): " + e.what());
     }
-    n_ = shape & 0xff;
-    t_ = (shape >> 8) & 0xff;
-    if (n_ < 1 || n_ > 64 || t_ < 1 || t_ > 16 || pe_ >= n_)
+    if (hash != R::MAP_HASH) {
+        char m[160];
+        std::snprintf(m, sizeof m, "PE%u: the hub's NAND register map hash is 0x%08x, this library's 0x%08x: "
+                      "rebuild one of them from the same tools/nandgen.py", pe, hash, R::MAP_HASH);
+        throw DeviceError(m);
+    }
+    n_ = field(shape, R::SHAPE_N, R::SHAPE_N_W);
+    t_ = field(shape, R::SHAPE_T, R::SHAPE_T_W);
+    if (n_ < 1 || n_ > 64 || t_ < 1 || t_ > R::IN_DATA_W || pe_ >= n_)
         throw DeviceError("PE" + std::to_string(pe) + ": the NAND engine reports N = " + std::to_string(n_) +
                           ", t = " + std::to_string(t_));
 }
@@ -78,9 +89,9 @@ LptNandPort::LptNandPort(Transport& port, unsigned pe, unsigned pes) : port_(por
         throw DeviceError(port_.describe() + ": NAND cable: PE" + std::to_string(pe) + " of " + std::to_string(pes) +
                           " PEs is not a PE of the hub");
     // Idle lines first (data all 1, BAR 0, SEL 0), then pin 17 low: on the cable.
-    d_ = 0x0f;
+    d_ = uint8_t(width_mask(R::CABLE_IN_DATA_W) << R::CABLE_D_DATA);
     port_.write_data(d_);
-    port_.write_control(R::CABLE_CONTROL_ATTACH);
+    port_.write_control(uint8_t(1u << R::CABLE_C_ATTACH));
     accesses_ += 2;
     // Join between barriers: BAR where the flip-flop stands (SEL 0: BS = BF,
     // once the engine follows this cable's SEL).
@@ -88,8 +99,8 @@ LptNandPort::LptNandPort(Transport& port, unsigned pe, unsigned pes) : port_(por
     settle();
     const bool bf = (port_.read_status() >> R::CABLE_S_BS) & 1;
     ++accesses_;
-    if (bf) put(uint8_t(d_ | R::CABLE_D_BAR));
-    out0_ = bf ? R::OUT_BAR : 0;
+    if (bf) put(uint8_t(d_ | 1u << R::CABLE_D_BAR));
+    out0_ = uint32_t(bf) << R::OUT_BAR;
 }
 
 LptNandPort::~LptNandPort() {
@@ -106,22 +117,24 @@ void LptNandPort::put(uint8_t d) {
 }
 
 void LptNandPort::write_out(uint32_t out) {
-    uint8_t d = uint8_t((out >> R::DATA_AT) & 0xf);
-    if (out & R::OUT_BAR) d |= R::CABLE_D_BAR;
-    if (out & R::OUT_ACK) d |= R::CABLE_D_ACK;
-    d |= uint8_t(d_ & R::CABLE_D_SEL);  // SEL is this port's business (select())
-    if (out & R::OUT_REQ) {
+    uint8_t d = uint8_t(field(out, R::OUT_DATA, R::CABLE_IN_DATA_W) << R::CABLE_D_DATA);
+    d |= uint8_t(field(out, R::OUT_BAR, 1) << R::CABLE_D_BAR);
+    d |= uint8_t(field(out, R::OUT_ACK, 1) << R::CABLE_D_ACK);
+    const uint8_t sel = uint8_t(1u << R::CABLE_D_SEL), req = uint8_t(1u << R::CABLE_D_REQ);
+    d |= uint8_t(d_ & sel);  // SEL is this port's business (select())
+    if (field(out, R::OUT_REQ, 1)) {
         // a request is a 0 -> 1 edge of D7: lower it first if it is still up
-        if (d_ & R::CABLE_D_REQ) put(uint8_t(d_ & ~R::CABLE_D_REQ));
-        d |= R::CABLE_D_REQ;
+        if (d_ & req) put(uint8_t(d_ & ~req));
+        d |= req;
     }
     put(d);
 }
 
 void LptNandPort::select(unsigned want) {
     const bool sel = want == R::IN_SP;
-    if (bool(d_ & R::CABLE_D_SEL) != sel) {
-        put(uint8_t(sel ? d_ | R::CABLE_D_SEL : d_ & ~R::CABLE_D_SEL));
+    const uint8_t sel_bit = uint8_t(1u << R::CABLE_D_SEL);
+    if (bool(d_ & sel_bit) != sel) {
+        put(uint8_t(sel ? d_ | sel_bit : d_ & ~sel_bit));
         settled_ = port_.now() + kSelectSettle;
     }
     settle();
@@ -135,9 +148,9 @@ void LptNandPort::settle() {
 }
 
 uint32_t LptNandPort::in_of(reg_t st) const {
-    const uint32_t bs = uint32_t(st >> R::CABLE_S_BS) & 1;
-    const unsigned flag = (d_ & R::CABLE_D_SEL) ? R::IN_SP : R::IN_BF;
-    return uint32_t((st >> R::CABLE_S_DATA) & 0xf) << R::DATA_AT | bs << R::IN_BS | bs << flag;
+    const uint32_t bs = field(uint32_t(st), R::CABLE_S_BS, 1);
+    const unsigned flag = field(d_, R::CABLE_D_SEL, 1) ? R::IN_SP : R::IN_BF;
+    return field(uint32_t(st), R::CABLE_S_DATA, R::CABLE_OUT_DATA_W) << R::IN_DATA | bs << R::IN_BS | bs << flag;
 }
 
 uint32_t LptNandPort::read_in(unsigned want) {
@@ -173,15 +186,15 @@ NandPe::NandPe(link::LinkClient& link, unsigned pe, std::chrono::nanoseconds tim
     t_ = port_.trees();
     // Take up where the PE's OUT register stands (a program may attach to
     // a hub that ran another before it).
-    phase_ = port_.initial_out() & R::OUT_BAR;
-    ack_ = port_.initial_out() & R::OUT_ACK;
+    phase_ = field(port_.initial_out(), R::OUT_BAR, 1);
+    ack_ = field(port_.initial_out(), R::OUT_ACK, 1);
     data_ = uint32_t(width_mask(t_));
 }
 
 NandPe::NandPe(NandPort& port, std::chrono::nanoseconds timeout)
     : port_(port), pe_(port.pe()), n_(port.pes()), t_(port.trees()), timeout_(timeout) {
-    phase_ = port_.initial_out() & R::OUT_BAR;
-    ack_ = port_.initial_out() & R::OUT_ACK;
+    phase_ = field(port_.initial_out(), R::OUT_BAR, 1);
+    ack_ = field(port_.initial_out(), R::OUT_ACK, 1);
     data_ = uint32_t(width_mask(t_));
 }
 
@@ -192,7 +205,7 @@ void NandPe::check_k(unsigned k, const char* op) const {
 }
 
 void NandPe::write_out(uint32_t extra) {
-    port_.write_out(data_ << R::DATA_AT | (phase_ ? R::OUT_BAR : 0) | (ack_ ? R::OUT_ACK : 0) | extra);
+    port_.write_out(data_ << R::OUT_DATA | uint32_t(phase_) << R::OUT_BAR | uint32_t(ack_) << R::OUT_ACK | extra);
 }
 
 std::optional<uint64_t> NandPe::missing() {
@@ -232,7 +245,7 @@ uint32_t NandPe::step(uint32_t out) {
     phase_ = !phase_;
     data_ = out & uint32_t(width_mask(t_));
     write_out();
-    return (wait_phase() >> R::DATA_AT) & uint32_t(width_mask(t_));
+    return field(wait_phase(), R::IN_DATA, t_);
 }
 
 void NandPe::barrier() { step(uint32_t(width_mask(t_))); }
@@ -446,7 +459,7 @@ uint64_t NandPe::resource_vector(uint64_t wants, unsigned k) { return reduce_or(
 
 // 2.7: the request tree sets the pending signal; the acknowledge barrier
 // clears it.
-void NandPe::signal() { write_out(R::OUT_REQ); }
+void NandPe::signal() { write_out(1u << R::OUT_REQ); }
 
 bool NandPe::signal_pending() { return port_.read_in(R::IN_SP) >> R::IN_SP & 1; }
 

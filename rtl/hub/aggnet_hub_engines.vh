@@ -4,6 +4,7 @@
 // eng_req_ready, eng_rsp_valid, eng_rsp_rdata, eng_rsp_err, eng_present,
 // ENGINE_BITS and the function eng_map_hash().
 `include "papers_regs.vh"
+`include "nand_regs.vh"
 `include "besu_regs.vh"
 
     localparam [15:0] ENGINE_BITS = ((EN_PAPERS != 0) ? 16'd1 << 1 : 16'd0) | ((EN_NAND != 0) ? 16'd1 << 2 : 16'd0) | ((EN_BESU != 0) ? 16'd1 << 3 : 16'd0) | ((EN_SCRATCH != 0) ? 16'd1 << 15 : 16'd0);
@@ -155,7 +156,7 @@
             eng_map_hash = 32'd0;
             case (w)
                 4'd1: eng_map_hash = (EN_PAPERS != 0) ? PAPERS_MAP_HASH : 32'd0;
-                4'd2: eng_map_hash = (EN_NAND != 0) ? 32'd0 : 32'd0;
+                4'd2: eng_map_hash = (EN_NAND != 0) ? NAND_MAP_HASH : 32'd0;
                 4'd3: eng_map_hash = (EN_BESU != 0) ? BESU_MAP_HASH : 32'd0;
                 4'd15: eng_map_hash = (EN_SCRATCH != 0) ? 32'd0 : 32'd0;
                 default: eng_map_hash = 32'd0;

@@ -36,39 +36,24 @@
 // next barrier completes, and that needs every PE's next write, which each
 // PE makes after its read.  IN.LIVE shows the trees unlatched.
 //
-// Registers (addr[11:0]; 32 bits; a PE beyond N: no such register):
-//   0x000 OUT   rw  bit 0 BAR, 1 REQ (reads 0: a write with it set is one
-//                   request), 2 ACK, 3 SEL, bits 16+k DATA k (k < T).
-//                   After reset BAR 0, ACK 0, SEL 0, DATA all 1 (neutral
-//                   in a NAND).
-//   0x001 IN    ro  bit 0 BS (BF or SP by SEL), 1 BF, 2 SP, 3 AF, bits 16+k
-//                   the latched NAND of tree k.
-//   0x002 LIVE  ro  bits 16+k the NAND of tree k now; bits 1..3 as IN.
-//   0x003 SHAPE ro  bits 7..0 N, 15..8 T.
-//   0x004 BARS0 ro  bit j: PE j's BAR (PEs 0..31), so that a PE whose barrier
-//   0x005 BARS1 ro  times out can name the PEs that never arrived (32..63).
-//   0x006 CABLE0 ro bit j: PE j is on its cable (PEs 0..31; 0x007 CABLE1:
-//   0x007 CABLE1    32..63), see Pins.
-//   Writes to IN, LIVE, SHAPE, BARS, CABLE are refused, and so is a write to
-//   the OUT of a PE on its cable (the cable drives it) and a write to OUT
-//   out of protocol order: one that changes BAR while BAR != BF (the PE's
-//   barrier has not completed) or ACK while ACK != AF; anything else is no
-//   such register.
+// Registers (docs/nand_regmap.md; names and bits from nand_regs.vh, which
+// tools/nandgen.py generates): OUT (rw), IN, LIVE, SHAPE, BARS0/1, CABLE0/1
+// (ro), 32 bits each, per PE; a PE beyond N: no such register.  After
+// reset OUT holds BAR 0, ACK 0, SEL 0, DATA all 1 (neutral in a NAND).
+// Writes to the read-only registers are refused, and so is a write to the
+// OUT of a PE on its cable (the cable drives it) and a write to OUT out of
+// protocol order: one that changes BAR while BAR != BF (the PE's barrier
+// has not completed) or ACK while ACK != AF; anything else is no such
+// register.
 //
-// Pins (docs/nand.md, "The cable"): each PE may instead drive its outputs
-// from a PC's parallel port, 12 lines in and 5 out per PE, as TTL_PAPERS'
-// PEs do (seed 002 section 3: "the SPP provides up to 12 output bits, it
-// only provides five bits of input").  Levels as on the DB25 cable, with the
-// PC's own inversions of Strobe, AutoFD, SelectIn and Busy undone by the
-// host (libaggnet's LPT NAND port):
-//   nand_pins_in[a*12 +: 12]  bits 0..3 DB25 2..5 (D0..D3) DATA 0..3,
-//                        bit 4 DB25 6 (D4) BAR, 5 DB25 7 (D5) ACK,
-//                        6 DB25 8 (D6) SEL, 7 DB25 9 (D7) REQ (each 0 -> 1
-//                        edge is one request), 8..10 DB25 1, 14, 16
-//                        reserved (ignored), 11 DB25 17 /ATTACH.
-//   nand_pins_out[a*5 +: 5]   DB25 15, 13, 12, 10: IN.DATA 0..3 (0 beyond T),
-//                        DB25 11 (Busy): /BS, so the PC, which inverts
-//                        Busy, reads BS in status bit 7.
+// Pins (docs/nand.md, "The cable"; the lines in docs/nand_regmap.md): each
+// PE may instead drive its outputs from a PC's parallel port, 12 lines in
+// and 5 out per PE, as TTL_PAPERS' PEs do (seed 002 section 3: "the SPP
+// provides up to 12 output bits, it only provides five bits of input").
+// Levels as on the DB25 cable: nand_pins_in[a*12 +: 12] carries PE a's
+// DATA 0..3, BAR, ACK, SEL, REQ (each 0 -> 1 edge is one request) and
+// /ATTACH; nand_pins_out[a*5 +: 5] its IN.DATA 0..3 (0 beyond T) and /BS,
+// which the PC, inverting Busy, reads as BS.
 // Every input goes through a 2-flop synchronizer that resets to "all lines
 // high".  A PE is on its cable while its /ATTACH line (pin 17) is low: a
 // running port drives it low, an unplugged cable or a PC that is off floats
@@ -123,22 +108,25 @@ module nand_engine #(
     output wire         f_req_any
 `endif
 );
+`include "nand_regs.vh"
+
     generate
         if (N < 1 || N > 64) begin : g_bad_n
             $error("nand_engine: N must be in 1..64");
         end
-        if (T < 1 || T > 16) begin : g_bad_t
+        if (T < 1 || T > NAND_OUT_DATA_W) begin : g_bad_t
             $error("nand_engine: T must be in 1..16");
+        end
+        if (NAND_CABLE_IN_LINES != 12 || NAND_CABLE_OUT_LINES != 5) begin : g_bad_cable
+            $error("nand_engine: the ports carry 12 cable lines in and 5 out per PE (nand_regs.vh)");
         end
     endgenerate
 
-    localparam [11:0] R_OUT = 12'h000, R_IN = 12'h001, R_LIVE = 12'h002, R_SHAPE = 12'h003,
-                      R_BARS0 = 12'h004, R_BARS1 = 12'h005, R_CABLE0 = 12'h006, R_CABLE1 = 12'h007;
     localparam [1:0]  ERR_OK = 2'd0, ERR_NO_REG = 2'd1, ERR_REFUSED = 2'd2;
     localparam integer PW = (N > 1) ? $clog2(N) : 1;
 
     // ---- the cable: synchronized pins, attach and request edges -------------
-    localparam integer PINW = 12, P_BAR = 4, P_ACK = 5, P_SEL = 6, P_REQ = 7, P_ATTACH_N = 11;
+    localparam integer PINW = NAND_CABLE_IN_LINES;
     wire [N*PINW-1:0] pq;
     sync2 #(.W(N*PINW), .RESET({(N*PINW){1'b1}})) u_sync (.clk(clk), .rst(rst), .d(nand_pins_in), .q(pq));
     wire [N-1:0] cab, cab_req;
@@ -146,13 +134,13 @@ module nand_engine #(
     genvar g;
     generate
         for (g = 0; g < N; g = g + 1) begin : g_cab
-            assign cab[g]     = !pq[g*PINW + P_ATTACH_N];
-            assign cab_req[g] = cab[g] && pq[g*PINW + P_REQ] && !req_prev[g];
+            assign cab[g]     = !pq[g*PINW + NAND_CABLE_IN_ATTACH];  // active low
+            assign cab_req[g] = cab[g] && pq[g*PINW + NAND_CABLE_IN_REQ] && !req_prev[g];
         end
     endgenerate
     integer c, cw, co;  // one loop variable per always block (yosys: one driver each)
     always @(posedge clk) begin
-        for (c = 0; c < N; c = c + 1) req_prev[c] <= pq[c*PINW + P_REQ];
+        for (c = 0; c < N; c = c + 1) req_prev[c] <= pq[c*PINW + NAND_CABLE_IN_REQ];
         if (rst) req_prev <= {N{1'b1}};
     end
     // the skew guard on the cable's BAR (see Skew above)
@@ -162,7 +150,7 @@ module nand_engine #(
     reg [N-1:0] cab_bar1, cab_bar2, cab1, cab2;
     integer cb;
     always @(posedge clk) begin
-        for (cb = 0; cb < N; cb = cb + 1) cab_bar1[cb] <= pq[cb*PINW + P_BAR];
+        for (cb = 0; cb < N; cb = cb + 1) cab_bar1[cb] <= pq[cb*PINW + NAND_CABLE_IN_BAR];
         cab_bar2 <= cab_bar1;
         cab1 <= rst ? {N{1'b0}} : cab;
         cab2 <= rst ? {N{1'b0}} : cab1;
@@ -172,7 +160,7 @@ module nand_engine #(
         integer b;
         begin
             cab_data = {T{1'b1}};
-            for (b = 0; b < T && b < 4; b = b + 1) cab_data[b] = p[b];
+            for (b = 0; b < T && b < NAND_CABLE_IN_DATA_W; b = b + 1) cab_data[b] = p[NAND_CABLE_IN_DATA + b];
         end
     endfunction
 
@@ -237,20 +225,32 @@ module nand_engine #(
         q_wdata <= bus_req_wdata;
     end
 
-    function [15:0] ext16(input [T-1:0] v);
-        integer b;
-        begin
-            ext16 = 16'd0;
-            for (b = 0; b < T; b = b + 1) ext16[b] = v[b];
-        end
-    endfunction
     localparam integer N_I = N, T_I = T;
-    wire [31:0] shape = {16'd0, T_I[7:0], N_I[7:0]};
     wire [T-1:0] data_p = data[q_p*T +: T];
-    wire [31:0] out_rd = {ext16(data_p), 12'd0, sel[q_p], ack[q_p], 1'b0, bar[q_p]};
     wire        bs = sel[q_p] ? sp : bf;
-    wire [31:0] in_rd   = {ext16(latched), 12'd0, af, sp, bf, bs};
-    wire [31:0] live_rd = {ext16(tree), 12'd0, af, sp, bf, 1'b0};
+    // What a read returns, field by field (nand_regs.vh); other bits read 0.
+    reg [31:0] shape, out_rd, in_rd, live_rd;
+    always @* begin
+        shape = 32'd0;
+        shape[NAND_SHAPE_N +: NAND_SHAPE_N_W] = N_I[NAND_SHAPE_N_W-1:0];
+        shape[NAND_SHAPE_T +: NAND_SHAPE_T_W] = T_I[NAND_SHAPE_T_W-1:0];
+        out_rd = 32'd0;
+        out_rd[NAND_OUT_BAR] = bar[q_p];
+        out_rd[NAND_OUT_ACK] = ack[q_p];
+        out_rd[NAND_OUT_SEL] = sel[q_p];
+        out_rd[NAND_OUT_DATA +: T] = data_p;
+        in_rd = 32'd0;
+        in_rd[NAND_IN_BS] = bs;
+        in_rd[NAND_IN_BF] = bf;
+        in_rd[NAND_IN_SP] = sp;
+        in_rd[NAND_IN_AF] = af;
+        in_rd[NAND_IN_DATA +: T] = latched;
+        live_rd = 32'd0;
+        live_rd[NAND_LIVE_BF] = bf;
+        live_rd[NAND_LIVE_SP] = sp;
+        live_rd[NAND_LIVE_AF] = af;
+        live_rd[NAND_LIVE_DATA +: T] = tree;
+    end
     wire [63:0] bars64 = {{(64 - N){1'b0}}, bar} ;
     // Out of protocol order (refused, nothing changes): a write that moves
     // the PE's BAR while its barrier is still open (BAR != BF: it arrived
@@ -259,7 +259,8 @@ module nand_engine #(
     // (ACK != AF).  A PE on its cable cannot be refused: its pins are what
     // its PC drives.
     wire        bar_p = |(bar & q_hot), ack_p = |(ack & q_hot);
-    wire        out_of_order = (q_wdata[0] != bar_p && bar_p != bf) || (q_wdata[2] != ack_p && ack_p != af);
+    wire        out_of_order = (q_wdata[NAND_OUT_BAR] != bar_p && bar_p != bf) ||
+                               (q_wdata[NAND_OUT_ACK] != ack_p && ack_p != af);
     wire [63:0] cab64 = {{(64 - N){1'b0}}, cab} ;
 
     always @(posedge clk) begin
@@ -281,29 +282,29 @@ module nand_engine #(
                     bus_rsp_err <= ERR_NO_REG;
                 end else begin
                     case (q_reg)
-                        R_OUT: begin
+                        NAND_R_OUT: begin
                             if (q_we && (|(cab & q_hot) || out_of_order)) begin
                                 bus_rsp_err <= ERR_REFUSED;
                             end else if (q_we) begin
-                                req_any <= q_wdata[1];
+                                req_any <= q_wdata[NAND_OUT_REQ];
                                 for (ow = 0; ow < N; ow = ow + 1)
                                     if (q_hot[ow]) begin
-                                        bar[ow] <= q_wdata[0];
-                                        ack[ow] <= q_wdata[2];
-                                        sel[ow] <= q_wdata[3];
-                                        data[ow*T +: T] <= q_wdata[16 +: T];
+                                        bar[ow] <= q_wdata[NAND_OUT_BAR];
+                                        ack[ow] <= q_wdata[NAND_OUT_ACK];
+                                        sel[ow] <= q_wdata[NAND_OUT_SEL];
+                                        data[ow*T +: T] <= q_wdata[NAND_OUT_DATA +: T];
                                     end
                             end else begin
                                 bus_rsp_rdata <= out_rd;
                             end
                         end
-                        R_IN:    if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= in_rd;
-                        R_LIVE:  if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= live_rd;
-                        R_SHAPE: if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= shape;
-                        R_BARS0: if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= bars64[31:0];
-                        R_BARS1: if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= bars64[63:32];
-                        R_CABLE0: if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= cab64[31:0];
-                        R_CABLE1: if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= cab64[63:32];
+                        NAND_R_IN:     if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= in_rd;
+                        NAND_R_LIVE:   if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= live_rd;
+                        NAND_R_SHAPE:  if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= shape;
+                        NAND_R_BARS0:  if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= bars64[31:0];
+                        NAND_R_BARS1:  if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= bars64[63:32];
+                        NAND_R_CABLE0: if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= cab64[31:0];
+                        NAND_R_CABLE1: if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= cab64[63:32];
                         default: bus_rsp_err <= ERR_NO_REG;
                     endcase
                 end
@@ -313,25 +314,28 @@ module nand_engine #(
             for (cw = 0; cw < N; cw = cw + 1)
                 if (cab[cw]) begin
                     if (cab2[cw]) bar[cw] <= cab_bar2[cw];
-                    ack[cw]  <= pq[cw*PINW + P_ACK];
-                    sel[cw]  <= pq[cw*PINW + P_SEL];
+                    ack[cw]  <= pq[cw*PINW + NAND_CABLE_IN_ACK];
+                    sel[cw]  <= pq[cw*PINW + NAND_CABLE_IN_SEL];
                     data[cw*T +: T] <= cab_data(pq[cw*PINW +: PINW]);
                 end
         end
     end
 
-    wire [15:0] lat16 = ext16(latched);
     // The cable's outputs, registered (no glitches on the cable): the
-    // latched trees on DB25 15, 13, 12, 10 and /BS on Busy (pin 11).
+    // latched trees as IN.DATA holds them (0 beyond T) on DB25 15, 13, 12,
+    // 10 and /BS on Busy (pin 11).
+    localparam integer POUTW = NAND_CABLE_OUT_LINES;
+    wire [NAND_IN_DATA_W-1:0] in_data = in_rd[NAND_IN_DATA +: NAND_IN_DATA_W];
     reg [N-1:0] bs1, bs2;  // /BS two cycles behind the data lines (see Skew above)
     always @(posedge clk) begin
         for (co = 0; co < N; co = co + 1) begin
             bs1[co] <= sel[co] ? sp : bf;
-            nand_pins_out[co*5 +: 4] <= lat16[3:0];
-            nand_pins_out[co*5 + 4]  <= !bs2[co];
+            nand_pins_out[co*POUTW + NAND_CABLE_OUT_DATA +: NAND_CABLE_OUT_DATA_W] <=
+                in_data[NAND_CABLE_OUT_DATA_W-1:0];
+            nand_pins_out[co*POUTW + NAND_CABLE_OUT_BS] <= !bs2[co];  // active low
         end
         bs2 <= bs1;
-        if (rst) nand_pins_out <= {(N*5){1'b0}};
+        if (rst) nand_pins_out <= {(N*POUTW){1'b0}};
     end
 
 `ifdef FORMAL
@@ -344,6 +348,7 @@ module nand_engine #(
 `endif
 
     // The window is decoded by the hub; sizes are the register's own.
-    wire unused_ok = &{1'b0, bus_req_addr[15:12], bus_req_size, q_wdata, pq, lat16[15:4]};
+    wire unused_ok = &{1'b0, bus_req_addr[15:12], bus_req_size, q_wdata, pq,
+                        in_data[NAND_IN_DATA_W-1:NAND_CABLE_OUT_DATA_W]};
 endmodule
 `default_nettype wire

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <aggnet/link_client.hpp>
+#include <aggnet/nand_regs.hpp>  // the register map and the cable (tools/nandgen.py)
 #include <aggnet/transport.hpp>
 
 #include <chrono>
@@ -31,20 +32,6 @@
 #include <string>
 
 namespace aggnet {
-
-namespace nand_regs {
-constexpr unsigned WINDOW = 2;  // tools/linkgen.py WINDOWS: NAND
-constexpr uint16_t OUT = 0x000, IN = 0x001, LIVE = 0x002, SHAPE = 0x003, BARS0 = 0x004, BARS1 = 0x005;
-constexpr uint32_t OUT_BAR = 1u << 0, OUT_REQ = 1u << 1, OUT_ACK = 1u << 2, OUT_SEL = 1u << 3;
-constexpr unsigned IN_BS = 0, IN_BF = 1, IN_SP = 2, IN_AF = 3, DATA_AT = 16;
-constexpr uint16_t addr(uint16_t reg) { return uint16_t(WINDOW << 12 | reg); }
-// The cable (docs/nand.md "The cable"): the PC's data register D0..D7 and
-// status register bits, as the PC's registers hold them.
-constexpr unsigned CABLE_TREES = 4;                       // S3..S6 carry trees 0..3
-constexpr uint8_t CABLE_D_BAR = 1u << 4, CABLE_D_ACK = 1u << 5, CABLE_D_SEL = 1u << 6, CABLE_D_REQ = 1u << 7;
-constexpr uint8_t CABLE_CONTROL_ATTACH = 1u << 3;         // C3: the PC drives pin 17 (SelectIn) low
-constexpr unsigned CABLE_S_DATA = 3, CABLE_S_BS = 7;      // status bits: trees at 3..6, BS at 7 (Busy inverted by the PC)
-}  // namespace nand_regs
 
 /// What a NandPe needs of its PE's connection to the NAND engine.  Values
 /// are in the register layout of nand_regs (OUT, IN).  Every call counts as
@@ -76,7 +63,8 @@ protected:
 };
 
 /// The NAND window over the link (a LinkClient that serves `pe`).  Throws
-/// DeviceError if the hub has no NAND engine.
+/// DeviceError if the hub has no NAND engine, or one whose register map
+/// hash (INFO MAP_HASH+2) is not this library's nand_regs::MAP_HASH.
 class LinkNandPort final : public NandPort {
 public:
     LinkNandPort(link::LinkClient& link, unsigned pe);
@@ -101,8 +89,9 @@ private:
 /// caller says (the ppdev: device string's ?n=N&pe=K).  Opening drives pin
 /// 17 low (the PE is on its cable) and BAR to where the barrier flip-flop
 /// stands, so the PE joins between barriers; closing lets pin 17 float.
-/// Trees: 4 (S3..S6).  The status register shows BF or SP as SEL chooses:
-/// reading the other one first writes SEL (one more I/O cycle).
+/// Trees: the 4 the cable carries (S3..S6).  The status register shows BF
+/// or SP as SEL chooses: reading the other one first writes SEL (one more
+/// I/O cycle).
 class LptNandPort final : public NandPort {
 public:
     /// How long after a SEL write (or attaching) BS may still show the
@@ -118,7 +107,7 @@ public:
     ~LptNandPort() override;
     unsigned pe() const override { return pe_; }
     unsigned pes() const override { return n_; }
-    unsigned trees() const override { return nand_regs::CABLE_TREES; }
+    unsigned trees() const override { return nand_regs::CABLE_OUT_DATA_W; }
     uint32_t initial_out() override { return out0_; }
     void write_out(uint32_t out) override;
     uint32_t read_in(unsigned want) override;
@@ -146,7 +135,8 @@ class NandPe {
 public:
     /// Attaches PE `pe` of the hub behind `link` (which must serve it) and
     /// reads the engine's shape.  Throws DeviceError if the hub has no NAND
-    /// engine.  `timeout` bounds every wait for the other PEs.
+    /// engine or another register map (LinkNandPort).  `timeout` bounds
+    /// every wait for the other PEs.
     NandPe(link::LinkClient& link, unsigned pe,
            std::chrono::nanoseconds timeout = std::chrono::seconds(10));
     /// Any NandPort (e.g. LptNandPort on a parallel port); it must outlive this.
