@@ -87,39 +87,47 @@ struct HubChoice {
 
 /// The hub of n PEs with the fewest engines that has every engine of
 /// `wanted` (an ENGINES bitmap; 0: any, which picks the family with the
-/// most engines, the full hub).  Throws std::invalid_argument naming what
-/// was built when none fits.
+/// most engines, the full hub).  Each family's model of n PEs is asked
+/// (a family may leave an engine out at some sizes: the `hub` family's
+/// N = 16 and 40 have no BESU), and the one chosen is returned, reset.
+/// Throws std::invalid_argument naming what was built when none fits.
 inline HubChoice make_hub_with(unsigned n, uint16_t wanted, const std::string& name,
                                uint64_t max_cycles = UINT64_MAX) {
-    const auto fams = hub_families();
-    const HubFamily* best = nullptr;
-    const HubFamily* widest = nullptr;
-    std::string sizes;
-    for (const HubFamily& f : fams) {
-        const bool has_n = std::find(f.sizes.begin(), f.sizes.end(), n) != f.sizes.end();
-        if (!has_n) continue;
-        const unsigned k = unsigned(std::bitset<16>(f.engines).count());
-        if (!widest || k > std::bitset<16>(widest->engines).count()) widest = &f;
-        if ((f.engines & wanted) != wanted) continue;
-        if (!best || (wanted ? k < std::bitset<16>(best->engines).count() : k > std::bitset<16>(best->engines).count()))
-            best = &f;
+    struct Cand {
+        std::unique_ptr<HubModel> model;
+        std::string family;
+        uint16_t engines;
+    };
+    std::vector<Cand> cands;
+    for (const auto& f : rtl_families<HubModel>()) {
+        const auto& sizes = f.sizes();
+        if (std::find(sizes.begin(), sizes.end(), n) == sizes.end()) continue;
+        auto m = f.make(n, name, max_cycles);
+        const uint16_t e = hub_engines(*m);
+        cands.push_back({std::move(m), f.name, e});
+    }
+    auto count = [](uint16_t e) { return std::bitset<16>(e).count(); };
+    Cand* best = nullptr;
+    Cand* widest = nullptr;
+    for (Cand& c : cands) {
+        if (!widest || count(c.engines) > count(widest->engines)) widest = &c;
+        if ((c.engines & wanted) != wanted) continue;
+        if (!best || (wanted ? count(c.engines) < count(best->engines) : count(c.engines) > count(best->engines)))
+            best = &c;
     }
     if (!widest) {
         std::vector<unsigned> all;
-        for (const HubFamily& f : fams) all.insert(all.end(), f.sizes.begin(), f.sizes.end());
+        for (const auto& f : rtl_families<HubModel>()) all.insert(all.end(), f.sizes().begin(), f.sizes().end());
         std::sort(all.begin(), all.end());
         all.erase(std::unique(all.begin(), all.end()), all.end());
+        std::string sizes;
         for (unsigned s : all) sizes += (sizes.empty() ? "" : " ") + std::to_string(s);
         throw std::invalid_argument("no hub of " + std::to_string(n) + " PEs was built (built sizes: " + sizes + ")");
     }
-    if (!best) {
-        const uint16_t lack = uint16_t(wanted & ~widest->engines);
-        throw std::invalid_argument("this hub was built without " + engine_names(lack) +
+    if (!best)
+        throw std::invalid_argument("this hub was built without " + engine_names(uint16_t(wanted & ~widest->engines)) +
                                     " (built with: " + engine_names(widest->engines) + ")");
-    }
-    for (const auto& f : rtl_families<HubModel>())
-        if (best->name == f.name) return {f.make(n, name, max_cycles), best->name};
-    throw std::logic_error("hub family " + best->name + " vanished");
+    return {std::move(best->model), best->family};
 }
 
 }  // namespace aggnet::sim
