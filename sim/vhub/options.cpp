@@ -94,12 +94,7 @@ std::vector<unsigned> parse_engines(const std::string& list) {
 }  // namespace
 
 std::string engine_list(uint16_t engines) {
-    std::string s;
-    for (unsigned w = 1; w < 16; ++w)
-        if (engines >> w & 1) {
-            const char* n = L::win_name(w);
-            s += (s.empty() ? "" : ",") + (n ? std::string(n) : "window" + std::to_string(w));
-        }
+    const std::string s = sim::engine_names(engines);
     return s.empty() ? "none" : s;
 }
 
