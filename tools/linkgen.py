@@ -22,7 +22,8 @@ import gentables  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
-VERSION = 2  # 2: stale frames answered ERR STALE; a HELLO 1..HELLO_STALE behind is stale
+VERSION = 3  # 2: stale frames answered ERR STALE; a HELLO 1..HELLO_STALE behind is stale
+#             3: CALL and RESULT (one request, one reply per collective)
 
 # ---- framing constants: (name, value, bits, meaning) ------------------------
 CONSTS = [
@@ -72,12 +73,18 @@ OPS = [
     ("WAIT",    0x04, "host->hub", "2, 4, 6, 8",
      "mask then value, each size = len/2 bytes",
      "DATA (the register, size bytes) once (reg & mask) == value; ACK first if not satisfied at once; or ERR"),
+    ("CALL",    0x05, "host->hub", "0..8",
+     "the operands: one big-endian value of len bytes",
+     "RESULT once the engine has finished the operation (no ACK first); or ERR"),
     ("ACK",     0x81, "hub->host", "0",
      "none",
-     "WRITE done; or WAIT accepted and pending (also the answer to a duplicate of a pending WAIT)"),
+     "WRITE done; or the answer to a duplicate of a pending WAIT or CALL (still waiting), and to a WAIT that does not hold at once"),
     ("DATA",    0x82, "hub->host", "1..4",
      "the register value",
      "reply to READ and to a satisfied WAIT"),
+    ("RESULT",  0x84, "hub->host", "0..8",
+     "the operation's result: one big-endian value of as many bytes as the engine says",
+     "reply to a finished CALL"),
     ("HELLO_R", 0x83, "hub->host", "8",
      "HELLO layout below",
      "reply to HELLO"),
@@ -92,7 +99,7 @@ ERRS = [
     ("NO_REG",   0x01, "no such register (bus_rsp_err 1)"),
     ("REFUSED",  0x02, "the engine refused the access, e.g. a supervisor-only register or a read-only one written (bus_rsp_err 2)"),
     ("BUS",      0x03, "the engine answered bus_rsp_err 3 (reserved on the bus)"),
-    ("BAD_LEN",  0x04, "len does not fit the op (READ len != 1 or size not 1..4; WRITE len not 1..4; WAIT len odd or 0; HELLO len != 0)"),
+    ("BAD_LEN",  0x04, "len does not fit the op (READ len != 1 or size not 1..4; WRITE len not 1..4; WAIT len odd or 0; HELLO len != 0; CALL never)"),
     ("BAD_OP",   0x05, "op is not a host->hub operation"),
     ("STALE",    0x06, "the frame's seq is neither the PE's last seq nor the next (or a HELLO 1..HELLO_STALE behind it): never applied"),
 ]
@@ -102,7 +109,7 @@ BUS_ERRS = [
     ("OK",      0, "done; rdata valid for a read"),
     ("NO_REG",  1, "no such register"),
     ("REFUSED", 2, "refused (privilege, read-only, ...)"),
-    ("RSVD",    3, "reserved; the link reports ERR BUS"),
+    ("PENDING", 3, "a CALL access: the operation has not finished (link_port asks again later); any other access: reserved, the link reports ERR BUS"),
 ]
 
 # ---- engine windows (addr bits 15..12): (name, id, meaning) ------------------
@@ -270,7 +277,9 @@ def timing_rows():
     cases = [
         ("READ request (1-byte size)", 1), ("WRITE 1 byte", 1), ("WRITE 4 bytes", 4),
         ("WAIT 1-byte mask+value", 2), ("WAIT 4-byte mask+value", 8),
-        ("ACK", 0), ("DATA 1 byte", 1), ("DATA 4 bytes", 4), ("ERR", 1), ("HELLO_R", 8),
+        ("CALL 1-byte operand", 1), ("CALL 8-byte operand", 8),
+        ("ACK", 0), ("DATA 1 byte", 1), ("DATA 4 bytes", 4), ("RESULT 1 byte", 1), ("RESULT 8 bytes", 8),
+        ("ERR", 1), ("HELLO_R", 8),
     ]
     for what, plen in cases:
         nb = frame_bytes(plen)
@@ -436,6 +445,23 @@ def gen_md():
     a("   error) and the next command cancels the WAIT in the hub.")
     a("7. The host ignores a reply whose seq is not the PE's outstanding one, or")
     a("   whose op does not answer the outstanding op (stale or duplicate).")
+    a("8. CALL: one request frame and one reply frame per operation. The hub")
+    a("   hands the operands to the engine at once (a CALL start on the bus,")
+    a("   below). If the engine has finished, the answer is RESULT; if not, the")
+    a("   hub sends **nothing yet** (unlike WAIT, no ACK) and asks the engine")
+    a("   again, round-robin with the pending WAITs, until it has finished, then")
+    a("   sends RESULT (or ERR, with the engine's code). Rules 3, 4 and 6 hold")
+    a("   as for WAIT: a duplicate of a pending CALL is answered ACK (still")
+    a("   running), so the host's resend is the keep-alive, and a duplicate of a")
+    a("   finished one gets the stored RESULT again; the operation is applied")
+    a("   once. The host should resend a CALL later than a plain command (it")
+    a("   waits for other PEs by design); `LinkConfig::resend_timeout` is the")
+    a("   keep-alive period. A new command for the PE makes the hub forget a")
+    a("   pending CALL (no reply, no further asks), but the **engine does not")
+    a("   forget it**: an operation that is half done (a barrier's S raised)")
+    a("   stays so until the engine finishes it or the host cancels it through")
+    a("   the engine's own cancel operation (every CALL engine has one, itself")
+    a("   a CALL, whose RESULT says whether the operation had finished).")
     a("")
     a("Why this is exactly once: the hub applies a command only when its seq")
     a("is the PE's last seq + 1, and records it before it handles the next")
@@ -459,8 +485,25 @@ def gen_md():
     a("output [2:0]  bus_req_size    bytes, 1..4 (never 0 or > 4)")
     a("input         bus_rsp_valid   the response, one per accepted request, in order, any later cycle")
     a("input  [31:0] bus_rsp_rdata   read value, right-aligned (bytes above size are ignored)")
-    a("input  [1:0]  bus_rsp_err     0 ok, 1 no such register, 2 refused, 3 reserved")
+    a("input  [1:0]  bus_rsp_err     0 ok, 1 no such register, 2 refused, 3 reserved (a CALL access: pending)")
     a("```")
+    a("")
+    a("An engine that takes CALLs says `\"call\": true` in its manifest's slot and")
+    a("gets five more ports (an engine without them pays nothing):")
+    a("")
+    a("```")
+    a("output        bus_req_call     the access is a CALL's: a write starts the operation, a read asks for its result")
+    a("output [31:0] bus_req_wdata_hi operand bits 63..32 of a CALL start (bus_req_wdata has 31..0)")
+    a("output [3:0]  bus_req_len      operand bytes of a CALL start, 0..8 (bus_req_size is 4 for a CALL access)")
+    a("input  [31:0] bus_rsp_rdata_hi result bits 63..32 of a finished CALL (bus_rsp_rdata has 31..0)")
+    a("input  [3:0]  bus_rsp_len      result bytes of a finished CALL, 0..8: the RESULT frame's len")
+    a("```")
+    a("")
+    a("Both CALL accesses, the start (write) and each ask (read), are answered")
+    a("`bus_rsp_err` 0 with the result when the operation has finished (the")
+    a("engine then forgets it: the result is handed over once), 3 (PENDING)")
+    a("while it runs, or 1 / 2 when it is refused. `link_port` asks only for a")
+    a("PE whose CALL start it made and whose RESULT it has not yet stored.")
     a("")
     a("Request fields are valid while `bus_req_valid` is high and do not change")
     a("until it is taken. `link_port` has at most one request outstanding, so the")
@@ -510,8 +553,9 @@ def gen_md():
     a("")
     a("So a 1-byte register write and its ACK are 10 + 9 bytes: 63 µs of wire")
     a("time at 3 Mbaud and 16 µs at 12 Mbaud, before USB latency (0.1-2 ms per")
-    a("round trip through a USB serial bridge). Every request and reply of a")
-    a("PAPERS barrier (1-byte registers) is at most 12 bytes unescaped.")
+    a("round trip through a USB serial bridge). A PAPERS barrier over CALL is")
+    a("one CALL and one RESULT per PE, each at most 12 bytes unescaped up to 24")
+    a("PEs (a 1-byte operand, a result of one bit per PE).")
     a("")
     a("UART: `uart_rx` needs at least 4 clocks per bit (`CLK_HZ >= 4*BAUD`): 3 Mbaud")
     a("from a 12 MHz clock, 12 Mbaud from 48 MHz. It handles a fractional ratio")

@@ -6,7 +6,7 @@
 
 namespace aggnet::link_defs {
 
-constexpr uint8_t VERSION = 0x02;  // protocol version carried by the HELLO reply
+constexpr uint8_t VERSION = 0x03;  // protocol version carried by the HELLO reply
 constexpr uint8_t FLAG = 0x7E;  // starts every frame; inside a frame it aborts the frame and starts a new one
 constexpr uint8_t ESC = 0x7D;  // escape: the next byte is sent XOR ESC_XOR
 constexpr uint8_t ESC_XOR = 0x20;  // escaped byte = byte XOR ESC_XOR (FLAG -> 7D 5E, ESC -> 7D 5D)
@@ -31,8 +31,10 @@ constexpr uint8_t OP_HELLO = 0x01;  // host->hub
 constexpr uint8_t OP_READ = 0x02;  // host->hub
 constexpr uint8_t OP_WRITE = 0x03;  // host->hub
 constexpr uint8_t OP_WAIT = 0x04;  // host->hub
+constexpr uint8_t OP_CALL = 0x05;  // host->hub
 constexpr uint8_t OP_ACK = 0x81;  // hub->host
 constexpr uint8_t OP_DATA = 0x82;  // hub->host
+constexpr uint8_t OP_RESULT = 0x84;  // hub->host
 constexpr uint8_t OP_HELLO_R = 0x83;  // hub->host
 constexpr uint8_t OP_ERR = 0x8F;  // hub->host
 
@@ -40,7 +42,7 @@ constexpr uint8_t OP_ERR = 0x8F;  // hub->host
 constexpr uint8_t ERR_NO_REG = 0x01;  // no such register (bus_rsp_err 1)
 constexpr uint8_t ERR_REFUSED = 0x02;  // the engine refused the access, e.g. a supervisor-only register or a read-only one written (bus_rsp_err 2)
 constexpr uint8_t ERR_BUS = 0x03;  // the engine answered bus_rsp_err 3 (reserved on the bus)
-constexpr uint8_t ERR_BAD_LEN = 0x04;  // len does not fit the op (READ len != 1 or size not 1..4; WRITE len not 1..4; WAIT len odd or 0; HELLO len != 0)
+constexpr uint8_t ERR_BAD_LEN = 0x04;  // len does not fit the op (READ len != 1 or size not 1..4; WRITE len not 1..4; WAIT len odd or 0; HELLO len != 0; CALL never)
 constexpr uint8_t ERR_BAD_OP = 0x05;  // op is not a host->hub operation
 constexpr uint8_t ERR_STALE = 0x06;  // the frame's seq is neither the PE's last seq nor the next (or a HELLO 1..HELLO_STALE behind it): never applied
 
@@ -48,7 +50,7 @@ constexpr uint8_t ERR_STALE = 0x06;  // the frame's seq is neither the PE's last
 constexpr uint8_t BUS_OK = 0;  // done; rdata valid for a read
 constexpr uint8_t BUS_NO_REG = 1;  // no such register
 constexpr uint8_t BUS_REFUSED = 2;  // refused (privilege, read-only, ...)
-constexpr uint8_t BUS_RSVD = 3;  // reserved; the link reports ERR BUS
+constexpr uint8_t BUS_PENDING = 3;  // a CALL access: the operation has not finished (link_port asks again later); any other access: reserved, the link reports ERR BUS
 
 // engine windows: addr bits 15..12
 constexpr uint8_t WIN_INFO = 0;  // hub information and link statistics (hub top)
@@ -100,8 +102,10 @@ inline const char* op_name(uint8_t op) {
     case 0x02: return "READ";
     case 0x03: return "WRITE";
     case 0x04: return "WAIT";
+    case 0x05: return "CALL";
     case 0x81: return "ACK";
     case 0x82: return "DATA";
+    case 0x84: return "RESULT";
     case 0x83: return "HELLO_R";
     case 0x8F: return "ERR";
     default: return nullptr;
