@@ -74,9 +74,27 @@ struct BusModel {
 
     template <class M>
     uint64_t key(M& m) {
-        return uint64_t(m.bus_req_we) | uint64_t(m.bus_req_pe) << 1 | uint64_t(m.bus_req_addr) << 8 |
-               uint64_t(m.bus_req_size) << 24 | uint64_t(m.bus_req_wdata) << 28;
+        return (uint64_t(m.bus_req_we) | uint64_t(m.bus_req_pe) << 1 | uint64_t(m.bus_req_addr) << 8 |
+                uint64_t(m.bus_req_size) << 24 | uint64_t(m.bus_req_wdata) << 28) ^
+               (uint64_t(m.bus_req_call) << 63 | uint64_t(m.bus_req_len) << 58 | uint64_t(m.bus_req_wdata_hi) << 20);
     }
+    // Window 4 (0x4000 + r) is a CALL engine: a start (call, write) begins a
+    // job on the PE that finishes (operands & 0xff) * 4 cycles later with
+    // call_result(operands, pe, r), r & 0xf bytes (at most 8); an ask (call,
+    // read) is answered PENDING until then, then the result, once.  A start
+    // while a job is on is refused, as is a CALL to 0x4F00 or an ask with no
+    // job.  Window 0x1000 and the others take no CALL (NO_REG).
+    struct Job {
+        bool on = false;
+        uint64_t ops = 0, at = 0;
+        unsigned reg = 0;
+    };
+    std::vector<Job> jobs = std::vector<Job>(64);
+    std::vector<std::vector<uint64_t>> calllog = std::vector<std::vector<uint64_t>>(64);
+    uint32_t rdata_hi = 0;
+    unsigned rlen = 0;
+    bool call_rsp = false;
+    uint64_t calls_started = 0, asks = 0;
     /// Before the clock edge: drive ready and the response.
     template <class M>
     void before(M& m) {
@@ -85,8 +103,11 @@ struct BusModel {
             REQUIRE(m.bus_req_valid == 0);  // at most one request outstanding
             if (delay == 0) {
                 m.bus_rsp_valid = 1;
-                m.bus_rsp_rdata = rdata | (uint32_t(rng()) & ~size_mask(last_size));  // junk above size
+                // junk above size (a CALL's result is the full 64 bits, 0 above its bytes)
+                m.bus_rsp_rdata = call_rsp ? rdata : rdata | (uint32_t(rng()) & ~size_mask(last_size));
                 m.bus_rsp_err = err;
+                m.bus_rsp_rdata_hi = call_rsp ? rdata_hi : uint32_t(rng());
+                m.bus_rsp_len = call_rsp ? rlen : unsigned(rng() % 16);
                 pending = false;
             } else {
                 --delay;
@@ -102,8 +123,21 @@ struct BusModel {
             REQUIRE(size <= 4);
             if (!m.bus_req_we) REQUIRE(m.bus_req_wdata == 0u);
             REQUIRE((m.bus_req_wdata & ~size_mask(size)) == 0u);
+            if (m.bus_req_call) {
+                REQUIRE(size == 4u);
+                REQUIRE(m.bus_req_len <= 8u);
+                if (!m.bus_req_we) REQUIRE((m.bus_req_wdata_hi | m.bus_req_len) == 0u);
+                const uint64_t ops = uint64_t(m.bus_req_wdata_hi) << 32 | m.bus_req_wdata;
+                if (m.bus_req_len < 8) REQUIRE((ops >> (8 * m.bus_req_len)) == 0u);
+            } else {
+                REQUIRE((m.bus_req_wdata_hi | m.bus_req_len) == 0u);
+            }
             if (m.bus_req_ready) {
-                accept(m.bus_req_we, m.bus_req_pe, m.bus_req_addr, m.bus_req_wdata, size);
+                if (m.bus_req_call)
+                    accept_call(m.bus_req_we, m.bus_req_pe, m.bus_req_addr,
+                                uint64_t(m.bus_req_wdata_hi) << 32 | m.bus_req_wdata);
+                else
+                    accept(m.bus_req_we, m.bus_req_pe, m.bus_req_addr, m.bus_req_wdata, size);
                 was_waiting = false;
             } else {
                 was_waiting = true;
@@ -114,10 +148,54 @@ struct BusModel {
         }
     }
     unsigned last_size = 4;
+    void accept_call(bool we, unsigned pe, unsigned addr, uint64_t ops) {
+        ++requests;
+        pending = true;
+        delay = unsigned(rng() % (max_delay + 1));
+        call_rsp = true;
+        rdata = rdata_hi = 0;
+        rlen = 0;
+        err = 0;
+        Job& j = jobs[pe];
+        if ((addr & 0xf000) != 0x4000) {
+            err = 1;
+        } else if (addr == 0x4F00) {
+            err = 2;
+        } else if (we) {
+            if (j.on) {
+                err = 2;
+                return;
+            }
+            ++calls_started;
+            calllog[pe].push_back(ops);
+            j = Job{true, ops, cycle + (ops & 0xff) * 4, addr & 0xfu};
+            if (j.at > cycle) err = 3;
+            else finish_job(pe);
+        } else {
+            ++asks;
+            if (!j.on) err = 2;
+            else if (cycle < j.at) err = 3;
+            else finish_job(pe);
+        }
+    }
+    void finish_job(unsigned pe) {
+        Job& j = jobs[pe];
+        const uint64_t v = call_result(j.ops, pe, j.reg);
+        rdata = uint32_t(v);
+        rdata_hi = uint32_t(v >> 32);
+        rlen = std::min(j.reg, 8u);
+        j.on = false;
+    }
+    static uint64_t call_result(uint64_t ops, unsigned pe, unsigned reg) {
+        const unsigned len = std::min(reg, 8u);
+        const uint64_t v = ops * 0x9E3779B97F4A7C15ull + pe;
+        return len >= 8 ? v : v & ((uint64_t(1) << (8 * len)) - 1);
+    }
     void accept(bool we, unsigned pe, unsigned addr, uint32_t wdata, unsigned size) {
         ++requests;
         pending = true;
         delay = unsigned(rng() % (max_delay + 1));
+        call_rsp = false;
         last_size = size;
         rdata = 0;
         err = 0;
@@ -265,7 +343,8 @@ struct Expect {
     uint8_t op = 0;
     uint16_t addr = 0;
     unsigned size = 1;
-    enum { plain, counter_read, wait_counter, wait_timeout, hub_err, hello } kind = plain;
+    enum { plain, counter_read, wait_counter, wait_timeout, hub_err, hello, call } kind = plain;
+    uint64_t result = 0;     // call: expected RESULT (value), `size` its bytes
     uint32_t value = 0;      // value: expected DATA; wait_counter: the low nibble wanted
     uint8_t err = 0;
 };
@@ -277,7 +356,8 @@ struct Workload {
     std::map<std::pair<unsigned, unsigned>, uint32_t> shadow, reads;
     std::vector<std::vector<std::pair<uint16_t, uint32_t>>> writes = std::vector<std::vector<std::pair<uint16_t, uint32_t>>>(64);
     std::vector<Expect> cur = std::vector<Expect>(64);
-    uint64_t done = 0, n_write = 0, n_read = 0, n_wait = 0, n_timeout = 0, n_err = 0, n_hello = 0;
+    std::vector<std::vector<uint64_t>> calls = std::vector<std::vector<uint64_t>>(64);
+    uint64_t done = 0, n_write = 0, n_read = 0, n_wait = 0, n_timeout = 0, n_err = 0, n_hello = 0, n_call = 0;
 
     Workload(uint64_t seed, std::vector<unsigned> p, unsigned first, unsigned n, unsigned hub)
         : rng(seed), pes(std::move(p)), first_pe(first), port_pes(n), hub_pes(hub) {}
@@ -287,7 +367,7 @@ struct Workload {
         const unsigned size = 1 + rng() % 4;
         e.size = size;
         const unsigned r = rng() % 100;
-        if (r < 35) {  // write a read/write register
+        if (r < 30) {  // write a read/write register
             e.op = D::OP_WRITE;
             e.addr = uint16_t(0x1000 + rng() % 8);
             const uint32_t v = uint32_t(rng()) & size_mask(size);
@@ -295,20 +375,20 @@ struct Workload {
             writes[pe].push_back({e.addr, v});
             c.start_write(pe, e.addr, v, size);
             ++n_write;
-        } else if (r < 60) {  // read one back
+        } else if (r < 52) {  // read one back
             e.op = D::OP_READ;
             e.addr = uint16_t(0x1000 + rng() % 8);
             e.value = shadow[{pe, e.addr}] & size_mask(size);
             c.start_read(pe, e.addr, size);
             ++n_read;
-        } else if (r < 75) {  // read counter: shows each read is applied once
+        } else if (r < 64) {  // read counter: shows each read is applied once
             e.op = D::OP_READ;
             e.kind = Expect::counter_read;
             e.addr = uint16_t(0x2000 + rng() % 4);
             e.value = reads[{pe, e.addr}]++ & size_mask(size);
             c.start_read(pe, e.addr, size);
             ++n_read;
-        } else if (r < 85) {  // WAIT for the free-running counter's low nibble
+        } else if (r < 72) {  // WAIT for the free-running counter's low nibble
             e.op = D::OP_WAIT;
             e.kind = Expect::wait_counter;
             e.addr = 0x3000;
@@ -316,7 +396,7 @@ struct Workload {
             e.value = uint32_t(rng() % 16);
             c.start_wait(pe, e.addr, 0x0f, e.value, 1, now + nanoseconds(100000 * NS_PER_CYCLE));
             ++n_wait;
-        } else if (r < 90) {  // WAIT that holds at once on a known register
+        } else if (r < 77) {  // WAIT that holds at once on a known register
             e.op = D::OP_WAIT;
             e.addr = uint16_t(0x1000 + rng() % 8);
             const uint32_t cur_v = shadow[{pe, e.addr}] & size_mask(size);
@@ -324,16 +404,30 @@ struct Workload {
             e.value = cur_v;
             c.start_wait(pe, e.addr, mask, cur_v & mask, size, now + nanoseconds(100000 * NS_PER_CYCLE));
             ++n_wait;
-        } else if (r < 91) {  // WAIT that never holds: times out; the next command cancels it
+        } else if (r < 78) {  // WAIT that never holds: times out; the next command cancels it
             e.op = D::OP_WAIT;
             e.kind = Expect::wait_timeout;
             e.addr = uint16_t(0x1000 + rng() % 8);
             const uint32_t cur_v = shadow[{pe, e.addr}] & 0xff;
             c.start_wait(pe, e.addr, 0xff, cur_v ^ 0x5a, 1, now + nanoseconds(3000 * NS_PER_CYCLE));
             ++n_timeout;
-        } else if (r < 97) {  // errors from the engines
+        } else if (r < 93) {  // CALL: one job in the model's CALL engine, applied once
+            e.op = D::OP_CALL;
+            e.kind = Expect::call;
+            e.addr = uint16_t(0x4000 + rng() % 9);
+            const unsigned len = unsigned(rng() % 9);
+            uint64_t ops = len ? uint64_t(rng()) >> (64 - 8 * len) : 0;
+            if (rng() % 2 && len) ops &= ~uint64_t(0xff) | 0x3f;  // often short jobs, sometimes up to 1020 cycles
+            e.size = std::min(e.addr & 0xfu, 8u);
+            e.result = BusModel::call_result(ops, pe, e.addr & 0xfu);
+            calls[pe].push_back(ops);
+            c.start_call(pe, e.addr, ops, len, now + nanoseconds(100000 * NS_PER_CYCLE));
+            ++n_call;
+        } else if (r < 98) {  // errors from the engines
             e.kind = Expect::hub_err;
-            switch (rng() % 4) {
+            switch (rng() % 6) {
+            case 4: e.op = D::OP_CALL; e.addr = 0x4F00; e.err = D::ERR_REFUSED; c.start_call(pe, e.addr, 7, 1, now + nanoseconds(100000 * NS_PER_CYCLE)); break;
+            case 5: e.op = D::OP_CALL; e.addr = uint16_t(0x1000 + rng() % 8); e.err = D::ERR_NO_REG; c.start_call(pe, e.addr, 0, 0, now + nanoseconds(100000 * NS_PER_CYCLE)); break;
             case 0: e.op = D::OP_READ; e.addr = uint16_t(0xE000 + rng() % 16); e.err = D::ERR_NO_REG; c.start_read(pe, e.addr, size); break;
             case 1: e.op = D::OP_WRITE; e.addr = uint16_t(0xF000 + rng() % 16); e.err = D::ERR_REFUSED; c.start_write(pe, e.addr, 1, 1); break;
             case 2: e.op = D::OP_WRITE; e.addr = 0xD000; e.err = D::ERR_BUS; c.start_write(pe, e.addr, 1, 1); break;
@@ -371,6 +465,11 @@ struct Workload {
         case Expect::hub_err:
             REQUIRE(r.kind == LinkResult::hub_error);
             REQUIRE(r.err == e.err);
+            break;
+        case Expect::call:
+            REQUIRE(r.kind == LinkResult::ok);
+            REQUIRE(r.result_len == e.size);
+            REQUIRE(r.result == e.result);
             break;
         case Expect::hello:
             REQUIRE(r.kind == LinkResult::ok);
@@ -422,13 +521,16 @@ void run_workload(const std::string& name, double rate, uint64_t commands, std::
         INFO("PE" << pe);
         REQUIRE(b.bus.wlog[pe].size() == w.writes[pe].size());
         REQUIRE(b.bus.wlog[pe] == w.writes[pe]);
+        // and started each CALL's job once, in order
+        REQUIRE(b.bus.calllog[pe] == w.calls[pe]);
     }
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("[link_port] %s: %llu commands (%llu writes, %llu reads, %llu waits, %llu wait timeouts, %llu ERR, "
-                "%llu HELLO) in %llu cycles, %.1f s; fault rate %.0f%%: up %llu/%llu frames damaged, down %llu/%llu; "
+    std::printf("[link_port] %s: %llu commands (%llu writes, %llu reads, %llu waits, %llu wait timeouts, %llu calls, "
+                "%llu ERR, %llu HELLO) in %llu cycles, %.1f s; fault rate %.0f%%: up %llu/%llu frames damaged, down %llu/%llu; "
                 "client resends %llu, stale %llu; hub: ok %u crc %u resync %u badlen %u timeout %u overrun %u dup %u\n",
                 name.c_str(), (unsigned long long)w.done, (unsigned long long)w.n_write, (unsigned long long)w.n_read,
-                (unsigned long long)w.n_wait, (unsigned long long)w.n_timeout, (unsigned long long)w.n_err,
+                (unsigned long long)w.n_wait, (unsigned long long)w.n_timeout, (unsigned long long)w.n_call,
+                (unsigned long long)w.n_err,
                 (unsigned long long)w.n_hello, (unsigned long long)b.h.cycle(), secs, rate * 100,
                 (unsigned long long)(b.up.drops + b.up.flips + b.up.bursts + b.up.dups + b.up.garbage + b.up.lost_bytes + b.up.truncs),
                 (unsigned long long)b.up.frames,
@@ -707,6 +809,79 @@ TEST_CASE("link_port: directed frames (ERR codes, duplicates, WAIT ACK and cance
     // pick, entry read, seq compare, act, request (5); rtl/link/link_port.v
     // "Timing"
     CHECK(to_req <= 8);
+}
+
+// CALL, docs/link.md rule 8: one request, one reply.  No ACK while the
+// engine works; a duplicate of the pending CALL is answered ACK and does not
+// start the job again; the RESULT carries the engine's bytes (0..8, the
+// 64-bit result right-aligned); a duplicate of the finished CALL gets the
+// stored RESULT; a new command forgets a pending CALL (no reply, no more
+// asks) while the engine keeps its job; refusals come back as ERR.
+TEST_CASE("link_port: CALL: one reply when the engine finishes, duplicates, cancel", "[link][port][call]") {
+    PortBench<Vlink_port_n4> b("link_port_call", test_seed("link_port_call"));
+    b.tx_stall = 1 << 30;  // tx always ready
+    b.bus.max_delay = 0;
+    REQUIRE(exchange(b, req(2, D::OP_HELLO, 1, 0)).size() == 1);
+    // a job of 0x40 * 4 = 256 cycles, 8 result bytes
+    const uint64_t ops = 0x0102030405060740ull;
+    std::vector<uint8_t> pl;
+    for (int i = 7; i >= 0; --i) pl.push_back(uint8_t(ops >> (8 * i)));
+    auto got = exchange(b, req(2, D::OP_CALL, 2, 0x4008, pl), 120);
+    CHECK(got.empty());  // nothing yet: no ACK before the RESULT
+    REQUIRE(b.bus.calllog[2].size() == 1);
+    CHECK(b.bus.calllog[2][0] == ops);
+    CHECK(b.bus.asks > 0);  // link_port keeps asking
+    got = exchange(b, req(2, D::OP_CALL, 2, 0x4008, pl), 80);  // a resend (keep-alive)
+    REQUIRE(got.size() == 1);
+    CHECK((got[0].op == D::OP_ACK && got[0].seq == 2 && got[0].len == 0));
+    CHECK(b.bus.calllog[2].size() == 1);  // not started again
+    got = exchange(b, req(2, D::OP_CALL, 2, 0x4008, pl), 300);
+    // the ACK to the second copy, then the RESULT when the job is done
+    REQUIRE(got.size() == 2);
+    CHECK(got[0].op == D::OP_ACK);
+    CHECK((got[1].op == D::OP_RESULT && got[1].seq == 2 && got[1].addr == 0x4008));
+    REQUIRE(got[1].len == 8);
+    uint64_t v = 0;
+    for (unsigned i = 0; i < 8; ++i) v = v << 8 | got[1].payload[i];
+    CHECK(v == BusModel::call_result(ops, 2, 8));
+    const uint64_t asks = b.bus.asks;
+    got = exchange(b, req(2, D::OP_CALL, 2, 0x4008, pl), 80);  // late duplicate: the stored RESULT
+    REQUIRE(got.size() == 1);
+    CHECK((got[0].op == D::OP_RESULT && got[0].len == 8));
+    CHECK(b.bus.asks == asks);  // nothing asked: the engine handed the result over once
+    // a job that finishes at once (0 cycles), no operands, 0 result bytes:
+    // the answer is the RESULT straight away
+    got = exchange(b, req(2, D::OP_CALL, 3, 0x4000), 80);
+    REQUIRE(got.size() == 1);
+    CHECK((got[0].op == D::OP_RESULT && got[0].len == 0));
+    // 3 result bytes of a 1-byte operand
+    got = exchange(b, req(2, D::OP_CALL, 4, 0x4003, {0x01}), 60);
+    REQUIRE(got.size() == 1);
+    CHECK((got[0].op == D::OP_RESULT && got[0].len == 3));
+    CHECK(got[0].value(0, 3) == uint32_t(BusModel::call_result(1, 2, 3)));
+    // refused by the engine, and by a window that takes no CALL
+    got = exchange(b, req(2, D::OP_CALL, 5, 0x4F00, {1}), 80);
+    REQUIRE(got.size() == 1);
+    CHECK((got[0].op == D::OP_ERR && got[0].payload[0] == D::ERR_REFUSED));
+    got = exchange(b, req(2, D::OP_CALL, 6, 0x1000), 80);
+    REQUIRE(got.size() == 1);
+    CHECK((got[0].op == D::OP_ERR && got[0].payload[0] == D::ERR_NO_REG));
+    // a long job, then a READ: the CALL is forgotten (no RESULT ever, no
+    // more asks) while the engine's job stays on (a second start is refused)
+    got = exchange(b, req(2, D::OP_CALL, 7, 0x4001, {0xff}), 80);
+    CHECK(got.empty());
+    got = exchange(b, req(2, D::OP_READ, 8, 0x1000, {1}), 80);
+    REQUIRE(got.size() == 1);
+    CHECK(got[0].op == D::OP_DATA);
+    const uint64_t asks2 = b.bus.asks;
+    got = exchange(b, req(2, D::OP_READ, 9, 0x1000, {1}), 1200);
+    REQUIRE(got.size() == 1);
+    CHECK(got[0].op == D::OP_DATA);
+    CHECK(b.bus.asks == asks2);
+    CHECK(b.bus.jobs[2].on);
+    got = exchange(b, req(2, D::OP_CALL, 10, 0x4001, {0x01}), 80);
+    REQUIRE(got.size() == 1);
+    CHECK((got[0].op == D::OP_ERR && got[0].payload[0] == D::ERR_REFUSED));
 }
 
 // A pending WAIT that never holds must not starve another PE's (issue 22,

@@ -117,6 +117,7 @@ SLOT = {
     "includes": F("strs", default=[]),       # .vh files the map hash expression needs
     "map_hash": F("str", default="32'd0"),   # Verilog expression: the register map's hash (INFO MAP_HASH+w)
     "enable": F("int", default=1),           # default of the hub parameter EN_<NAME> (0: built only on request)
+    "call": F("bool", default=False),        # the slot takes CALLs: it has the five CALL ports (docs/link.md)
 }
 GENERATOR = {
     "run": F("str", True),         # shell command that rewrites the outputs

@@ -90,7 +90,9 @@ def gen_engines():
          "// Inside aggnet_hub's body, after the link port: the engines' windows.",
          "// Needs: bus_req_* (link_port's master side), win, and declares",
          "// eng_req_ready, eng_rsp_valid, eng_rsp_rdata, eng_rsp_err, eng_present,",
-         "// ENGINE_BITS and the function eng_map_hash()."]
+         "// eng_rsp_rdata_hi, eng_rsp_len (CALL results), ENGINE_BITS and the",
+         "// function eng_map_hash().  A CALL access reaches only a slot that takes",
+         "// CALLs (\"call\": true); to any other window it finds no engine (NO_REG)."]
     sl = slots()
     for c, s in sl:
         for inc in s["includes"]:
@@ -100,12 +102,17 @@ def gen_engines():
     for c, s in sl:
         e = c.name
         E = e.upper()
+        call = s["call"]
         o += ["    // ---- window %d: %s (rtl/%s/manifest.json) ----" % (c.window, e, e),
-              "    wire        %s_sel = bus_req_valid && win == 4'd%d && EN_%s != 0;" % (e, c.window, E),
+              "    wire        %s_sel = bus_req_valid && win == 4'd%d && EN_%s != 0%s;" % (
+                  e, c.window, E, "" if call else " && !bus_req_call"),
               "    wire        %s_req_ready, %s_rsp_valid;" % (e, e),
               "    wire [31:0] %s_rsp_rdata;" % e,
-              "    wire [1:0]  %s_rsp_err;" % e,
-              "    generate",
+              "    wire [1:0]  %s_rsp_err;" % e]
+        if call:
+            o += ["    wire [31:0] %s_rsp_rdata_hi;" % e,
+                  "    wire [3:0]  %s_rsp_len;" % e]
+        o += ["    generate",
               "        if (EN_%s != 0) begin : g_%s" % (E, e)]
         params = ", ".join(".%s(%s)" % kv for kv in s["params"].items())
         o.append("            %s%s u_%s (" % (s["module"], (" #(%s)" % params) if params else "", e))
@@ -113,7 +120,12 @@ def gen_engines():
                  ".bus_req_we(bus_req_we)", ".bus_req_pe(bus_req_pe)", ".bus_req_addr(bus_req_addr)",
                  ".bus_req_wdata(bus_req_wdata)", ".bus_req_size(bus_req_size)",
                  ".bus_rsp_valid(%s_rsp_valid)" % e, ".bus_rsp_rdata(%s_rsp_rdata)" % e,
-                 ".bus_rsp_err(%s_rsp_err)" % e] + [".%s(%s)" % (p["name"], p["name"]) for p in s["ports"]]
+                 ".bus_rsp_err(%s_rsp_err)" % e]
+        if call:
+            conns += [".bus_req_call(bus_req_call)", ".bus_req_wdata_hi(bus_req_wdata_hi)",
+                      ".bus_req_len(bus_req_len)", ".bus_rsp_rdata_hi(%s_rsp_rdata_hi)" % e,
+                      ".bus_rsp_len(%s_rsp_len)" % e]
+        conns += [".%s(%s)" % (p["name"], p["name"]) for p in s["ports"]]
         o += ["                " + x + ("," if i + 1 < len(conns) else "") for i, x in enumerate(conns)]
         o += ["            );",
               "        end else begin : g_no_%s" % e,
@@ -121,6 +133,9 @@ def gen_engines():
               "            assign %s_rsp_valid = 1'b0;" % e,
               "            assign %s_rsp_rdata = 32'd0;" % e,
               "            assign %s_rsp_err   = 2'd0;" % e]
+        if call:
+            o += ["            assign %s_rsp_rdata_hi = 32'd0;" % e,
+                  "            assign %s_rsp_len = 4'd0;" % e]
         for p in s["ports"]:
             if p["dir"] == "output":
                 o.append("            assign %s = {(%s){1'b0}};" % (p["name"], p["width"]))
@@ -137,6 +152,10 @@ def gen_engines():
           "    wire        eng_rsp_valid = " + fold("{e}_rsp_valid", "|", "1'b0") + ";",
           "    wire [31:0] eng_rsp_rdata = " + fold("{e}_rsp_rdata", "|", "32'd0") + ";",
           "    wire [1:0]  eng_rsp_err   = " + fold("{e}_rsp_err", "|", "2'd0") + ";",
+          "    wire [31:0] eng_rsp_rdata_hi = " + (" | ".join("%s_rsp_rdata_hi" % c.name for c, s in sl if s["call"])
+                                                  or "32'd0") + ";",
+          "    wire [3:0]  eng_rsp_len   = " + (" | ".join("%s_rsp_len" % c.name for c, s in sl if s["call"])
+                                              or "4'd0") + ";",
           "",
           "    // INFO MAP_HASH+w: the register-map hash of the engine in window w (0: none).",
           "    function [31:0] eng_map_hash(input [3:0] w);",

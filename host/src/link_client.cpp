@@ -136,6 +136,22 @@ void LinkClient::start_wait(unsigned pe, uint16_t addr, uint32_t mask, uint32_t 
     begin(pe, f, true, deadline);
 }
 
+void LinkClient::start_call(unsigned pe, uint16_t addr, uint64_t operands, unsigned len, nanoseconds deadline) {
+    if (len > D::MAX_PAYLOAD) throw std::invalid_argument("link: CALL operands are 0..8 bytes");
+    if (len < 8 && (operands >> (8 * len)) != 0)
+        throw std::invalid_argument("link: CALL operands do not fit in " + std::to_string(len) + " bytes");
+    Frame f;
+    f.op = D::OP_CALL;
+    f.addr = addr;
+    if (len > 4) {
+        f.append(uint32_t(operands >> 32), len - 4);
+        f.append(uint32_t(operands), 4);
+    } else if (len) {
+        f.append(uint32_t(operands), len);
+    }
+    begin(pe, f, true, deadline);
+}
+
 // ---- receiving -------------------------------------------------------------
 
 void LinkClient::feed(const uint8_t* data, size_t n) {
@@ -249,7 +265,7 @@ void LinkClient::on_frame(const Frame& f) {
         finish(p, r);
         return;
     }
-    if (req == D::OP_WAIT && f.op == D::OP_ACK && f.len == 0) {
+    if ((req == D::OP_WAIT || req == D::OP_CALL) && f.op == D::OP_ACK && f.len == 0) {
         // accepted and pending: the link is alive; keep-alives go on
         ++stats_.replies;
         p.accepted = true;
@@ -260,6 +276,15 @@ void LinkClient::on_frame(const Frame& f) {
     if (req == D::OP_WAIT && f.op == D::OP_DATA && f.len * 2u == p.inflight.len) {
         ++stats_.replies;
         r.value = f.value(0, f.len);
+        finish(p, r);
+        return;
+    }
+    if (req == D::OP_CALL && f.op == D::OP_RESULT) {
+        ++stats_.replies;
+        uint64_t v = 0;
+        for (unsigned i = 0; i < f.len; ++i) v = v << 8 | f.payload[i];
+        r.result = v;
+        r.result_len = f.len;
         finish(p, r);
         return;
     }
@@ -278,11 +303,16 @@ nanoseconds LinkClient::poll() {
         if (p.has_deadline && now >= p.wait_deadline) {
             LinkResult r;
             r.kind = LinkResult::timeout;
-            const unsigned s = p.req.len / 2;
-            char buf[96];
-            std::snprintf(buf, sizeof buf, ": (reg & 0x%x) == 0x%x did not hold within the deadline",
-                          p.req.value(0, s), p.req.value(s, s));
-            r.message = where(pe, p.req) + buf + (p.accepted ? "" : " (the hub never acknowledged the WAIT)");
+            if (p.req.op == D::OP_CALL) {
+                r.message = where(pe, p.req) + ": the engine did not finish the CALL within the deadline" +
+                            (p.accepted ? "" : " (no frame came back from the hub for it)");
+            } else {
+                const unsigned s = p.req.len / 2;
+                char buf[96];
+                std::snprintf(buf, sizeof buf, ": (reg & 0x%x) == 0x%x did not hold within the deadline",
+                              p.req.value(0, s), p.req.value(s, s));
+                r.message = where(pe, p.req) + buf + (p.accepted ? "" : " (the hub never acknowledged the WAIT)");
+            }
             finish(p, r);
             continue;
         }
@@ -360,6 +390,13 @@ uint32_t LinkClient::wait(unsigned pe, uint16_t addr, uint32_t mask, uint32_t va
                           nanoseconds timeout) {
     start_wait(pe, addr, mask, value, size, pipe_.now() + timeout);
     return run(pe).value;
+}
+
+LinkClient::CallResult LinkClient::call(unsigned pe, uint16_t addr, uint64_t operands, unsigned len,
+                                        nanoseconds timeout) {
+    start_call(pe, addr, operands, len, pipe_.now() + timeout);
+    const LinkResult r = run(pe);
+    return {r.result, r.result_len};
 }
 
 }  // namespace aggnet::link

@@ -31,7 +31,10 @@
 // Bus contract for slots (rtl/link/link_port.v is the master): a request is
 // taken when bus_req_valid && bus_req_ready, the slave's own window only;
 // exactly one response per request, in a later cycle; rdata and err are 0
-// while rsp_valid is low, so the responses are ORed.
+// while rsp_valid is low, so the responses are ORed.  A CALL access
+// (bus_req_call) reaches only a slot that takes CALLs ("call": true in its
+// manifest, with the five CALL ports); to INFO or any other window it finds
+// no engine and is answered NO_REG.
 //
 // Parameters: N in 2..64 PEs.  LINK_PES in 1..N: PEs 0..LINK_PES-1 may be
 // reached over the link (default all).  CLK_HZ in 10 kHz..655.35 MHz (HELLO
@@ -74,6 +77,9 @@ module aggnet_hub #(
     wire [15:0] bus_req_addr;
     wire [31:0] bus_req_wdata;
     wire [2:0]  bus_req_size;
+    wire        bus_req_call;
+    wire [31:0] bus_req_wdata_hi;
+    wire [3:0]  bus_req_len;
     wire        bus_rsp_valid;
     wire [31:0] bus_rsp_rdata;
     wire [1:0]  bus_rsp_err;
@@ -88,8 +94,10 @@ module aggnet_hub #(
         .tx_valid(link_tx_valid), .tx_ready(link_tx_ready), .tx_data(link_tx_data), .rx_held(link_rx_held),
         .bus_req_valid(bus_req_valid), .bus_req_ready(bus_req_ready), .bus_req_we(bus_req_we),
         .bus_req_pe(bus_req_pe), .bus_req_addr(bus_req_addr), .bus_req_wdata(bus_req_wdata),
-        .bus_req_size(bus_req_size),
+        .bus_req_size(bus_req_size), .bus_req_call(bus_req_call), .bus_req_wdata_hi(bus_req_wdata_hi),
+        .bus_req_len(bus_req_len),
         .bus_rsp_valid(bus_rsp_valid), .bus_rsp_rdata(bus_rsp_rdata), .bus_rsp_err(bus_rsp_err),
+        .bus_rsp_rdata_hi(eng_rsp_rdata_hi), .bus_rsp_len(eng_rsp_len),
         .stats(stats)
     );
 
@@ -98,7 +106,7 @@ module aggnet_hub #(
     // so the responses are simply ORed.
     wire [3:0]  win = bus_req_addr[15:12];
     wire [11:0] reg_no = bus_req_addr[11:0];
-    wire        to_info   = bus_req_valid && win == LINK_WIN_INFO;
+    wire        to_info   = bus_req_valid && win == LINK_WIN_INFO && !bus_req_call;  // INFO takes no CALL
 
 `include "aggnet_hub_engines.vh"
 
@@ -221,7 +229,7 @@ module aggnet_hub #(
     end
 
     // (With every engine left out, nothing reads the write fields.)
-    wire unused_bus = &{1'b0, bus_req_pe, bus_req_wdata, bus_req_size};
+    wire unused_bus = &{1'b0, bus_req_pe, bus_req_wdata, bus_req_size, bus_req_wdata_hi, bus_req_len};
 
     assign bus_rsp_valid = info_rsp_valid | eng_rsp_valid | none_rsp_valid;
     assign bus_rsp_rdata = info_rsp_rdata | eng_rsp_rdata;

@@ -2,7 +2,9 @@
 // Inside aggnet_hub's body, after the link port: the engines' windows.
 // Needs: bus_req_* (link_port's master side), win, and declares
 // eng_req_ready, eng_rsp_valid, eng_rsp_rdata, eng_rsp_err, eng_present,
-// ENGINE_BITS and the function eng_map_hash().
+// eng_rsp_rdata_hi, eng_rsp_len (CALL results), ENGINE_BITS and the
+// function eng_map_hash().  A CALL access reaches only a slot that takes
+// CALLs ("call": true); to any other window it finds no engine (NO_REG).
 `include "papers_regs.vh"
 `include "nand_regs.vh"
 `include "besu_regs.vh"
@@ -10,7 +12,7 @@
     localparam [15:0] ENGINE_BITS = ((EN_PAPERS != 0) ? 16'd1 << 1 : 16'd0) | ((EN_NAND != 0) ? 16'd1 << 2 : 16'd0) | ((EN_BESU != 0) ? 16'd1 << 3 : 16'd0) | ((EN_SCRATCH != 0) ? 16'd1 << 15 : 16'd0);
 
     // ---- window 1: papers (rtl/papers/manifest.json) ----
-    wire        papers_sel = bus_req_valid && win == 4'd1 && EN_PAPERS != 0;
+    wire        papers_sel = bus_req_valid && win == 4'd1 && EN_PAPERS != 0 && !bus_req_call;
     wire        papers_req_ready, papers_rsp_valid;
     wire [31:0] papers_rsp_rdata;
     wire [1:0]  papers_rsp_err;
@@ -50,7 +52,7 @@
     endgenerate
 
     // ---- window 2: nand (rtl/nand/manifest.json) ----
-    wire        nand_sel = bus_req_valid && win == 4'd2 && EN_NAND != 0;
+    wire        nand_sel = bus_req_valid && win == 4'd2 && EN_NAND != 0 && !bus_req_call;
     wire        nand_req_ready, nand_rsp_valid;
     wire [31:0] nand_rsp_rdata;
     wire [1:0]  nand_rsp_err;
@@ -83,7 +85,7 @@
     endgenerate
 
     // ---- window 3: besu (rtl/besu/manifest.json) ----
-    wire        besu_sel = bus_req_valid && win == 4'd3 && EN_BESU != 0;
+    wire        besu_sel = bus_req_valid && win == 4'd3 && EN_BESU != 0 && !bus_req_call;
     wire        besu_req_ready, besu_rsp_valid;
     wire [31:0] besu_rsp_rdata;
     wire [1:0]  besu_rsp_err;
@@ -113,7 +115,7 @@
     endgenerate
 
     // ---- window 15: scratch (rtl/scratch/manifest.json) ----
-    wire        scratch_sel = bus_req_valid && win == 4'd15 && EN_SCRATCH != 0;
+    wire        scratch_sel = bus_req_valid && win == 4'd15 && EN_SCRATCH != 0 && !bus_req_call;
     wire        scratch_req_ready, scratch_rsp_valid;
     wire [31:0] scratch_rsp_rdata;
     wire [1:0]  scratch_rsp_err;
@@ -149,6 +151,8 @@
     wire        eng_rsp_valid = papers_rsp_valid | nand_rsp_valid | besu_rsp_valid | scratch_rsp_valid;
     wire [31:0] eng_rsp_rdata = papers_rsp_rdata | nand_rsp_rdata | besu_rsp_rdata | scratch_rsp_rdata;
     wire [1:0]  eng_rsp_err   = papers_rsp_err | nand_rsp_err | besu_rsp_err | scratch_rsp_err;
+    wire [31:0] eng_rsp_rdata_hi = 32'd0;
+    wire [3:0]  eng_rsp_len   = 4'd0;
 
     // INFO MAP_HASH+w: the register-map hash of the engine in window w (0: none).
     function [31:0] eng_map_hash(input [3:0] w);

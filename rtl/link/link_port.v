@@ -34,6 +34,12 @@
 //     the bus, round-robin among the PEs with pending WAITs (the pointer
 //     moves on after every re-read, held or not), until
 //     (rdata & mask) == value, so engines need no event wiring.
+//   * CALL (rule 8 of docs/link.md), beyond the seed's word-at-a-time
+//     channel: one request frame and one reply frame for a whole operation.
+//     The start goes to the engine as a write with bus_req_call; while the
+//     engine answers PENDING the CALL is pending like a WAIT (same vector,
+//     same round robin), asked again with reads with bus_req_call, and no
+//     ACK is sent until its RESULT; a duplicate of a pending CALL gets ACK.
 //
 // Byte streams (no UART here; link_uart adds one, the virtual hub feeds
 // bytes directly):
@@ -62,16 +68,22 @@
 //                      later cycle (at most one request is outstanding).
 //   bus_rsp_rdata[31:0] read value, right-aligned; bytes above size ignored.
 //   bus_rsp_err[1:0]   0 ok, 1 no such register, 2 refused, 3 reserved (all
-//                      three are answered with ERR and that code).
+//                      three are answered with ERR and that code); for a
+//                      CALL access 3 is PENDING (not finished yet).
+//   bus_req_call       the access is a CALL's: a write starts it (operands
+//                      bus_req_wdata_hi:bus_req_wdata, bus_req_len bytes
+//                      0..8, bus_req_size 4), a read asks for its result.
+//   bus_rsp_rdata_hi[31:0], bus_rsp_len[3:0]  a finished CALL's result bits
+//                      63..32 and its bytes (0..8), beside bus_rsp_rdata.
 //
 // Statistics: stats[16*i +: 16] are wrapping counters, i = LINK_STAT_* of
 // link_defs.vh (frames ok, CRC errors, resyncs, bad length, timeouts,
 // overruns, bad PE, duplicates, UART framing errors).
 //
 // Per-PE state lives in one N-entry RAM (block RAM for large N): last seq,
-// the reply (kind, size, value), and a pending WAIT's address, mask and
-// value; plus three N-bit flop vectors (entry valid, WAIT pending, reply
-// due).  One command is handled at a time; replies are sent round-robin.
+// the reply (kind, size, value up to 64 bits), and a pending WAIT's
+// address, mask and value or a pending CALL's address; plus three N-bit flop
+// vectors (entry valid, WAIT or CALL pending, reply due).  One command is handled at a time; replies are sent round-robin.
 //
 // Timing: a frame's fields are on frame_rx's outputs three cycles after its
 // last byte is offered; the next cycle registers the PE's range check (the
@@ -118,16 +130,21 @@ module link_port #(
     output wire [15:0]       bus_req_addr,
     output wire [31:0]       bus_req_wdata,
     output wire [2:0]        bus_req_size,
+    output wire              bus_req_call,
+    output wire [31:0]       bus_req_wdata_hi,
+    output wire [3:0]        bus_req_len,
     input  wire              bus_rsp_valid,
     input  wire [31:0]       bus_rsp_rdata,
     input  wire [1:0]        bus_rsp_err,
+    input  wire [31:0]       bus_rsp_rdata_hi,
+    input  wire [3:0]        bus_rsp_len,
     output wire [STAT_W-1:0] stats,
     output wire              rx_held
 );
 `include "link_defs.vh"
 
     localparam integer IW  = (N > 1) ? $clog2(N) : 1;   // entry index width
-    localparam integer EW  = 94;
+    localparam integer EW  = 96;
     localparam integer CLK_UNITS = CLK_HZ / 10000;
 
     generate
@@ -190,7 +207,10 @@ module link_port #(
     );
 
     // ---- per-PE state ---------------------------------------------------------
-    // entry: {waiting, seq[7:0], kind[1:0], size[2:0], addr[15:0], mask[31:0], data[31:0]}
+    // entry: {waiting, call, seq[7:0], kind[1:0], size[3:0], addr[15:0], mask[31:0], data[31:0]}
+    // A pending WAIT: waiting, mask and data its condition.  A pending CALL:
+    // waiting and call.  A finished CALL: call, kind K_DATA, size its result
+    // bytes 0..8, {mask, data} the result (sent as RESULT).
     localparam [1:0] K_ACK = 2'd0, K_DATA = 2'd1, K_HELLO = 2'd2, K_ERR = 2'd3;
     reg  [EW-1:0] mem [0:N-1];
     reg  [EW-1:0] q;
@@ -203,10 +223,11 @@ module link_port #(
         if (wr_en) mem[wr_addr] <= wr_data;
         if (rd_en) q <= mem[rd_addr];
     end
-    wire        q_waiting = q[93];
-    wire [7:0]  q_seq     = q[92:85];
-    wire [1:0]  q_kind    = q[84:83];
-    wire [2:0]  q_size    = q[82:80];
+    wire        q_waiting = q[95];
+    wire        q_call    = q[94];
+    wire [7:0]  q_seq     = q[93:86];
+    wire [1:0]  q_kind    = q[85:84];
+    wire [3:0]  q_size    = q[83:80];
     wire [15:0] q_addr    = q[79:64];
     wire [31:0] q_mask    = q[63:32];
     wire [31:0] q_data    = q[31:0];
@@ -246,13 +267,13 @@ module link_port #(
     reg [IW-1:0] ra;        // the entry S_RDF / S_RDT / S_RDP read
     reg [IW-1:0] c_idx;
     reg [7:0]  c_seq;
-    reg [1:0]  c_op;      // 0 READ, 1 WRITE, 2 WAIT
-    reg        c_poll;    // a re-read of a pending WAIT
+    reg [1:0]  c_op;      // 0 READ, 1 WRITE, 2 WAIT, 3 CALL
+    reg        c_poll;    // a re-read of a pending WAIT, or an ask for a pending CALL's result
     reg [15:0] c_addr;
-    reg [2:0]  c_size;
-    reg [31:0] c_mask;
-    reg [31:0] c_value;   // write data or WAIT value
-    localparam [1:0] C_READ = 2'd0, C_WRITE = 2'd1, C_WAIT = 2'd2;
+    reg [3:0]  c_size;    // bytes: 1..4, a CALL's operands 0..8
+    reg [31:0] c_mask;    // WAIT mask, or a CALL's operand bits 63..32
+    reg [31:0] c_value;   // write data, WAIT value, or a CALL's operand bits 31..0
+    localparam [1:0] C_READ = 2'd0, C_WRITE = 2'd1, C_WAIT = 2'd2, C_CALL = 2'd3;
 
     reg [IW-1:0] tp, wp;  // round-robin pointers: replies, WAIT re-reads
     reg          t_hit, w_hit;  // tdue at tp, wpend at wp (S_PICK decides on them)
@@ -260,25 +281,30 @@ module link_port #(
     // The frame's command, decoded in the cycle after frame_rx offers it
     // (d_valid: offered and not yet taken) and held while its fields hold.
     localparam [2:0] F_READ = 3'd0, F_WRITE = 3'd1, F_WAIT = 3'd2, F_HELLO = 3'd3,
-                     F_BAD_LEN = 3'd4, F_BAD_OP = 3'd5;
+                     F_BAD_LEN = 3'd4, F_BAD_OP = 3'd5, F_CALL = 3'd6;
     reg        d_valid;     // a frame for a PE of this port is offered
     reg [IW-1:0] d_idx;
     reg [2:0]  f_cmd;
-    reg        f_bus;       // f_cmd is F_READ, F_WRITE or F_WAIT: a bus access
+    reg        f_bus;       // f_cmd is F_READ, F_WRITE, F_WAIT or F_CALL: a bus access
     reg        f_is_hello;  // op HELLO (never a duplicate), whatever its len
     reg [7:0]  f_seq_m1;    // fr_seq - 1: the seq after which fr_seq is new
-    reg [2:0]  f_size;
+    reg [3:0]  f_size;
     reg [31:0] f_mask, f_value;
     // The bus response, registered (S_RSP), then checked (S_CHK).
     reg [31:0] r_val;
+    reg [31:0] r_hi;     // a CALL's result bits 63..32
+    reg [3:0]  r_len;    // and its bytes
     reg [31:0] r_x;      // (value read & WAIT mask) ^ WAIT value: 0 if the WAIT holds
     reg [1:0]  r_err;
     reg        r_ok;
-    reg        r_wait;   // S_DONE: a WAIT the engine answered (r_ok decides)
+    reg        r_wait;   // S_DONE: a WAIT or CALL the engine answered (r_ok decides)
     reg        r_pollw;  // and it was a re-read of a pending one
+    reg        r_call;   // S_DONE: a CALL (finished if r_ok, else pending)
     reg        r_bad;    // S_DONE: the engine answered an error
     reg        r_ack;    // S_DONE: a write the engine took
 
+    // the engine answered a CALL access OK (finished) or PENDING: not refused
+    wire r_ok_call = r_err == LINK_BUS_OK || r_err == LINK_BUS_PENDING;
     localparam [IW-1:0] LAST = N[IW-1:0] - 1'b1;
     function [IW-1:0] inc(input [IW-1:0] v);
         inc = (v == LAST) ? {IW{1'b0}} : v + 1'b1;
@@ -334,9 +360,9 @@ module link_port #(
     wire       h_late = h_dm1[7:6] == 2'b00;
     wire       unused_h = &{1'b0, h_dm1[5:0]};
 
-    function [EW-1:0] entry(input waiting, input [7:0] seq, input [1:0] kind, input [2:0] size,
+    function [EW-1:0] entry(input waiting, input call, input [7:0] seq, input [1:0] kind, input [3:0] size,
                             input [15:0] addr, input [31:0] mask, input [31:0] data);
-        entry = {waiting, seq, kind, size, addr, mask, data};
+        entry = {waiting, call, seq, kind, size, addr, mask, data};
     endfunction
 
     // ---- counters -------------------------------------------------------------
@@ -369,11 +395,17 @@ module link_port #(
     // ---- bus and transmitter outputs --------------------------------------------
     assign rx_held       = fr_valid;
     assign bus_req_valid = state == S_REQ;
-    assign bus_req_we    = c_op == C_WRITE;
+    // A CALL's start is a write with its operands, an ask for its result a
+    // read (docs/link.md, the engine register bus).
+    wire   c_start = c_op == C_CALL && !c_poll;
+    assign bus_req_we    = c_op == C_WRITE || c_start;
     assign bus_req_pe    = PE_ID[5:0] + ext6(c_idx);
     assign bus_req_addr  = c_addr;
-    assign bus_req_wdata = (c_op == C_WRITE) ? c_value : 32'h0;
-    assign bus_req_size  = c_size;
+    assign bus_req_wdata = (c_op == C_WRITE || c_start) ? c_value : 32'h0;
+    assign bus_req_size  = (c_op == C_CALL) ? 3'd4 : c_size[2:0];
+    assign bus_req_call  = c_op == C_CALL;
+    assign bus_req_wdata_hi = c_start ? c_mask : 32'h0;
+    assign bus_req_len   = c_start ? c_size : 4'd0;
 
     localparam [63:0] HELLO_PAYLOAD = {LINK_VERSION, HUB_PES[7:0], PE_ID[7:0], N[7:0], ENGINES, CLK_UNITS[15:0]};
     wire side = state == S_TXS;  // sending the side slot's ERR STALE
@@ -390,7 +422,11 @@ module link_port #(
             ft_pl = {56'h0, LINK_ERR_STALE};
         end else if (!q_waiting) begin
             case (q_kind)
-                K_DATA:  begin ft_op = LINK_OP_DATA;    ft_len = {1'b0, q_size}; ft_pl = {32'h0, q_data}; end
+                K_DATA:  if (q_call) begin
+                             ft_op = LINK_OP_RESULT; ft_len = q_size; ft_pl = {q_mask, q_data};
+                         end else begin
+                             ft_op = LINK_OP_DATA;   ft_len = q_size; ft_pl = {32'h0, q_data};
+                         end
                 K_HELLO: begin ft_op = LINK_OP_HELLO_R; ft_len = 4'd8;           ft_pl = HELLO_PAYLOAD;   end
                 K_ERR:   begin ft_op = LINK_OP_ERR;     ft_len = 4'd1;           ft_pl = {56'h0, q_data[7:0]}; end
                 default: begin ft_op = LINK_OP_ACK;     ft_len = 4'd0;           ft_pl = 64'h0;           end
@@ -434,26 +470,29 @@ module link_port #(
     // f_seq_m1) and S_FRAME (the rest), at the earliest 2 and 3 cycles after
     // d_valid, itself a cycle after the fields appear; the fields hold
     // until S_FRAME takes the frame.
-    reg       a_read, a_write, a_wait, a_hello, a_known, a_is_hello;
+    reg       a_read, a_write, a_wait, a_hello, a_call, a_known, a_is_hello;
     reg [2:0] a_rd_size, a_wr_size, a_wt_size;
+    reg [3:0] a_len;
     always @(posedge clk) begin
         a_read     <= fr_op == LINK_OP_READ && len_read;
         a_write    <= fr_op == LINK_OP_WRITE && len_write;
         a_wait     <= fr_op == LINK_OP_WAIT && len_wait;
         a_hello    <= fr_op == LINK_OP_HELLO && len_hello;
+        a_call     <= fr_op == LINK_OP_CALL;   // any len: frame_rx drops len > 8
         a_is_hello <= fr_op == LINK_OP_HELLO;
         a_known    <= fr_op == LINK_OP_HELLO || fr_op == LINK_OP_READ ||
-                      fr_op == LINK_OP_WRITE || fr_op == LINK_OP_WAIT;
+                      fr_op == LINK_OP_WRITE || fr_op == LINK_OP_WAIT || fr_op == LINK_OP_CALL;
         a_rd_size  <= rd_size[2:0];
         a_wr_size  <= fr_len[2:0];
+        a_len      <= fr_len;
         a_wt_size  <= wait_size;
         f_is_hello <= a_is_hello;
-        f_bus      <= a_read || a_write || a_wait;
-        f_cmd      <= a_read ? F_READ : a_write ? F_WRITE : a_wait ? F_WAIT : a_hello ? F_HELLO :
-                      a_known ? F_BAD_LEN : F_BAD_OP;
-        f_size     <= a_read ? a_rd_size : a_write ? a_wr_size : a_wait ? a_wt_size : 3'd1;
-        f_mask     <= a_wait ? wait_mask : 32'h0;
-        f_value    <= a_write ? fr_pl[31:0] : a_wait ? wait_value : 32'h0;
+        f_bus      <= a_read || a_write || a_wait || a_call;
+        f_cmd      <= a_read ? F_READ : a_write ? F_WRITE : a_wait ? F_WAIT : a_call ? F_CALL :
+                      a_hello ? F_HELLO : a_known ? F_BAD_LEN : F_BAD_OP;
+        f_size     <= a_call ? a_len : {1'b0, a_read ? a_rd_size : a_write ? a_wr_size : a_wait ? a_wt_size : 3'd1};
+        f_mask     <= a_wait ? wait_mask : a_call ? fr_pl[63:32] : 32'h0;
+        f_value    <= (a_write || a_call) ? fr_pl[31:0] : a_wait ? wait_value : 32'h0;
     end
 
     // The command's registers load in every S_FRAME and S_POLL, whatever
@@ -476,21 +515,23 @@ module link_port #(
         end else if (ld_f) begin
             wr_addr <= f_idx;
             if (f_cmd == F_HELLO)
-                wr_data <= entry(1'b0, fr_seq, K_HELLO, 3'd0, fr_addr, 32'h0, 32'h0);
+                wr_data <= entry(1'b0, 1'b0, fr_seq, K_HELLO, 4'd0, fr_addr, 32'h0, 32'h0);
             else if (f_cmd == F_BAD_LEN)
-                wr_data <= entry(1'b0, fr_seq, K_ERR, 3'd1, fr_addr, 32'h0, {24'h0, LINK_ERR_BAD_LEN});
+                wr_data <= entry(1'b0, 1'b0, fr_seq, K_ERR, 4'd1, fr_addr, 32'h0, {24'h0, LINK_ERR_BAD_LEN});
             else
-                wr_data <= entry(1'b0, fr_seq, K_ERR, 3'd1, fr_addr, 32'h0, {24'h0, LINK_ERR_BAD_OP});
+                wr_data <= entry(1'b0, 1'b0, fr_seq, K_ERR, 4'd1, fr_addr, 32'h0, {24'h0, LINK_ERR_BAD_OP});
         end else if (ld_d) begin
             wr_addr <= c_idx;
             if (r_bad)
-                wr_data <= entry(1'b0, c_seq, K_ERR, 3'd1, c_addr, 32'h0, {30'h0, r_err});
+                wr_data <= entry(1'b0, 1'b0, c_seq, K_ERR, 4'd1, c_addr, 32'h0, {30'h0, r_err});
             else if (r_ack)
-                wr_data <= entry(1'b0, c_seq, K_ACK, c_size, c_addr, 32'h0, 32'h0);
+                wr_data <= entry(1'b0, 1'b0, c_seq, K_ACK, c_size, c_addr, 32'h0, 32'h0);
+            else if (r_call && r_ok)
+                wr_data <= entry(1'b0, 1'b1, c_seq, K_DATA, r_len, c_addr, r_hi, r_val);
             else if (!r_wait || r_ok)
-                wr_data <= entry(1'b0, c_seq, K_DATA, c_size, c_addr, 32'h0, r_val);
+                wr_data <= entry(1'b0, 1'b0, c_seq, K_DATA, c_size, c_addr, 32'h0, r_val);
             else
-                wr_data <= entry(1'b1, c_seq, K_DATA, c_size, c_addr, c_mask, c_value);
+                wr_data <= entry(1'b1, r_call, c_seq, K_DATA, c_size, c_addr, c_mask, c_value);
         end
     end
     always @(posedge clk) begin
@@ -501,7 +542,7 @@ module link_port #(
             c_op    <= C_READ;
             c_poll  <= 1'b0;
             c_addr  <= 16'h0000;
-            c_size  <= 3'd1;
+            c_size  <= 4'd1;
             c_mask  <= 32'h0;
             c_value <= 32'h0;
         end else if (ld_f) begin
@@ -510,7 +551,8 @@ module link_port #(
             c_seq   <= fr_seq;
             c_addr  <= fr_addr;
             c_poll  <= 1'b0;
-            c_op    <= (f_cmd == F_WRITE) ? C_WRITE : (f_cmd == F_WAIT) ? C_WAIT : C_READ;
+            c_op    <= (f_cmd == F_WRITE) ? C_WRITE : (f_cmd == F_WAIT) ? C_WAIT :
+                       (f_cmd == F_CALL) ? C_CALL : C_READ;
             c_size  <= f_size;
             c_mask  <= f_mask;
             c_value <= f_value;
@@ -518,7 +560,7 @@ module link_port #(
             c_idx   <= wp;
             c_oh    <= wp_oh;
             c_seq   <= q_seq;
-            c_op    <= C_WAIT;
+            c_op    <= q_call ? C_CALL : C_WAIT;
             c_poll  <= 1'b1;
             c_addr  <= q_addr;
             c_size  <= q_size;
@@ -544,6 +586,9 @@ module link_port #(
             w_hit   <= 1'b0;
             f_idx   <= {IW{1'b0}};
             r_val      <= 32'h0;
+            r_hi       <= 32'h0;
+            r_len      <= 4'd0;
+            r_call     <= 1'b0;
             r_x        <= 32'h0;
             r_err      <= 2'd0;
             r_ok       <= 1'b0;
@@ -668,7 +713,9 @@ module link_port #(
             end
             S_RSP: begin
                 if (bus_rsp_valid) begin
-                    r_val <= bus_rsp_rdata & bytes_mask(c_size);
+                    r_val <= (c_op == C_CALL) ? bus_rsp_rdata : bus_rsp_rdata & bytes_mask(c_size[2:0]);
+                    r_hi  <= bus_rsp_rdata_hi;
+                    r_len <= bus_rsp_len;
                     // c_mask and c_value are 0 above the access's size; a
                     // value bit outside the mask never matches, as in
                     // (r_val & c_mask) == c_value
@@ -678,10 +725,13 @@ module link_port #(
                 end
             end
             S_CHK: begin
-                r_ok    <= r_x == 32'd0;   // (r_val & c_mask) == c_value
-                r_wait  <= r_err == LINK_BUS_OK && c_op == C_WAIT;
-                r_pollw <= r_err == LINK_BUS_OK && c_op == C_WAIT && c_poll;
-                r_bad   <= r_err != LINK_BUS_OK;
+                // A WAIT holds when (r_val & c_mask) == c_value; a CALL has
+                // finished unless the engine answered PENDING.
+                r_ok    <= (c_op == C_CALL) ? r_err != LINK_BUS_PENDING : r_x == 32'd0;
+                r_wait  <= (r_err == LINK_BUS_OK && c_op == C_WAIT) || (r_ok_call && c_op == C_CALL);
+                r_pollw <= ((r_err == LINK_BUS_OK && c_op == C_WAIT) || (r_ok_call && c_op == C_CALL)) && c_poll;
+                r_call  <= c_op == C_CALL;
+                r_bad   <= (c_op == C_CALL) ? !r_ok_call : r_err != LINK_BUS_OK;
                 r_ack   <= r_err == LINK_BUS_OK && c_op == C_WRITE;
                 state   <= S_DONE;
             end
@@ -694,7 +744,9 @@ module link_port #(
                 if (!r_pollw || r_ok) begin
                     wr_en <= 1'b1;
                     known <= known | c_oh;
-                    tdue  <= tdue | c_oh;
+                    // a CALL that has not finished is stored but not
+                    // answered: no ACK before its RESULT (rule 8)
+                    if (!(r_call && !r_ok)) tdue <= tdue | c_oh;
                 end
             end
             default: state <= S_IDLE;

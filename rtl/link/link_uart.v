@@ -41,9 +41,14 @@ module link_uart #(
     output wire [15:0]       bus_req_addr,
     output wire [31:0]       bus_req_wdata,
     output wire [2:0]        bus_req_size,
+    output wire              bus_req_call,
+    output wire [31:0]       bus_req_wdata_hi,
+    output wire [3:0]        bus_req_len,
     input  wire              bus_rsp_valid,
     input  wire [31:0]       bus_rsp_rdata,
     input  wire [1:0]        bus_rsp_err,
+    input  wire [31:0]       bus_rsp_rdata_hi,
+    input  wire [3:0]        bus_rsp_len,
     output wire [STAT_W-1:0] stats
 );
     // Parameter ranges are checked by the submodules (uart_rx: CLK_HZ/BAUD;
@@ -70,8 +75,10 @@ module link_uart #(
         .bus_req_valid(bus_req_valid), .bus_req_ready(bus_req_ready),
         .bus_req_we(bus_req_we), .bus_req_pe(bus_req_pe), .bus_req_addr(bus_req_addr),
         .bus_req_wdata(bus_req_wdata), .bus_req_size(bus_req_size),
+        .bus_req_call(bus_req_call), .bus_req_wdata_hi(bus_req_wdata_hi), .bus_req_len(bus_req_len),
         .bus_rsp_valid(bus_rsp_valid), .bus_rsp_rdata(bus_rsp_rdata),
-        .bus_rsp_err(bus_rsp_err), .stats(stats),
+        .bus_rsp_err(bus_rsp_err), .bus_rsp_rdata_hi(bus_rsp_rdata_hi), .bus_rsp_len(bus_rsp_len),
+        .stats(stats),
         .rx_held(unused_rx_held)  // a UART cannot hold bytes back
     );
 endmodule

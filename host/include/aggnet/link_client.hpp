@@ -16,8 +16,9 @@
 // Blocking calls throw LinkError (no reply after cfg.max_attempts frames,
 // resend_timeout apart or backing off to resend_timeout_max,
 // naming device, PE, op and address), RegisterError (the hub answered ERR),
-// TimeoutError (a WAIT's condition did not hold in time; the hub keeps the
-// WAIT until the next command for that PE cancels it) or DeviceError (HELLO
+// TimeoutError (a WAIT's condition did not hold in time, or a CALL did not
+// finish; the hub keeps the WAIT until the next command for that PE cancels
+// it, the engine keeps a CALL's operation until the engine's own cancel) or DeviceError (HELLO
 // reports another protocol version, or the PE is not served by this port).
 //
 // The non-blocking interface (start_*, feed, poll, done, take) lets one
@@ -98,6 +99,8 @@ struct LinkResult {
     uint8_t op = 0;            ///< the request's op
     uint16_t addr = 0;
     uint32_t value = 0;        ///< DATA value (READ, WAIT)
+    uint64_t result = 0;       ///< RESULT value (CALL), right-aligned
+    unsigned result_len = 0;   ///< RESULT bytes (CALL), 0..8
     uint8_t err = 0;           ///< ERR code (hub_error)
     unsigned attempts = 0;     ///< frames sent for the command
     HelloInfo hello{};         ///< for HELLO
@@ -123,6 +126,15 @@ public:
     /// Wait until (reg & mask) == value (size bytes); returns the register.
     uint32_t wait(unsigned pe, uint16_t addr, uint32_t mask, uint32_t value, unsigned size,
                   std::chrono::nanoseconds timeout);
+    /// CALL (docs/link.md rule 8): hand `len` operand bytes (0..8, the value
+    /// right-aligned) to an engine's CALL register and return its RESULT
+    /// once the engine has finished.  A TimeoutError leaves the operation
+    /// running in the engine: cancel it through the engine.
+    struct CallResult {
+        uint64_t value = 0;
+        unsigned len = 0;
+    };
+    CallResult call(unsigned pe, uint16_t addr, uint64_t operands, unsigned len, std::chrono::nanoseconds timeout);
 
     // ---- non-blocking interface -------------------------------------------
     /// Start a command; the PE must not be busy.  Arguments are checked here
@@ -133,6 +145,7 @@ public:
     /// `deadline` is absolute, on pipe.now().
     void start_wait(unsigned pe, uint16_t addr, uint32_t mask, uint32_t value, unsigned size,
                     std::chrono::nanoseconds deadline);
+    void start_call(unsigned pe, uint16_t addr, uint64_t operands, unsigned len, std::chrono::nanoseconds deadline);
     /// Received bytes from the pipe.
     void feed(const uint8_t* data, size_t n);
     /// Resend, fail and expire on the clock; returns the earliest deadline
@@ -156,7 +169,7 @@ private:
         bool finished = false;   ///< result is ready
         bool synced = false;     ///< HELLO done: the hub's seq state is ours
         bool in_hello = false;   ///< the frame in flight is the automatic HELLO
-        bool accepted = false;   ///< WAIT: ACK seen
+        bool accepted = false;   ///< WAIT or CALL: ACK seen
         unsigned stale_answers = 0;  ///< ERR STALE answers to this command
         uint8_t seq = 0;         ///< seq of the frame in flight
         uint8_t next_seq = 0;
