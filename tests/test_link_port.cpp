@@ -358,6 +358,7 @@ struct Workload {
     std::vector<Expect> cur = std::vector<Expect>(64);
     std::vector<std::vector<uint64_t>> calls = std::vector<std::vector<uint64_t>>(64);
     uint64_t done = 0, n_write = 0, n_read = 0, n_wait = 0, n_timeout = 0, n_err = 0, n_hello = 0, n_call = 0;
+    unsigned call_bias = 0;
 
     Workload(uint64_t seed, std::vector<unsigned> p, unsigned first, unsigned n, unsigned hub)
         : rng(seed), pes(std::move(p)), first_pe(first), port_pes(n), hub_pes(hub) {}
@@ -366,7 +367,8 @@ struct Workload {
         Expect e;
         const unsigned size = 1 + rng() % 4;
         e.size = size;
-        const unsigned r = rng() % 100;
+        // call_bias% of the commands are CALLs on top of the mix below
+        const unsigned r = (rng() % 100 < call_bias) ? 80 : unsigned(rng() % 100);
         if (r < 30) {  // write a read/write register
             e.op = D::OP_WRITE;
             e.addr = uint16_t(0x1000 + rng() % 8);
@@ -486,13 +488,14 @@ struct Workload {
 /// Run `commands` random commands from all of `pes` at once through a port.
 template <class M>
 void run_workload(const std::string& name, double rate, uint64_t commands, std::vector<unsigned> pes,
-                  unsigned first_pe, unsigned port_pes, unsigned hub_pes) {
+                  unsigned first_pe, unsigned port_pes, unsigned hub_pes, unsigned call_bias = 0) {
     const uint64_t seed = test_seed(name.c_str());
     PortBench<M> b(name, seed);
     b.up.rate = rate;
     b.down.rate = rate;
     LinkClient c(b, "sim:" + name, port_cfg());
     Workload w(seed ^ 5, pes, first_pe, port_pes, hub_pes);
+    w.call_bias = call_bias;
     uint64_t started = 0;
     const auto t0 = std::chrono::steady_clock::now();
     b.h.set_max_cycles(commands * 4000 + 100000);  // a hang becomes a CycleTimeout
@@ -554,7 +557,7 @@ void run_workload(const std::string& name, double rate, uint64_t commands, std::
         CHECK(b.stat(D::STAT_CRC_ERR) + b.stat(D::STAT_RESYNC) > 0);
         CHECK(b.stat(D::STAT_DUP) > 0);
     }
-    CHECK(w.n_write > commands / 5);
+    CHECK(w.n_write > commands / 5 * (100 - call_bias) / 100);
 }
 
 // ---- raw frames, for the directed tests ---------------------------------------------
@@ -597,6 +600,12 @@ TEST_CASE("link_port: 4 PEs at once, 10% of frames damaged each way", "[link][po
 }
 TEST_CASE("link_port: N = 1 with PE_ID = 5, 10% damaged", "[link][port]") {
     run_workload<Vlink_port_p5>("link_port_p5_10pc", 0.10, uint64_t(20000 * sim::cycles_scale()), {5}, 5, 1, 16);
+}
+// CALL exactly once under the fault injector (issue 22, "Done when"): 10^5
+// CALLs among 1.25 * 10^5 commands, 10% of frames damaged each way.
+TEST_CASE("link_port: 4 PEs, mostly CALLs, 10% of frames damaged each way", "[link][port][call]") {
+    run_workload<Vlink_port_n4>("link_port_n4_call_10pc", 0.10, uint64_t(125000 * sim::cycles_scale()), {0, 1, 2, 3}, 0,
+                                4, 4, 80);
 }
 
 TEST_CASE("link_port: with the link cut every call fails with LinkError within the retry bound", "[link][port]") {
