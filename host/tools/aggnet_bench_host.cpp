@@ -17,6 +17,7 @@
 
 #include "pe_threads.hpp"  // sim/ (tests/host.cmake adds it to this tool's include path)
 #include "sim_child.hpp"
+#include "socket_floor.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -92,7 +93,8 @@ int main(int argc, char** argv) {
 
     std::unique_ptr<tools::SimChild> hub;
     try {
-        hub = std::make_unique<tools::SimChild>(sim, std::vector<std::string>{"--pes", std::to_string(n), "--pty"});
+        hub = std::make_unique<tools::SimChild>(
+            sim, std::vector<std::string>{"--pes", std::to_string(n), "--pty", "--engines", "papers"});
     } catch (const std::exception& e) {
         std::fprintf(stderr, "aggnet_bench_host: %s\n", e.what());
         return 1;
@@ -165,6 +167,16 @@ int main(int argc, char** argv) {
     }
     hub->stop();
     if (rc) return rc;
+    // The floor, in the same run: a socket star with nothing behind it, one
+    // exchange per barrier (a CALL and its RESULT, 11 and 10 bytes) and four
+    // (the barrier before CALL).
+    std::vector<tools::StarFloor> floors;
+    try {
+        for (unsigned msgs : {1u, 4u}) floors.push_back(tools::socket_star(n, barriers, msgs, 11, 10, false));
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "aggnet_bench_host: %s\n", e.what());
+        return 1;
+    }
 
     std::printf("\nThe virtual hub: %u PEs, one client thread per PE, link frames over Unix sockets (sim:DIR/peK)\n"
                 "and over its ptys (serial:DIR/pty-peK@3000000); read = one link READ round trip; hub cycles from\n"
@@ -174,6 +186,12 @@ int main(int argc, char** argv) {
     for (auto& r : results)
         std::printf("%-7s %-8s %8llu %12.1f %12.1f %12.1f %16.2f %18.1f\n", r.path.c_str(), r.what.c_str(),
                     (unsigned long long)r.ops, r.median_us, r.p99_us, r.max_us, r.accesses, r.cycles);
+    for (auto& f : floors)
+        std::printf("%-7s %-8s %8u %12.1f %12.1f %12s %16u %18s\n", "star", f.msgs == 1 ? "1-msg" : "4-msg", f.rounds,
+                    f.median_us, f.p99_us, "-", f.msgs, "-");
+    std::printf("\nstar: the socket-star floor in the same run (socket_floor.hpp): one thread per PE, a hub process\n"
+                "that answers each PE once all have sent, with nothing simulated; 1-msg is one exchange per\n"
+                "barrier (a CALL and its RESULT), 4-msg four in a row.  ratio = median / 1-msg floor.\n");
     std::printf("\naccesses_per_op: port accesses per PE per op (seed 000: 4 per barrier without timing guarantees;\n"
                 "more when a PE polls GO while others are still arriving).  Round trips are host wall time, all PEs pooled.\n");
     std::ofstream f(csv);
@@ -181,6 +199,9 @@ int main(int argc, char** argv) {
     for (auto& r : results)
         f << r.path << ',' << r.what << ',' << n << ',' << r.ops << ',' << r.median_us << ',' << r.p99_us << ',' << r.max_us << ','
           << r.accesses << ',' << r.cycles << '\n';
+    for (auto& fl : floors)
+        f << "star," << (fl.msgs == 1 ? "1-msg" : "4-msg") << ',' << n << ',' << fl.rounds << ',' << fl.median_us << ','
+          << fl.p99_us << ",," << fl.msgs << ",\n";
     if (!f) {
         std::fprintf(stderr, "aggnet_bench_host: cannot write %s\n", csv.c_str());
         return 1;

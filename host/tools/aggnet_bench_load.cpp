@@ -18,6 +18,7 @@
 #include <aggnet/papers_device.hpp>
 
 #include "sim_child.hpp"
+#include "socket_floor.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -57,7 +58,7 @@ unsigned number(const std::string& opt, const std::string& s, unsigned lo, unsig
 
 /// aggnet-sim with n PEs (sim_child.hpp).
 struct Hub : tools::SimChild {
-    Hub(const std::string& sim, unsigned n) : SimChild(sim, {"--pes", std::to_string(n)}) {}
+    Hub(const std::string& sim, unsigned n) : SimChild(sim, {"--pes", std::to_string(n), "--engines", "papers"}) {}
 };
 
 double pct(std::vector<double>& v, double q) {
@@ -200,23 +201,34 @@ int main(int argc, char** argv) {
     if (csv.empty()) usage("missing OUT.csv");
     std::signal(SIGPIPE, SIG_IGN);
     std::vector<Load> loads;
+    std::vector<tools::StarFloor> floors;  // the socket-star floor per N, same run (socket_floor.hpp)
     Idle id{};
     try {
-        for (unsigned n : sizes) loads.push_back(load(sim, n, barriers));
+        for (unsigned n : sizes) {
+            loads.push_back(load(sim, n, barriers));
+            floors.push_back(tools::socket_star(n, barriers, 1, 11, 10, true));
+        }
         id = idle(sim, idle_ms);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "aggnet_bench_load: %s\n", e.what());
         return 1;
     }
     std::printf("\nVirtual hub under load: N PE processes, each %u barriers over all PEs (sim: sockets)\n\n", barriers);
-    std::printf("%-6s %10s %14s %12s %12s\n", "pes", "barriers", "barriers_per_s", "median_us", "p99_us");
-    for (auto& l : loads)
-        std::printf("%-6u %10u %14.0f %12.1f %12.1f\n", l.n, l.barriers, l.per_sec, l.median_us, l.p99_us);
+    std::printf("%-6s %10s %14s %12s %12s %16s %14s\n", "pes", "barriers", "barriers_per_s", "median_us", "p99_us",
+                "floor_per_s", "floor_med_us");
+    for (size_t i = 0; i < loads.size(); ++i) {
+        const Load& l = loads[i];
+        std::printf("%-6u %10u %14.0f %12.1f %12.1f %16.0f %14.1f\n", l.n, l.barriers, l.per_sec, l.median_us,
+                    l.p99_us, floors[i].per_sec, floors[i].median_us);
+    }
+    std::printf("\nfloor: a socket star with nothing simulated, N processes, one exchange per barrier, same run\n");
     std::printf("\nIdle wait: PE0 waits %.0f ms for PE1 that never arrives: %.1f link frames/s to the hub, %.1f ms CPU\n",
                 id.ms, id.requests_per_sec, id.cpu_ms);
     std::ofstream f(csv);
     f << "what,pes,barriers,barriers_per_s,median_us,p99_us,idle_requests_per_s,idle_cpu_ms\n";
     for (auto& l : loads) f << "load," << l.n << ',' << l.barriers << ',' << l.per_sec << ',' << l.median_us << ',' << l.p99_us << ",,\n";
+    for (auto& fl : floors)
+        f << "floor," << fl.n << ',' << fl.rounds << ',' << fl.per_sec << ',' << fl.median_us << ',' << fl.p99_us << ",,\n";
     f << "idle,2,,,,," << id.requests_per_sec << ',' << id.cpu_ms << '\n';
     if (!f) {
         std::fprintf(stderr, "aggnet_bench_load: cannot write %s\n", csv.c_str());
