@@ -33,6 +33,10 @@ public:
     /// frame must not start (sim/link_stream.hpp).  A model that queues the
     /// bytes itself (a board top's UART) never holds.
     virtual bool rx_held() const = 0;
+    /// link_port's idle (rtl/link/link_port.v, "Idle"): nothing the link
+    /// sees can change until the next byte comes in, so a simulation may stop
+    /// its clock.  A model that cannot tell says false (never idle).
+    virtual bool idle() const = 0;
     virtual bool tx_valid() const = 0;
     virtual uint8_t tx_data() const = 0;
     // Per-PE pins in register layout (papers_regs.hpp), as papers_hub's.
@@ -72,6 +76,7 @@ public:
     }
     void tx_ready(bool ready) override { h_->link_tx_ready = ready; }
     bool rx_held() const override { return h_.dut().link_rx_held; }
+    bool idle() const override { return h_.dut().link_idle; }
     bool tx_valid() const override { return h_.dut().link_tx_valid; }
     uint8_t tx_data() const override { return h_.dut().link_tx_data; }
     void set_data(unsigned pe, reg_t v) override { put_bits(h_->pe_data, pe * w_, w_, v); }

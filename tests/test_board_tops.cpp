@@ -209,6 +209,7 @@ public:
     }
     /// The serializer queues every byte: nothing to hold back.
     bool rx_held() const override { return false; }
+    bool idle() const override { return false; }  // the UART and its clock: cannot tell
     /// A UART cannot hold the hub's transmitter back: the host always reads.
     void tx_ready(bool) override {}
     bool tx_valid() const override { return out_valid_; }

@@ -56,6 +56,14 @@ constexpr uint64_t NS_PER_CYCLE = 20;  // the tests' hub clock: 50 MHz
 uint32_t size_mask(unsigned s) { return s >= 4 ? 0xffffffffu : (1u << (8 * s)) - 1; }
 
 // ---- the model register bus ------------------------------------------------
+// eng_busy, where the model has it (link_uart ties it low inside)
+template <class M>
+auto set_busy(M& m, bool b, int) -> decltype(m.eng_busy = b, void()) {
+    m.eng_busy = b;
+}
+template <class M>
+void set_busy(M&, bool, long) {}
+
 struct BusModel {
     std::mt19937_64 rng;
     std::map<std::pair<unsigned, unsigned>, uint32_t> rw, rdcount;
@@ -99,6 +107,10 @@ struct BusModel {
     template <class M>
     void before(M& m) {
         m.bus_rsp_valid = 0;
+        // a CALL job runs on by itself until its cycle: the engine is busy
+        bool busy = false;
+        for (const Job& j : jobs) busy |= j.on && cycle < j.at;
+        set_busy(m, busy, 0);
         if (pending) {
             REQUIRE(m.bus_req_valid == 0);  // at most one request outstanding
             if (delay == 0) {
@@ -891,6 +903,64 @@ TEST_CASE("link_port: CALL: one reply when the engine finishes, duplicates, canc
     got = exchange(b, req(2, D::OP_CALL, 10, 0x4001, {0x01}), 80);
     REQUIRE(got.size() == 1);
     CHECK((got[0].op == D::OP_ERR && got[0].payload[0] == D::ERR_REFUSED));
+}
+
+// link_port's idle (rtl/link/link_port.v, "Idle"), on which the virtual hub
+// stops its clock: low while a frame is handled or a reply goes out, for
+// SETTLE cycles after a bus write, while an engine is busy, and until a
+// pending WAIT or CALL has been asked once since; high otherwise.
+TEST_CASE("link_port: idle says exactly when only a new byte can change anything", "[link][port][idle]") {
+    PortBench<Vlink_port_n4> b("link_port_idle", test_seed("link_port_idle"));
+    b.tx_stall = 1 << 30;
+    b.bus.max_delay = 0;
+    auto run_until_idle = [&](unsigned max) {
+        unsigned k = 0;
+        while (!b.h->idle && k < max) b.tick(), ++k;
+        return k;
+    };
+    CHECK(run_until_idle(20) < 20);
+    REQUIRE(exchange(b, req(1, D::OP_HELLO, 1, 0), 60).size() == 1);
+    CHECK(b.h->idle);
+    // a WRITE: not idle from its first byte until SETTLE (8) cycles after the
+    // bus write, and the ACK has gone out
+    const std::vector<uint8_t> w = encode(req(1, D::OP_WRITE, 2, 0x1001, {0x42}));
+    b.rxq.push(w);
+    b.tick();
+    uint64_t last_we = 0, idle_at = 0;
+    unsigned acks = 0;
+    Decoder d;
+    for (unsigned i = 0; i < 200 && !idle_at; ++i) {
+        if (b.h->bus_req_valid && b.h->bus_req_we) last_we = b.h.cycle();
+        b.tick();
+        for (uint8_t x : b.hostq)
+            if (d.push(x)) ++acks;
+        b.hostq.clear();
+        if (b.h->idle) idle_at = b.h.cycle();
+    }
+    CHECK(acks == 1);
+    REQUIRE(last_we != 0);
+    CHECK(idle_at >= last_we + 8);
+    CHECK(idle_at <= last_we + 40);
+    // a WAIT that never holds: idle once it has been asked while calm
+    auto got = exchange(b, req(1, D::OP_WAIT, 3, 0x1001, {0xff, 0x41}), 100);
+    REQUIRE(got.size() == 1);
+    CHECK(got[0].op == D::OP_ACK);
+    CHECK(b.h->idle);
+    // a CALL whose job runs 0x20 * 4 = 128 cycles: the engine is busy meanwhile, so
+    // the port is not idle until the RESULT has gone out
+    b.rxq.push(encode(req(2, D::OP_CALL, 1, 0x4001, {0x20})));
+    unsigned results = 0, idle_while_running = 0;
+    Decoder d2;
+    for (unsigned i = 0; i < 400; ++i) {
+        b.tick();
+        for (uint8_t x : b.hostq)
+            if (d2.push(x) && d2.frame().op == D::OP_RESULT) ++results;
+        b.hostq.clear();
+        if (b.h->idle && results == 0) ++idle_while_running;
+    }
+    CHECK(results == 1);
+    CHECK(idle_while_running == 0);
+    CHECK(b.h->idle);
 }
 
 // A pending WAIT that never holds must not starve another PE's (issue 22,

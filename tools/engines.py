@@ -118,6 +118,8 @@ SLOT = {
     "map_hash": F("str", default="32'd0"),   # Verilog expression: the register map's hash (INFO MAP_HASH+w)
     "enable": F("int", default=1),           # default of the hub parameter EN_<NAME> (0: built only on request)
     "call": F("bool", default=False),        # the slot takes CALLs: it has the five CALL ports (docs/link.md)
+    "busy": F("bool", default=False),        # the slot has an output `busy`: its state moves on by itself
+    "settle": F("str", default="8"),         # Verilog expression: cycles from a bus write to its registers' final value
 }
 GENERATOR = {
     "run": F("str", True),         # shell command that rewrites the outputs

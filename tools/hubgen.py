@@ -90,7 +90,9 @@ def gen_engines():
          "// Inside aggnet_hub's body, after the link port: the engines' windows.",
          "// Needs: bus_req_* (link_port's master side), win, and declares",
          "// eng_req_ready, eng_rsp_valid, eng_rsp_rdata, eng_rsp_err, eng_present,",
-         "// eng_rsp_rdata_hi, eng_rsp_len (CALL results), ENGINE_BITS and the",
+         "// eng_rsp_rdata_hi, eng_rsp_len (CALL results), eng_busy (a slot's state",
+         "// moves on by itself), ENG_SETTLE (the longest a built engine's registers",
+         "// take to settle after a bus write), ENGINE_BITS and the",
          "// function eng_map_hash().  A CALL access reaches only a slot that takes",
          "// CALLs (\"call\": true); to any other window it finds no engine (NO_REG)."]
     sl = slots()
@@ -112,6 +114,8 @@ def gen_engines():
         if call:
             o += ["    wire [31:0] %s_rsp_rdata_hi;" % e,
                   "    wire [3:0]  %s_rsp_len;" % e]
+        if s["busy"]:
+            o += ["    wire        %s_busy;" % e]
         o += ["    generate",
               "        if (EN_%s != 0) begin : g_%s" % (E, e)]
         params = ", ".join(".%s(%s)" % kv for kv in s["params"].items())
@@ -125,6 +129,8 @@ def gen_engines():
             conns += [".bus_req_call(bus_req_call)", ".bus_req_wdata_hi(bus_req_wdata_hi)",
                       ".bus_req_len(bus_req_len)", ".bus_rsp_rdata_hi(%s_rsp_rdata_hi)" % e,
                       ".bus_rsp_len(%s_rsp_len)" % e]
+        if s["busy"]:
+            conns += [".busy(%s_busy)" % e]
         conns += [".%s(%s)" % (p["name"], p["name"]) for p in s["ports"]]
         o += ["                " + x + ("," if i + 1 < len(conns) else "") for i, x in enumerate(conns)]
         o += ["            );",
@@ -136,6 +142,8 @@ def gen_engines():
         if call:
             o += ["            assign %s_rsp_rdata_hi = 32'd0;" % e,
                   "            assign %s_rsp_len = 4'd0;" % e]
+        if s["busy"]:
+            o += ["            assign %s_busy = 1'b0;" % e]
         for p in s["ports"]:
             if p["dir"] == "output":
                 o.append("            assign %s = {(%s){1'b0}};" % (p["name"], p["width"]))
@@ -156,6 +164,11 @@ def gen_engines():
                                                   or "32'd0") + ";",
           "    wire [3:0]  eng_rsp_len   = " + (" | ".join("%s_rsp_len" % c.name for c, s in sl if s["call"])
                                               or "4'd0") + ";",
+          "    wire        eng_busy      = " + (" | ".join("%s_busy" % c.name for c, s in sl if s["busy"])
+                                              or "1'b0") + ";",
+          "    // cycles from a bus write to the engines' registers' final value (link_port's",
+          "    // SETTLE, for its idle output): the largest of the built engines' \"settle\""] + settle_fn(sl) + [
+          "    localparam integer ENG_SETTLE = eng_settle_max(0);",
           "",
           "    // INFO MAP_HASH+w: the register-map hash of the engine in window w (0: none).",
           "    function [31:0] eng_map_hash(input [3:0] w);",
@@ -167,6 +180,17 @@ def gen_engines():
                                                                                   s["map_hash"]))
     o += ["                default: eng_map_hash = 32'd0;", "            endcase", "        end", "    endfunction"]
     return "\n".join(o) + "\n"
+
+
+def settle_fn(sl):
+    """A constant function: the largest settle expression of the enabled slots."""
+    o = ["    function integer eng_settle_max(input integer unused);",
+         "        begin",
+         "            eng_settle_max = 1 + 0 * unused;"]
+    for c, s in sl:
+        o.append("            if (EN_%s != 0 && (%s) > eng_settle_max) eng_settle_max = %s;" % (
+            c.name.upper(), s["settle"], s["settle"]))
+    return o + ["        end", "    endfunction"]
 
 
 def map_hash_value(c, s):

@@ -26,7 +26,10 @@
 // link_rx_valid/link_rx_data/link_rx_ferr, link_tx_valid/link_tx_ready/
 // link_tx_data: link_port's byte streams (a UART's, or the virtual hub's
 // socket bytes, at most one byte per cycle in); link_rx_held: link_port's
-// rx_held, for a simulation's flow control (a UART leaves it unconnected).
+// rx_held, for a simulation's flow control (a UART leaves it unconnected);
+// link_idle: link_port's idle (nothing can change without a new byte), for a
+// simulation that stops its clock then; the engines' settle times and busy
+// outputs (ENG_SETTLE, eng_busy) come from aggnet_hub_engines.vh.
 //
 // Bus contract for slots (rtl/link/link_port.v is the master): a request is
 // taken when bus_req_valid && bus_req_ready, the slave's own window only;
@@ -57,7 +60,8 @@ module aggnet_hub #(
     output wire            link_tx_valid,
     input  wire            link_tx_ready,
     output wire [7:0]      link_tx_data,
-    output wire            link_rx_held
+    output wire            link_rx_held,
+    output wire            link_idle
 );
 `include "link_defs.vh"
     localparam integer STAT_W = LINK_STAT_COUNT * LINK_STAT_BITS;
@@ -85,22 +89,6 @@ module aggnet_hub #(
     wire [1:0]  bus_rsp_err;
     wire [STAT_W-1:0] stats;
 
-    link_port #(
-        .N(LINK_PES), .PE_ID(0), .HUB_PES(N), .ENGINES(ENGINES), .CLK_HZ(CLK_HZ),
-        .IDLE_CYCLES(IDLE_CYCLES), .STAT_W(STAT_W)
-    ) u_link (
-        .clk(clk), .rst(rst),
-        .rx_valid(link_rx_valid), .rx_data(link_rx_data), .rx_ferr(link_rx_ferr),
-        .tx_valid(link_tx_valid), .tx_ready(link_tx_ready), .tx_data(link_tx_data), .rx_held(link_rx_held),
-        .bus_req_valid(bus_req_valid), .bus_req_ready(bus_req_ready), .bus_req_we(bus_req_we),
-        .bus_req_pe(bus_req_pe), .bus_req_addr(bus_req_addr), .bus_req_wdata(bus_req_wdata),
-        .bus_req_size(bus_req_size), .bus_req_call(bus_req_call), .bus_req_wdata_hi(bus_req_wdata_hi),
-        .bus_req_len(bus_req_len),
-        .bus_rsp_valid(bus_rsp_valid), .bus_rsp_rdata(bus_rsp_rdata), .bus_rsp_err(bus_rsp_err),
-        .bus_rsp_rdata_hi(eng_rsp_rdata_hi), .bus_rsp_len(eng_rsp_len),
-        .stats(stats)
-    );
-
     // ---- window decode: INFO here, the engines' windows in
     // aggnet_hub_engines.vh; link_port has at most one request outstanding,
     // so the responses are simply ORed.
@@ -111,6 +99,24 @@ module aggnet_hub #(
 `include "aggnet_hub_engines.vh"
 
     localparam [15:0] ENGINES = 16'd1 << LINK_WIN_INFO | ENGINE_BITS;
+
+    link_port #(
+        .N(LINK_PES), .PE_ID(0), .HUB_PES(N), .ENGINES(ENGINES), .CLK_HZ(CLK_HZ),
+        .IDLE_CYCLES(IDLE_CYCLES), .STAT_W(STAT_W), .SETTLE(ENG_SETTLE)
+    ) u_link (
+        .clk(clk), .rst(rst),
+        .rx_valid(link_rx_valid), .rx_data(link_rx_data), .rx_ferr(link_rx_ferr),
+        .tx_valid(link_tx_valid), .tx_ready(link_tx_ready), .tx_data(link_tx_data), .rx_held(link_rx_held),
+        .bus_req_valid(bus_req_valid), .bus_req_ready(bus_req_ready), .bus_req_we(bus_req_we),
+        .bus_req_pe(bus_req_pe), .bus_req_addr(bus_req_addr), .bus_req_wdata(bus_req_wdata),
+        .bus_req_size(bus_req_size), .bus_req_call(bus_req_call), .bus_req_wdata_hi(bus_req_wdata_hi),
+        .bus_req_len(bus_req_len),
+        .bus_rsp_valid(bus_rsp_valid), .bus_rsp_rdata(bus_rsp_rdata), .bus_rsp_err(bus_rsp_err),
+        .bus_rsp_rdata_hi(eng_rsp_rdata_hi), .bus_rsp_len(eng_rsp_len),
+        .stats(stats),
+        .eng_busy(eng_busy), .idle(link_idle)
+    );
+
     wire        to_none   = bus_req_valid && !to_info && !eng_present;
     assign bus_req_ready = eng_req_ready;
 

@@ -2,7 +2,9 @@
 // Inside aggnet_hub's body, after the link port: the engines' windows.
 // Needs: bus_req_* (link_port's master side), win, and declares
 // eng_req_ready, eng_rsp_valid, eng_rsp_rdata, eng_rsp_err, eng_present,
-// eng_rsp_rdata_hi, eng_rsp_len (CALL results), ENGINE_BITS and the
+// eng_rsp_rdata_hi, eng_rsp_len (CALL results), eng_busy (a slot's state
+// moves on by itself), ENG_SETTLE (the longest a built engine's registers
+// take to settle after a bus write), ENGINE_BITS and the
 // function eng_map_hash().  A CALL access reaches only a slot that takes
 // CALLs ("call": true); to any other window it finds no engine (NO_REG).
 `include "papers_regs.vh"
@@ -153,6 +155,19 @@
     wire [1:0]  eng_rsp_err   = papers_rsp_err | nand_rsp_err | besu_rsp_err | scratch_rsp_err;
     wire [31:0] eng_rsp_rdata_hi = 32'd0;
     wire [3:0]  eng_rsp_len   = 4'd0;
+    wire        eng_busy      = 1'b0;
+    // cycles from a bus write to the engines' registers' final value (link_port's
+    // SETTLE, for its idle output): the largest of the built engines' "settle"
+    function integer eng_settle_max(input integer unused);
+        begin
+            eng_settle_max = 1 + 0 * unused;
+            if (EN_PAPERS != 0 && (8) > eng_settle_max) eng_settle_max = 8;
+            if (EN_NAND != 0 && (8) > eng_settle_max) eng_settle_max = 8;
+            if (EN_BESU != 0 && (2 * N + 2) > eng_settle_max) eng_settle_max = 2 * N + 2;
+            if (EN_SCRATCH != 0 && (8) > eng_settle_max) eng_settle_max = 8;
+        end
+    endfunction
+    localparam integer ENG_SETTLE = eng_settle_max(0);
 
     // INFO MAP_HASH+w: the register-map hash of the engine in window w (0: none).
     function [31:0] eng_map_hash(input [3:0] w);

@@ -39,7 +39,7 @@ module aggnet_uart_hub #(
         .tx_valid(tx_valid), .tx_ready(tx_ready), .tx_data(tx_data)
     );
 
-    wire unused_rx_held;
+    wire unused_rx_held, unused_idle;
     aggnet_hub #(
         .N(N), .LINK_PES(LINK_PES), .CLK_HZ(CLK_HZ), .IDLE_CYCLES(IDLE_CYCLES) `AGGNET_HUB_PARAMS
     ) u_hub (
@@ -47,7 +47,8 @@ module aggnet_uart_hub #(
         `AGGNET_HUB_PORTS
         .link_rx_valid(rx_valid), .link_rx_data(rx_data), .link_rx_ferr(rx_ferr),
         .link_tx_valid(tx_valid), .link_tx_ready(tx_ready), .link_tx_data(tx_data),
-        .link_rx_held(unused_rx_held)  // a UART cannot hold bytes back
+        .link_rx_held(unused_rx_held),  // a UART cannot hold bytes back
+        .link_idle(unused_idle)  // for a simulation's clock only
     );
 endmodule
 `default_nettype wire

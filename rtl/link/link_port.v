@@ -54,6 +54,22 @@
 //   tx_valid/tx_ready/tx_data  bytes to send; tx_data is stable while
 //                      tx_valid is high and tx_ready low.
 //
+// Idle, for a simulation that stops its clock when nothing can happen
+// (the virtual hub; a board leaves it unconnected and the logic goes):
+//   eng_busy           an engine's state moves on by itself (a CALL's
+//                      sequence running): pending WAITs and CALLs may change
+//                      without a bus access.
+//   idle               no byte received in the last 4 cycles, no frame
+//                      offered or being handled, no reply due or being
+//                      sent, and every pending WAIT or CALL has been asked
+//                      once, and found unchanged, since the engines were
+//                      last calm: SETTLE cycles after the last bus write
+//                      (an engine's registers take their final value
+//                      within SETTLE cycles of a write unless it raises
+//                      eng_busy) with eng_busy low.  While idle, only a new
+//                      byte can change anything the link sees, so the clock
+//                      may stop.
+//
 // Engine register bus (this port is the master; every engine hangs on it):
 //   bus_req_valid      a request is offered; fields below stay unchanged
 //                      until bus_req_valid && bus_req_ready.
@@ -105,7 +121,7 @@
 // PE_ID + N <= 64; HUB_PES in 1..64 and ENGINES (window bitmap) for HELLO;
 // CLK_HZ in 10 kHz..655.35 MHz (HELLO reports it in 10 kHz units);
 // IDLE_CYCLES is frame_rx's inter-byte timeout (0 or 2..2^24); STAT_W must be
-// LINK_STAT_COUNT * LINK_STAT_BITS.
+// LINK_STAT_COUNT * LINK_STAT_BITS; SETTLE in 1..255 (idle, above).
 module link_port #(
     parameter integer N           = 1,
     parameter integer PE_ID       = 0,
@@ -113,7 +129,8 @@ module link_port #(
     parameter [15:0]  ENGINES     = 16'h0003,
     parameter integer CLK_HZ      = 48000000,
     parameter integer IDLE_CYCLES = 48000,
-    parameter integer STAT_W      = 144
+    parameter integer STAT_W      = 144,
+    parameter integer SETTLE      = 8
 ) (
     input  wire              clk,
     input  wire              rst,
@@ -139,7 +156,9 @@ module link_port #(
     input  wire [31:0]       bus_rsp_rdata_hi,
     input  wire [3:0]        bus_rsp_len,
     output wire [STAT_W-1:0] stats,
-    output wire              rx_held
+    output wire              rx_held,
+    input  wire              eng_busy,
+    output wire              idle
 );
 `include "link_defs.vh"
 
@@ -159,6 +178,9 @@ module link_port #(
         end
         if (CLK_UNITS < 1 || CLK_UNITS > 65535) begin : g_bad_clk
             $error("link_port: CLK_HZ must be in 10 kHz..655.35 MHz (HELLO carries it in 16 bits of 10 kHz)");
+        end
+        if (SETTLE < 1 || SETTLE > 255) begin : g_bad_settle
+            $error("link_port: SETTLE must be in 1..255");
         end
         if (STAT_W != LINK_STAT_COUNT * LINK_STAT_BITS) begin : g_bad_statw
             $error("link_port: STAT_W must be LINK_STAT_COUNT * LINK_STAT_BITS (see link_defs.vh)");
@@ -753,6 +775,38 @@ module link_port #(
             endcase
         end
     end
+
+    // ---- idle (simulation only: nothing on a board reads it) ------------------
+    // settle counts down from SETTLE after each bus write the engines take;
+    // calm: it has run out and no engine is busy.  quiet[p]: PE p's pending
+    // WAIT or CALL was asked with a request made while calm and did not hold
+    // (or finish); any moment not calm forgets them all.
+    reg  [7:0]   settle;
+    reg  [2:0]   rx_quiet;   // cycles since a byte came in, up to 4
+    reg          c_calm;     // the request in flight was made while calm
+    reg  [N-1:0] quiet;
+    wire         calm = settle == 8'd0 && !eng_busy;
+    wire         cmd_busy = state == S_RDF || state == S_SEQ || state == S_FRAME || state == S_TXS ||
+                            state == S_RDT || state == S_TX || (!c_poll && (state == S_REQ || state == S_RSP ||
+                            state == S_CHK || state == S_DONE));
+    always @(posedge clk) begin
+        if (rst) begin
+            settle   <= 8'd0;
+            rx_quiet <= 3'd0;
+            c_calm   <= 1'b0;
+            quiet    <= {N{1'b0}};
+        end else begin
+            if (bus_req_valid && bus_req_ready && bus_req_we) settle <= SETTLE[7:0];
+            else if (settle != 8'd0) settle <= settle - 8'd1;
+            if (rx_valid) rx_quiet <= 3'd0;
+            else if (rx_quiet != 3'd4) rx_quiet <= rx_quiet + 3'd1;
+            if (bus_req_valid && bus_req_ready) c_calm <= calm;
+            if (!calm) quiet <= {N{1'b0}};
+            else if (state == S_DONE) quiet <= (r_pollw && !r_ok && c_calm) ? quiet | c_oh : quiet & ~c_oh;
+        end
+    end
+    assign idle = calm && rx_quiet == 3'd4 && !fr_valid && !d_valid && !cmd_busy && tdue == {N{1'b0}} &&
+                  !sr_valid && ft_ready && !tx_valid && (wpend & ~quiet) == {N{1'b0}};
 
 endmodule
 `default_nettype wire

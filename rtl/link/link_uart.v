@@ -64,7 +64,7 @@ module link_uart #(
         .tx_valid(tx_valid), .tx_ready(tx_ready), .tx_data(tx_data)
     );
 
-    wire unused_rx_held;
+    wire unused_rx_held, unused_idle;
     link_port #(
         .N(N), .PE_ID(PE_ID), .HUB_PES(HUB_PES), .ENGINES(ENGINES),
         .CLK_HZ(CLK_HZ), .IDLE_CYCLES(IDLE_CYCLES), .STAT_W(STAT_W)
@@ -79,7 +79,8 @@ module link_uart #(
         .bus_rsp_valid(bus_rsp_valid), .bus_rsp_rdata(bus_rsp_rdata),
         .bus_rsp_err(bus_rsp_err), .bus_rsp_rdata_hi(bus_rsp_rdata_hi), .bus_rsp_len(bus_rsp_len),
         .stats(stats),
-        .rx_held(unused_rx_held)  // a UART cannot hold bytes back
+        .rx_held(unused_rx_held),  // a UART cannot hold bytes back
+        .eng_busy(1'b0), .idle(unused_idle)  // idle: for a simulation's clock only
     );
 endmodule
 `default_nettype wire

@@ -13,24 +13,12 @@ namespace L = aggnet::link_defs;
 
 namespace {
 
-// The clock runs kQuietBase + kQuietPerPe * N cycles after the last byte in
-// or out.  Long enough for a register change to reach every pending WAIT:
-// PAPERS takes 4-6 cycles from a bus write to its status, and link_port
-// re-reads the pending WAITs round-robin, 10 cycles each on the PAPERS
-// window (S_IDLE, S_PICK, the entry read, S_POLL, the request, 3 cycles of
-// papers_bus, the check, S_DONE) and 1 for a PE without one
-// (rtl/link/link_port.v), so a full round is at most 10 N cycles.
-// test_system_vhub checks that no WAIT answer waits for a keep-alive (at
-// N = 16 it fails with 8 cycles per PE).
-constexpr uint64_t kQuietBase = 32;
-constexpr uint64_t kQuietPerPe = 12;
 constexpr size_t kMaxPartial = 4096;  ///< bytes of one undecodable chunk before it is passed on
 
 }  // namespace
 
 Hub::Hub(unsigned n, std::unique_ptr<sim::HubModel> model, Injector inj)
-    : n_(n), h_(std::move(model)), inj_(std::move(inj)), quiet_cycles_(kQuietBase + kQuietPerPe * uint64_t(n)),
-      owner_(64, -1) {}
+    : n_(n), h_(std::move(model)), inj_(std::move(inj)), owner_(64, -1) {}
 
 void Hub::start() {
     h_->reset(3);
@@ -39,7 +27,6 @@ void Hub::start() {
     f.op = L::OP_HELLO;
     in_.clear();
     in_.push(link::encode(f));
-    idle_left_ = quiet_cycles_;
     hello_probe_ = true;
     for (uint64_t i = 0; i < 100000 && hello_probe_; ++i) tick();
     if (hello_probe_) throw std::runtime_error("the Verilated hub did not answer HELLO in 100000 cycles");
@@ -71,23 +58,21 @@ bool Hub::next_chunk() {
 /// whenever the hub offers one.
 void Hub::tick() {
     if (in_.empty() && sim::LinkStream::slot(h_->cycle())) next_chunk();
-    const bool fed = in_.drive(*h_, h_->cycle());
+    in_.drive(*h_, h_->cycle());
     const bool txv = h_->tx_valid();
     const uint8_t txb = h_->tx_data();
     h_->tick();
     if (txv) from_hub(txb);
-    if (fed || txv)
-        idle_left_ = quiet_cycles_;
-    else if (idle_left_)
-        --idle_left_;
 }
 
 void Hub::run(uint64_t max) {
-    for (uint64_t i = 0; i < max && (idle_left_ > 0 || input_left()); ++i) tick();
+    // (link_port's idle: rtl/link/link_port.v; test_system_vhub checks that
+    // no WAIT or CALL answer waits for a keep-alive when the clock stops)
+    for (uint64_t i = 0; i < max && (!h_->idle() || input_left()); ++i) tick();
 }
 
 void Hub::run_until_quiet() {
-    while (idle_left_ > 0 || input_left()) tick();
+    while (!h_->idle() || input_left()) tick();
 }
 
 void Hub::step(uint64_t k) {

@@ -15,10 +15,11 @@
 // sent a frame for their PE.  Every frame passes the fault injector, both
 // ways (faults.hpp).
 //
-// The clock runs while there is work -- bytes to feed, bytes coming out,
-// and kQuietBase + kQuietPerPe * N cycles more after the last one
-// (hub.cpp), so that a WAIT whose register changed is answered -- and stops
-// when the hub is quiet.  Nothing in the hub depends on wall time.  hold()
+// The clock runs while there is work -- bytes to feed, or the link port
+// not idle (rtl/link/link_port.v, "Idle": a frame being handled, a reply
+// going out, an engine settling after a write or busy, a pending WAIT or
+// CALL not yet asked since the engines calmed down) -- and stops exactly
+// when nothing but a new byte can change what the link sees.  Nothing in the hub depends on wall time.  hold()
 // stops the clock altogether (frames queue), step() runs exactly K cycles,
 // release() resumes.
 //
@@ -56,8 +57,8 @@ public:
 
     // ---- the clock ----
     /// Whether the clock has cycles to run: not held, and bytes to feed or
-    /// the quiet window not over.
-    bool busy() const { return !held_ && (input_left() || idle_left_ > 0); }
+    /// the link port not idle.
+    bool busy() const { return !held_ && (input_left() || !h_->idle()); }
     /// Runs at most `max` cycles, while there is work.
     void run(uint64_t max);
     void hold() { held_ = true; }
@@ -106,8 +107,6 @@ private:
     unsigned n_;
     std::unique_ptr<sim::HubModel> h_;
     Injector inj_;
-    uint64_t quiet_cycles_;         ///< cycles the clock runs on after the last byte in or out
-    uint64_t idle_left_ = 0;
     bool held_ = false;
     bool hello_probe_ = false;
     uint16_t engines_ = 0;
