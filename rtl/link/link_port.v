@@ -107,8 +107,8 @@
 // entry (S_IDLE or S_PICK), the next reads it, the next compares the
 // sequence number, the next acts on it, and the bus request follows: 5
 // cycles after the fields.  A bus response is registered, then checked
-// against a WAIT's condition, then acted on: 3 cycles from bus_rsp_valid to
-// the reply being due.  Between commands S_IDLE registers whether the
+// against a WAIT's condition, the entry to store chosen, then acted on: 4
+// cycles from bus_rsp_valid to the reply being due.  Between commands S_IDLE registers whether the
 // round-robin pointers' PEs have a reply due or a WAIT pending and S_PICK
 // acts on it: a reply or a WAIT re-read starts 3 cycles after the state
 // machine comes back idle.  No decision depends on more than one compare
@@ -284,7 +284,8 @@ module link_port #(
     // state's decode ran into every decision on the UP5K).
     localparam [3:0] S_IDLE = 4'd0, S_FRAME = 4'd1, S_POLL = 4'd2, S_TX = 4'd3,
                      S_REQ = 4'd4, S_RSP = 4'd5, S_CHK = 4'd6, S_DONE = 4'd7, S_SEQ = 4'd8,
-                     S_RDF = 4'd9, S_TXS = 4'd10, S_PICK = 4'd11, S_RDT = 4'd12, S_RDP = 4'd13;
+                     S_RDF = 4'd9, S_TXS = 4'd10, S_PICK = 4'd11, S_RDT = 4'd12, S_RDP = 4'd13,
+                     S_SEL = 4'd14;
     (* fsm_encoding = "one-hot" *) reg [3:0] state;
     reg [IW-1:0] ra;        // the entry S_RDF / S_RDT / S_RDP read
     reg [IW-1:0] c_idx;
@@ -299,6 +300,7 @@ module link_port #(
 
     reg [IW-1:0] tp, wp;  // round-robin pointers: replies, WAIT re-reads
     reg          t_hit, w_hit;  // tdue at tp, wpend at wp (S_PICK decides on them)
+    reg          p_hit;         // wpend at wp, registered in S_RDP for S_POLL
     reg [IW-1:0] f_idx;   // reg: the frame's entry (latched in S_IDLE / S_PICK)
     // The frame's command, decoded in the cycle after frame_rx offers it
     // (d_valid: offered and not yet taken) and held while its fields hold.
@@ -312,7 +314,8 @@ module link_port #(
     reg [7:0]  f_seq_m1;    // fr_seq - 1: the seq after which fr_seq is new
     reg [3:0]  f_size;
     reg [31:0] f_mask, f_value;
-    // The bus response, registered (S_RSP), then checked (S_CHK).
+    // The bus response, registered (S_RSP), then checked (S_CHK), then the
+    // entry to store chosen (S_SEL).
     reg [31:0] r_val;
     reg [31:0] r_hi;     // a CALL's result bits 63..32
     reg [3:0]  r_len;    // and its bytes
@@ -322,8 +325,18 @@ module link_port #(
     reg        r_wait;   // S_DONE: a WAIT or CALL the engine answered (r_ok decides)
     reg        r_pollw;  // and it was a re-read of a pending one
     reg        r_call;   // S_DONE: a CALL (finished if r_ok, else pending)
-    reg        r_bad;    // S_DONE: the engine answered an error
-    reg        r_ack;    // S_DONE: a write the engine took
+    // S_DONE's entry, chosen one-hot (timing: as a priority chain after
+    // ld_f / ld_d it missed the UP5K's 48 MHz once CALL added a case, and
+    // with the WAIT compare in the same cycle as the choice it still did:
+    // S_CHK classifies the answer, S_SEL chooses)
+    reg        r_bad;    // the engine answered an error: ERR
+    reg        r_ack;    // a write the engine took: ACK
+    reg        r_res;    // a CALL that finished: RESULT
+    reg        r_rd;     // S_CHK: a READ the engine answered
+    reg        r_wt;     // S_CHK: a WAIT the engine answered (r_ok: it holds)
+    reg        r_cp;     // S_CHK: a CALL still running
+    reg        r_dat;    // S_SEL: a READ, or a WAIT that holds: DATA
+    reg        r_pend;   // S_SEL: a WAIT that does not hold, or a CALL still running: pending
 
     // the engine answered a CALL access OK (finished) or PENDING: not refused
     wire r_ok_call = r_err == LINK_BUS_OK || r_err == LINK_BUS_PENDING;
@@ -495,6 +508,9 @@ module link_port #(
     reg       a_read, a_write, a_wait, a_hello, a_call, a_known, a_is_hello;
     reg [2:0] a_rd_size, a_wr_size, a_wt_size;
     reg [3:0] a_len;
+    // the operands, laid out per op in stage A (timing: the WAIT mask's
+    // mux on len ran into stage B's choice of op on the UP5K)
+    reg [31:0] a_wmask, a_wvalue, a_pl_hi, a_pl_lo;
     always @(posedge clk) begin
         a_read     <= fr_op == LINK_OP_READ && len_read;
         a_write    <= fr_op == LINK_OP_WRITE && len_write;
@@ -507,14 +523,18 @@ module link_port #(
         a_rd_size  <= rd_size[2:0];
         a_wr_size  <= fr_len[2:0];
         a_len      <= fr_len;
+        a_wmask    <= wait_mask;
+        a_wvalue   <= wait_value;
+        a_pl_hi    <= fr_pl[63:32];
+        a_pl_lo    <= fr_pl[31:0];
         a_wt_size  <= wait_size;
         f_is_hello <= a_is_hello;
         f_bus      <= a_read || a_write || a_wait || a_call;
         f_cmd      <= a_read ? F_READ : a_write ? F_WRITE : a_wait ? F_WAIT : a_call ? F_CALL :
                       a_hello ? F_HELLO : a_known ? F_BAD_LEN : F_BAD_OP;
         f_size     <= a_call ? a_len : {1'b0, a_read ? a_rd_size : a_write ? a_wr_size : a_wait ? a_wt_size : 3'd1};
-        f_mask     <= a_wait ? wait_mask : a_call ? fr_pl[63:32] : 32'h0;
-        f_value    <= (a_write || a_call) ? fr_pl[31:0] : a_wait ? wait_value : 32'h0;
+        f_mask     <= a_wait ? a_wmask : a_call ? a_pl_hi : 32'h0;
+        f_value    <= (a_write || a_call) ? a_pl_lo : a_wait ? a_wvalue : 32'h0;
     end
 
     // The command's registers load in every S_FRAME and S_POLL, whatever
@@ -530,7 +550,7 @@ module link_port #(
     always @(posedge clk) begin
         ld_f <= !rst && state == S_SEQ;
         ld_p <= !rst && state == S_RDP;
-        ld_d <= !rst && state == S_CHK;
+        ld_d <= !rst && state == S_SEL;
         if (rst) begin
             wr_addr <= {IW{1'b0}};
             wr_data <= {EW{1'b0}};
@@ -544,16 +564,11 @@ module link_port #(
                 wr_data <= entry(1'b0, 1'b0, fr_seq, K_ERR, 4'd1, fr_addr, 32'h0, {24'h0, LINK_ERR_BAD_OP});
         end else if (ld_d) begin
             wr_addr <= c_idx;
-            if (r_bad)
-                wr_data <= entry(1'b0, 1'b0, c_seq, K_ERR, 4'd1, c_addr, 32'h0, {30'h0, r_err});
-            else if (r_ack)
-                wr_data <= entry(1'b0, 1'b0, c_seq, K_ACK, c_size, c_addr, 32'h0, 32'h0);
-            else if (r_call && r_ok)
-                wr_data <= entry(1'b0, 1'b1, c_seq, K_DATA, r_len, c_addr, r_hi, r_val);
-            else if (!r_wait || r_ok)
-                wr_data <= entry(1'b0, 1'b0, c_seq, K_DATA, c_size, c_addr, 32'h0, r_val);
-            else
-                wr_data <= entry(1'b1, r_call, c_seq, K_DATA, c_size, c_addr, c_mask, c_value);
+            wr_data <= ({EW{r_bad}}  & entry(1'b0, 1'b0, c_seq, K_ERR, 4'd1, c_addr, 32'h0, {30'h0, r_err})) |
+                       ({EW{r_ack}}  & entry(1'b0, 1'b0, c_seq, K_ACK, c_size, c_addr, 32'h0, 32'h0)) |
+                       ({EW{r_res}}  & entry(1'b0, 1'b1, c_seq, K_DATA, r_len, c_addr, r_hi, r_val)) |
+                       ({EW{r_dat}}  & entry(1'b0, 1'b0, c_seq, K_DATA, c_size, c_addr, 32'h0, r_val)) |
+                       ({EW{r_pend}} & entry(1'b1, r_call, c_seq, K_DATA, c_size, c_addr, c_mask, c_value));
         end
     end
     always @(posedge clk) begin
@@ -606,6 +621,7 @@ module link_port #(
             wp      <= {IW{1'b0}};
             t_hit   <= 1'b0;
             w_hit   <= 1'b0;
+            p_hit   <= 1'b0;
             f_idx   <= {IW{1'b0}};
             r_val      <= 32'h0;
             r_hi       <= 32'h0;
@@ -618,6 +634,12 @@ module link_port #(
             r_pollw    <= 1'b0;
             r_bad      <= 1'b0;
             r_ack      <= 1'b0;
+            r_res      <= 1'b0;
+            r_rd       <= 1'b0;
+            r_wt       <= 1'b0;
+            r_cp       <= 1'b0;
+            r_dat      <= 1'b0;
+            r_pend     <= 1'b0;
             f_dup      <= 1'b0;
             f_stale    <= 1'b0;
             ra         <= {IW{1'b0}};
@@ -673,7 +695,13 @@ module link_port #(
             end
             S_RDF: state <= S_SEQ;
             S_RDT: state <= S_TX;
-            S_RDP: state <= S_POLL;
+            S_RDP: begin
+                // whether wp's WAIT or CALL is still pending, for S_POLL
+                // (timing: computed there, it ran into wpend's enable and
+                // missed the UP5K's 48 MHz; wpend and wp do not change here)
+                p_hit <= |(wpend & wp_oh);
+                state <= S_POLL;
+            end
             S_SEQ: begin
                 f_dup   <= |(known & f_oh) && q_seq == fr_seq && !f_is_hello;
                 f_stale <= |(known & f_oh) && (f_is_hello ? h_late : q_seq != fr_seq && q_seq != f_seq_m1);
@@ -715,7 +743,7 @@ module link_port #(
                 // so they still name the PE re-read here.)
                 wp    <= inc(wp);
                 wp_oh <= rotl(wp_oh);
-                if (q_waiting && |(wpend & wp_oh)) begin
+                if (q_waiting && p_hit) begin
                     state   <= S_REQ;
                 end else begin
                     wpend <= wpend & ~wp_oh;
@@ -755,6 +783,15 @@ module link_port #(
                 r_call  <= c_op == C_CALL;
                 r_bad   <= (c_op == C_CALL) ? !r_ok_call : r_err != LINK_BUS_OK;
                 r_ack   <= r_err == LINK_BUS_OK && c_op == C_WRITE;
+                r_res   <= r_err == LINK_BUS_OK && c_op == C_CALL;
+                r_rd    <= r_err == LINK_BUS_OK && c_op == C_READ;
+                r_wt    <= r_err == LINK_BUS_OK && c_op == C_WAIT;
+                r_cp    <= r_err == LINK_BUS_PENDING && c_op == C_CALL;
+                state   <= S_SEL;
+            end
+            S_SEL: begin
+                r_dat   <= r_rd || (r_wt && r_ok);
+                r_pend  <= (r_wt && !r_ok) || r_cp;
                 state   <= S_DONE;
             end
             S_DONE: begin
@@ -788,7 +825,7 @@ module link_port #(
     wire         calm = settle == 8'd0 && !eng_busy;
     wire         cmd_busy = state == S_RDF || state == S_SEQ || state == S_FRAME || state == S_TXS ||
                             state == S_RDT || state == S_TX || (!c_poll && (state == S_REQ || state == S_RSP ||
-                            state == S_CHK || state == S_DONE));
+                            state == S_CHK || state == S_SEL || state == S_DONE));
     always @(posedge clk) begin
         if (rst) begin
             settle   <= 8'd0;
