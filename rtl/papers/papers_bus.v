@@ -59,18 +59,22 @@
 // come) it waits for the SYNC to finish and answers FINISHED.  With a mask
 // naming us, a GO our S caused cannot fall before WDRAW2's last sample (it
 // needs our S low in the core), so the sticky bit only matters for a mask
-// that leaves us out or a GO an IR interrupt hides (Table 7).
+// that leaves us out.
 // A CALL start or ask is answered from the state in stage 2 (below), in the
 // same cycle as the state machine takes it, so back-to-back requests see
 // each other's effects in order.  While a PE's state is not IDLE its plain
 // writes of SIG, MASK0/1, CTRL and OWNER are refused (the machine owns
-// them), and so is a second SYNC; a CANCEL is always taken.  GO is read as
-// STAT reads it (Table 7), as the seed's _p_wait would read it.
+// them), and so is a second SYNC; a CANCEL is always taken.  The machine
+// reads GO from papers_hub's pe_go, the PAL's GO register registered in the
+// same cycle as the status: the seed's _p_wait reads it through Table 7,
+// where an IR interrupt of a PE naming us reads GO = 0, and a PC would then
+// take the interrupt and clear IR; the hub cannot, and SIG writes (IR) are
+// refused during a SYNC, so the machine looks past the interrupt.
 // Timing: the states are one-hot, the settle counter keeps its own zero
 // flag, SIG is written bit by bit from set and clear terms and the answer
 // is read like a register (each was once the UP5K's critical path); out of
-// context (tools/bench_hw.py) papers_slot at N = 4 places at 50.3 MHz on
-// the UP5K (63.8 without CALL), at N = 8 at 46.6 (48.6).
+// context (tools/bench_hw.py) papers_slot at N = 4 places at 50.5 MHz on
+// the UP5K (63.8 without CALL), at N = 8 at 48.1 (48.6).
 //
 // SETTLE (the one settle constant, measured by tests/test_papers_call.cpp):
 // a SIG write at clock edge E lands in papers_hub's 2-flop synchronizer at
@@ -81,7 +85,7 @@
 // at E+4, where it samples what the status register took at E+3.
 //
 // Departures from the seed: none in the PAPERS logic (papers_hub is used
-// unchanged); the window itself is an aggnet extension.  Mask bits naming
+// unchanged but for its pe_go output); the window itself is an aggnet extension.  Mask bits naming
 // PEs >= N are not stored (they read 0), so over the link a mask cannot
 // name an absent PE (the seed's PARANOID check, in hardware).  With SYNC
 // the hub, not the PC, performs the PC's barrier sequence (one CALL and
@@ -118,7 +122,8 @@ module papers_bus #(
     input  wire [N*W-1:0]  hub_stat,
     input  wire [N-1:0]    hub_irq,
     input  wire [N-1:0]    hub_bad,
-    input  wire [N-1:0]    hub_present
+    input  wire [N-1:0]    hub_present,
+    input  wire [N-1:0]    hub_go
 );
 `include "papers_regs.vh"
 
@@ -385,7 +390,7 @@ module papers_bus #(
             reg       cxl;       // a CANCEL came while the SYNC was settling: outcome FINISHED
             reg       sticky;    // GO seen while S was being withdrawn
             reg [2:0] outc;      // the CANCEL's outcome (CDONE)
-            wire      go = stat_of[gc*4 + PAPERS_W_STAT_GO];
+            wire      go = hub_go[gc];  // the PAL's GO, registered with the status (not Table 7's read)
             wire [N-1:0] ivec = ivec_of[gc*N +: N];
             // The data vector (PE order) of our mask, our own bit = our D;
             // the arrivals (with PROBE on) of our mask, our own bit 0 as IVEC reads.

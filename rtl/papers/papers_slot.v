@@ -70,6 +70,7 @@ module papers_slot #(
     wire [3:0]     rsp_len;
     wire [1:0]     rsp_err;
     wire [N-1:0]   present;
+    wire [N-1:0]   go;
 
     papers_bus #(.N(N)) u_bus (
         .clk(clk), .rst(rst),
@@ -78,13 +79,15 @@ module papers_slot #(
         .rsp_valid(rsp_valid), .rsp_rdata(rsp_rdata), .rsp_rdata_hi(rsp_rdata_hi), .rsp_len(rsp_len),
         .rsp_err(rsp_err),
         .pin_data(pe_data), .pin_ctrl(pe_ctrl), .hub_data(hub_data), .hub_ctrl(hub_ctrl),
-        .hub_stat(pe_stat), .hub_irq(pe_irq), .hub_bad(pe_bad), .hub_present(present)
+        .hub_stat(pe_stat), .hub_irq(pe_irq), .hub_bad(pe_bad), .hub_present(present),
+        .hub_go(go)
     );
 
     papers_hub #(.N(N)) u_hub (
         .clk(clk), .rst(rst),
         .pe_data(hub_data), .pe_ctrl(hub_ctrl),
-        .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad), .pe_present(present)
+        .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad), .pe_present(present),
+        .pe_go(go)
     );
 
     assign bus_rsp_valid = rsp_valid;
