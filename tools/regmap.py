@@ -102,18 +102,24 @@ def check_db25():
 # addressed per PE over the link, so a PC without a parallel port runs PAPERS.
 # The PE is the one the link frame names.  (name, register, access, bits, meaning)
 WINDOW = [
-    ("SIG",   0x000, "RW", 4,  "D (bit 0), PROBE (1), IR (2), S (3): the data register's low bits, as this PE drives them"),
+    ("SIG",   0x000, "RW", 4,  "D (bit 0), PROBE (1), IR (2), S (3): the data register's low bits, as this PE drives them (a write is REFUSED while the PE has a CALL in progress or uncollected, as for MASK0/1, CTRL and OWNER)"),
     ("MASK0", 0x001, "RW", 32, "barrier mask, PE k at bit k for k = 0..31 (bits for PEs >= N are ignored and read 0)"),
     ("MASK1", 0x002, "RW", 32, "PE 32+k at bit k (hubs of N > 32 PEs only; NO_REG otherwise)"),
     ("CTRL",  0x003, "RW", 5,  "U0 (0), U1 (1), GI (2), CE (3), IE (4) at their logic level (no PC inversion); CE = 1 after reset, so a PE the link takes over is present until it clears CE"),
     ("STAT",  0x004, "R",  4,  "GO (0), INT (1), IRQ = INT and IE (2), BAD: the mask names a PE >= N (3); as Table 7 reads them"),
     ("IVEC0", 0x005, "R",  32, "PE k's D at bit k for k = 0..31, or its arrival (S high, mask naming us) while our PROBE is set; our own bit reads 0"),
     ("IVEC1", 0x006, "R",  32, "PE 32+k at bit k (hubs of N > 32 PEs only; NO_REG otherwise)"),
-    ("OWNER", 0x007, "RW", 1,  "1: the link drives this PE's pins inside the hub (any write of SIG, MASK0/1 or CTRL sets it); 0: the parallel-port pins do (after reset)"),
+    ("OWNER", 0x007, "RW", 1,  "1: the link drives this PE's pins inside the hub (any write of SIG, MASK0/1 or CTRL, and a SYNC start, sets it); 0: the parallel-port pins do (after reset)"),
     ("PRESENT0", 0x008, "R", 32, "PE k present at bit k for k = 0..31: its CE is 1 at the hub (a cabled PE whose PC drives DB25 pin 17 low, or a link PE whose CTRL has CE); an absent PE reads as alone and idle. The same for every PE"),
     ("PRESENT1", 0x009, "R", 32, "PE 32+k at bit k (hubs of N > 32 PEs only; NO_REG otherwise)"),
+    ("SYNC",  0x00A, "C", "8 / N",   "the whole barrier (_p_wait/_p_waitvec of seed 000 section 4.3.2-4.3.3) done by the hub for this PE, over the mask in MASK0/1: operand 1 byte, D at bit 0 (the waitvec flag, 0 for a plain wait; bits 7..1 must be 0; another len or operand is REFUSED). The engine waits for GO low (the previous barrier's reset), sets SIG to D, S and PROBE (IR kept), waits for GO, drops PROBE, lets the I bits settle, latches the data vector and sets SIG to D alone. Result: ceil(N/8) bytes, the data vector, PE k's D at bit k for the PEs of the mask, our own bit = our D, 0 elsewhere (also in LAST). Sets OWNER. REFUSED while this PE has a CALL in progress or uncollected. GO is the PAL's GO register, not STAT's (an IR interrupt, which reads GO = 0 in Table 7, does not hold up a SYNC); IR is kept as SIG has it, so set or clear IR between SYNCs"),
+    ("CANCEL", 0x00B, "C", "0 / 8",  "abandons this PE's SYNC; len 0 (else REFUSED), always accepted; result 1 byte: 0 NONE (nothing in progress or uncollected; SIG untouched), 1 RESET_WAIT (still waiting for the previous barrier's reset; S never raised, nothing changed), 2 WITHDRAWN (S and PROBE dropped and GO did not come within the settle window; LAST = the PEs of the mask that had arrived, as IVEC reads them with PROBE: S up with a mask naming us, our own bit 0), 3 FINISHED (the SYNC had finished or was finishing; LAST holds its vector, which the SYNC will not hand over), 4 FIRED (GO came while S was being withdrawn: the barrier completed for the others, with our D; LAST holds the arrivals, not the data vector). PENDING while S is withdrawn (a few cycles). A CANCEL while a CANCEL's outcome is uncollected answers that outcome. Afterwards (outcomes 1-4) SIG has S and PROBE low, D and IR as they were"),
+    ("LAST0", 0x00C, "R",  32, "the vector the last SYNC finished with (or, after CANCEL outcome 2 or 4, the arrivals), PE k at bit k for k = 0..31; 0 after reset"),
+    ("LAST1", 0x00D, "R",  32, "PE 32+k at bit k (hubs of N > 32 PEs only; NO_REG otherwise)"),
 ]
 WINDOW_STAT_BITS = {"GO": 0, "INT": 1, "IRQ": 2, "BAD": 3}
+# The outcomes CANCEL answers (its 1-byte result), as in its meaning above.
+WINDOW_CANCEL = {"NONE": 0, "RESET_WAIT": 1, "WITHDRAWN": 2, "FINISHED": 3, "FIRED": 4}
 
 # Presence (an aggnet rule, not the seed's; issue 10 item 3): iCE40 pads have
 # pull-ups only, so an unplugged cable reads every line high, which at the
@@ -162,7 +168,8 @@ def fixed(reg, name):
 def map_hash():
     """CRC-32 of the canonical text of both tables: the register map's
     identity, reported by the hub's INFO window and checked by libaggnet."""
-    return gentables.map_hash(REGS, WINDOW, WINDOW_STAT_BITS, (CTRL_WIDTH, MIN_MW), CABLE_ACTIVE_LOW)
+    return gentables.map_hash(REGS, WINDOW, WINDOW_STAT_BITS, (CTRL_WIDTH, MIN_MW), CABLE_ACTIVE_LOW,
+                              WINDOW_CANCEL)
 
 
 def gen_vh():
@@ -186,6 +193,8 @@ def gen_vh():
         out.append(f"localparam [11:0] PAPERS_W_{n} = 12'h{reg:03X};  // {acc}, {bits} bits: {meaning}")
     for n, b in WINDOW_STAT_BITS.items():
         out.append(f"localparam integer PAPERS_W_STAT_{n} = {b};")
+    for n, b in WINDOW_CANCEL.items():
+        out.append(f"localparam [2:0] PAPERS_W_CANCEL_{n} = 3'd{b};  // CANCEL's outcome")
     out.append(f"localparam [31:0] PAPERS_MAP_HASH = 32'h{map_hash():08X};  // CRC-32 of this register map")
     return "\n".join(out) + "\n"
 
@@ -222,6 +231,8 @@ def gen_hpp():
         out.append(f"constexpr uint16_t W_{n} = 0x{reg:03X};  // {acc}, {bits} bits: {meaning}")
     for n, b in WINDOW_STAT_BITS.items():
         out.append(f"constexpr unsigned W_STAT_{n} = {b};")
+    for n, b in WINDOW_CANCEL.items():
+        out.append(f"constexpr unsigned W_CANCEL_{n} = {b};  // CANCEL's outcome")
     out += [
         f"constexpr uint32_t MAP_HASH = 0x{map_hash():08X};  // CRC-32 of this register map",
         "",
@@ -301,7 +312,24 @@ def gen_md():
         "the hub's register bus, addressed per PE (the PE the frame names). A PC",
         "without a parallel port runs PAPERS through it; the hub then drives that",
         "PE's pins from these registers (OWNER), while the other PEs keep their",
-        "cables. GO is waited for with a link WAIT on STAT.",
+        "cables. GO is waited for with a link WAIT on STAT, or the whole",
+        "barrier is one CALL of SYNC.",
+        "",
+        "Access: R read, RW read and write (READ, WRITE, WAIT), C a CALL",
+        "operation (docs/link.md rule 8: a CALL start is a write with",
+        "`bus_req_call`, carrying the operands; each ask a read with it; both",
+        "answered PENDING while the operation runs and with its result once,",
+        "when it has finished). Bits of a C register: operand / result. A CALL",
+        "to a register that is not C, and a READ, WRITE or WAIT of a C",
+        "register, are refused (ERR REFUSED). An ask answers the PE's latest",
+        "CALL (whichever C register it names) and is refused when the PE has",
+        "none in progress or uncollected.",
+        "",
+        "Departure from the seed: with SYNC the hub itself performs the PC's",
+        "_p_wait/_p_waitvec sequence (section 4.3.2-4.3.3) on the PE's",
+        "registers, one CALL and one RESULT per barrier instead of the host's",
+        "four link round trips. The PAPERS logic it drives is unchanged, so",
+        "cabled PEs and link PEs still barrier together.",
         "",
         "| register | name | access | bits | meaning |",
         "| --- | --- | --- | --- | --- |",
@@ -311,7 +339,7 @@ def gen_md():
     out += [
         "",
         "A write to a read-only register is refused (ERR REFUSED); a register not",
-        "listed (or MASK1/IVEC1/PRESENT1 on a hub of 32 PEs or fewer) answers ERR NO_REG.",
+        "listed (or MASK1/IVEC1/PRESENT1/LAST1 on a hub of 32 PEs or fewer) answers ERR NO_REG.",
         f"Register-map hash (INFO window MAP_HASH+1): `0x{map_hash():08X}`.",
     ]
     out.append("")

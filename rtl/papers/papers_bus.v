@@ -8,9 +8,9 @@
 // CTRL = the control register at logic level) and an OWNER bit.  For a PE
 // the link owns, papers_hub gets these registers instead of the PE's pins;
 // for the others, the pins pass through untouched, so cabled PEs and link
-// PEs barrier together.  Any write of SIG, MASK0/1 or CTRL sets OWNER (the
-// PE has moved onto the link); writing OWNER = 0 hands the PE back to its
-// pins.  After reset every PE is on its pins.
+// PEs barrier together.  Any write of SIG, MASK0/1 or CTRL, and a SYNC
+// start, sets OWNER (the PE has moved onto the link); writing OWNER = 0
+// hands the PE back to its pins.  After reset every PE is on its pins.
 //
 // The registers enter papers_hub through its 2-flop synchronizers like the
 // pins do, so a link-owned PE sees exactly the timing of a cabled one: 4
@@ -25,18 +25,74 @@
 // IVEC bit j = PE j.  The bus PE's own bit reads 0.
 //
 // Bus (a slave on link_port's engine bus, window already decoded):
-//   req_valid/req_ready/req_we/req_pe/req_reg/req_wdata; always ready.
+//   req_valid/req_ready/req_we/req_pe/req_reg/req_wdata, and for a CALL
+//   access (docs/link.md rule 8) req_call and req_len; always ready.
 //   rsp_valid three cycles after each request (the request is registered,
 //   then decoded, then read and applied: timing; the UP5K could not place
 //   the hub's window decode and this register decode in one 48 MHz cycle),
-//   rsp_rdata, rsp_err: 0 ok,
-//   1 no such register (also a PE >= N, MASK1/IVEC1 when N <= 32), 2 refused
-//   (a write to STAT or IVEC).
+//   rsp_rdata (and rsp_rdata_hi, rsp_len for a finished CALL), rsp_err: 0 ok,
+//   1 no such register (also a PE >= N, MASK1/IVEC1/LAST1 when N <= 32), 2
+//   refused (a write to a read-only register; a CALL access to a register
+//   that is not a CALL's, or a plain one to SYNC/CANCEL; a bad CALL len or
+//   operand; see CALL below), 3 PENDING (a CALL that has not finished).
+//
+// CALL: SYNC and CANCEL (docs/papers_regmap.md).  Each PE has a small state
+// machine (g_call) that performs, on that PE's own registers, the PC's
+// _p_wait/_p_waitvec of seed 000 section 4.3.2-4.3.3 as libaggnet's
+// Papers::sync + waitvec do it over the link in four round trips:
+//   RWAIT   wait for GO low (the previous barrier's reset; our D may still
+//           be read by the PEs of that barrier, so D is not changed yet)
+//   ARRIVE  SIG := D|S|PROBE (IR kept); wait for GO high
+//   SETTLE  SIG := D|S (PROBE off, S kept so that nobody's GO resets and
+//           changes D under us); wait SETTLE cycles for the I bits to show D
+//   SDONE   LAST := the I bits (PE order) of our mask, our own bit = D;
+//           SIG := D (S off: the barrier resets); the result waits for its ask
+// and for CANCEL:
+//   WDRAW1  (from ARRIVE) wait until PROBE has settled, LAST := arrivals
+//           (I bits with PROBE, of our mask), SIG := D (S and PROBE off)
+//   WDRAW2  SETTLE cycles more, watching GO (sticky): a GO our S caused
+//           before it dropped shows within them; outcome FIRED or WITHDRAWN
+//   CDONE   the outcome waits for its ask
+// A CANCEL in the other states is answered at once: IDLE NONE, RWAIT
+// RESET_WAIT (back to IDLE, nothing changed), SDONE FINISHED (the vector
+// stays in LAST), CDONE the outcome not yet collected; in SETTLE (GO has
+// come) it waits for the SYNC to finish and answers FINISHED.  With a mask
+// naming us, a GO our S caused cannot fall before WDRAW2's last sample (it
+// needs our S low in the core), so the sticky bit only matters for a mask
+// that leaves us out.
+// A CALL start or ask is answered from the state in stage 2 (below), in the
+// same cycle as the state machine takes it, so back-to-back requests see
+// each other's effects in order.  While a PE's state is not IDLE its plain
+// writes of SIG, MASK0/1, CTRL and OWNER are refused (the machine owns
+// them), and so is a second SYNC; a CANCEL is always taken.  The machine
+// reads GO from papers_hub's pe_go, the PAL's GO register registered in the
+// same cycle as the status: the seed's _p_wait reads it through Table 7,
+// where an IR interrupt of a PE naming us reads GO = 0, and a PC would then
+// take the interrupt and clear IR; the hub cannot, and SIG writes (IR) are
+// refused during a SYNC, so the machine looks past the interrupt.
+// Timing: the states are one-hot, the settle counter keeps its own zero
+// flag, SIG is written bit by bit from set and clear terms and the answer
+// is read like a register (each was once the UP5K's critical path); out of
+// context (tools/bench_hw.py) papers_slot at N = 4 places at 50.5 MHz on
+// the UP5K (63.8 without CALL), at N = 8 at 48.1 (48.6).
+//
+// SETTLE (the one settle constant, measured by tests/test_papers_call.cpp):
+// a SIG write at clock edge E lands in papers_hub's 2-flop synchronizer at
+// E+1 and E+2 and in its registered status (I bits, GO) at E+3; the core's
+// GO register, fed from the synchronized S before it changes, sets at E+2 at
+// the latest, so a GO our old S caused is in the status by E+3 too.  The
+// machine loads its counter with SETTLE = 3 at E and acts when it reads 0,
+// at E+4, where it samples what the status register took at E+3.
 //
 // Departures from the seed: none in the PAPERS logic (papers_hub is used
-// unchanged); the window itself is an aggnet extension.  Mask bits naming
+// unchanged but for its pe_go output); the window itself is an aggnet extension.  Mask bits naming
 // PEs >= N are not stored (they read 0), so over the link a mask cannot
-// name an absent PE (the seed's PARANOID check, in hardware).
+// name an absent PE (the seed's PARANOID check, in hardware).  With SYNC
+// the hub, not the PC, performs the PC's barrier sequence (one CALL and
+// one RESULT per barrier); the pins papers_hub sees are the ones the PC's
+// sequence would drive, so cabled and link PEs barrier together.  Per PE
+// the machine keeps LAST (N bits), so the window costs about N*N more
+// flip-flops (MASK is N*N already).
 //
 // Parameters: N in 2..64; MW and W are derived (max(N,4), MW+4).
 module papers_bus #(
@@ -52,8 +108,12 @@ module papers_bus #(
     input  wire [5:0]      req_pe,
     input  wire [11:0]     req_reg,
     input  wire [31:0]     req_wdata,
+    input  wire            req_call,
+    input  wire [3:0]      req_len,
     output reg             rsp_valid,
     output reg  [31:0]     rsp_rdata,
+    output reg  [31:0]     rsp_rdata_hi,
+    output reg  [3:0]      rsp_len,
     output reg  [1:0]      rsp_err,
     input  wire [N*W-1:0]  pin_data,
     input  wire [N*5-1:0]  pin_ctrl,
@@ -62,7 +122,8 @@ module papers_bus #(
     input  wire [N*W-1:0]  hub_stat,
     input  wire [N-1:0]    hub_irq,
     input  wire [N-1:0]    hub_bad,
-    input  wire [N-1:0]    hub_present
+    input  wire [N-1:0]    hub_present,
+    input  wire [N-1:0]    hub_go
 );
 `include "papers_regs.vh"
 
@@ -79,7 +140,9 @@ module papers_bus #(
         end
     endgenerate
 
-    localparam [1:0] ERR_OK = 2'd0, ERR_NO_REG = 2'd1, ERR_REFUSED = 2'd2;
+    localparam [1:0] ERR_OK = 2'd0, ERR_NO_REG = 2'd1, ERR_REFUSED = 2'd2, ERR_PENDING = 2'd3;
+    // (LINK_BUS_* of rtl/link/link_defs.vh; papers does not depend on link,
+    // so the four bus codes of docs/link.md are repeated here)
     localparam integer LO = (N < 32) ? N : 32;   // PEs in MASK0 / IVEC0
     localparam integer PW = (N > 1) ? $clog2(N) : 1;  // PE index bits
 
@@ -87,6 +150,7 @@ module papers_bus #(
     reg [N-1:0]  mask  [0:N-1];
     reg [4:0]    ctrl  [0:N-1];
     reg [N-1:0]  owner;
+    reg [N-1:0]  last  [0:N-1];  // LAST0/1: the last SYNC's vector (or CANCEL's arrivals)
 
     // ---- what papers_hub sees -------------------------------------------------
     genvar a, j;
@@ -133,15 +197,20 @@ module papers_bus #(
     // its PE checked (timing: stage 1's error code from the raw number and
     // PE was the UP5K's critical path at 48 MHz)
     localparam integer K_SIG = 0, K_MASK0 = 1, K_MASK1 = 2, K_CTRL = 3, K_STAT = 4, K_IVEC0 = 5,
-                       K_IVEC1 = 6, K_OWNER = 7, K_PRES0 = 8, K_PRES1 = 9, KN = 10;
-    reg        q_valid, q_we, q_ok;
+                       K_IVEC1 = 6, K_OWNER = 7, K_PRES0 = 8, K_PRES1 = 9, K_SYNC = 10, K_CANCEL = 11,
+                       K_LAST0 = 12, K_LAST1 = 13, KN = 14;
+    reg        q_valid, q_we, q_ok, q_call;
     reg [5:0]  q_pe;
     reg [KN-1:0] q_k;
     reg [31:0] q_wdata;
+    reg        q_len0, q_len1;  // the CALL's len is 0 / 1 (the only ones SYNC and CANCEL take)
     wire       is_hi_ok = N > 32;
     always @(posedge clk) begin
         q_valid <= req_valid && !rst;
         q_we    <= req_we;
+        q_call  <= req_call;
+        q_len0  <= req_len == 4'd0;
+        q_len1  <= req_len == 4'd1;
         q_pe    <= req_pe;
         q_ok    <= {26'd0, req_pe} < N;
         q_wdata <= req_wdata;
@@ -155,6 +224,10 @@ module papers_bus #(
         q_k[K_OWNER] <= req_reg == PAPERS_W_OWNER;
         q_k[K_PRES0] <= req_reg == PAPERS_W_PRESENT0;
         q_k[K_PRES1] <= req_reg == PAPERS_W_PRESENT1 && is_hi_ok;
+        q_k[K_SYNC]   <= req_reg == PAPERS_W_SYNC;
+        q_k[K_CANCEL] <= req_reg == PAPERS_W_CANCEL;
+        q_k[K_LAST0]  <= req_reg == PAPERS_W_LAST0;
+        q_k[K_LAST1]  <= req_reg == PAPERS_W_LAST1 && is_hi_ok;
     end
     // stage 1: decoded
     reg           s_valid;
@@ -163,29 +236,51 @@ module papers_bus #(
     reg  [N-1:0]  p_hot;  // p, one-hot: the writes below are per-PE enables, not indexed stores
     reg  [31:0]   s_wdata;
     reg           w_sig, w_mask0, w_mask1, w_ctrl, w_owner;  // the write to apply, decoded
-    wire          w_any = q_valid && q_we && q_ok;
-    // registers a PE may write, and those it may only read (MASK1, IVEC1,
-    // PRESENT1 exist only for N > 32: their q_k bits are 0 otherwise)
+    reg           w_guard;  // one of them: refused in stage 2 if the PE's machine is busy
+    reg           c_sync, c_cancel, c_ask;  // a well-formed CALL start of SYNC / CANCEL, or an ask
+    // the same per PE, one-hot (timing: the machines take these flops
+    // directly instead of ANDing c_* with p_hot in front of their enables)
+    reg  [N-1:0]  h_sync, h_cancel, h_ask;
+    wire          w_any = q_valid && q_we && q_ok && !q_call;
+    // registers a PE may write, those it may only read (MASK1, IVEC1,
+    // PRESENT1, LAST1 exist only for N > 32: their q_k bits are 0 otherwise)
+    // and the CALL registers
     wire          k_rw = |{q_k[K_SIG], q_k[K_MASK0], q_k[K_MASK1], q_k[K_CTRL], q_k[K_OWNER]};
-    wire          k_ro = |{q_k[K_STAT], q_k[K_IVEC0], q_k[K_IVEC1], q_k[K_PRES0], q_k[K_PRES1]};
+    wire          k_ro = |{q_k[K_STAT], q_k[K_IVEC0], q_k[K_IVEC1], q_k[K_PRES0], q_k[K_PRES1],
+                           q_k[K_LAST0], q_k[K_LAST1]};
+    wire          k_call = q_k[K_SYNC] || q_k[K_CANCEL];
+    wire          cq = q_valid && q_ok && q_call;
+    // A CALL start's operands: SYNC takes one byte, D at bit 0 (7..1 reserved, 0); CANCEL none
+    wire          sync_ok = q_k[K_SYNC] && q_len1 && q_wdata[7:1] == 7'd0;
+    wire          cancel_ok = q_k[K_CANCEL] && q_len0;
     always @(posedge clk) begin
         s_valid <= q_valid && !rst;
         p       <= q_ok ? q_pe[PW-1:0] : {PW{1'b0}};
-        for (ph = 0; ph < N; ph = ph + 1) p_hot[ph] <= {26'd0, q_pe} == ph;
+        for (ph = 0; ph < N; ph = ph + 1) begin
+            p_hot[ph]    <= {26'd0, q_pe} == ph;
+            h_sync[ph]   <= !rst && cq && q_we && sync_ok && {26'd0, q_pe} == ph;
+            h_cancel[ph] <= !rst && cq && q_we && cancel_ok && {26'd0, q_pe} == ph;
+            h_ask[ph]    <= !rst && cq && !q_we && k_call && {26'd0, q_pe} == ph;
+        end
         s_wdata <= q_wdata;
         w_sig   <= !rst && w_any && q_k[K_SIG];
         w_mask0 <= !rst && w_any && q_k[K_MASK0];
         w_mask1 <= !rst && w_any && q_k[K_MASK1];
         w_ctrl  <= !rst && w_any && q_k[K_CTRL];
         w_owner <= !rst && w_any && q_k[K_OWNER];
+        w_guard <= !rst && w_any && k_rw;
+        c_sync   <= !rst && cq && q_we && sync_ok;
+        c_cancel <= !rst && cq && q_we && cancel_ok;
+        c_ask    <= !rst && cq && !q_we && k_call;
     end
 
     // Stage 2's read is then an AND-OR of PE p's values (timing: the
     // register decode and the PE mux in one cycle were the UP5K's critical
     // path at 48 MHz).
     reg        e_sig, e_mask0, e_mask1, e_ctrl, e_stat, e_ivec0, e_ivec1, e_owner, e_pres0, e_pres1;
+    reg        e_last0, e_last1;
     reg [1:0]  s_err;
-    wire       rq_rd = q_valid && !q_we && q_ok;
+    wire       rq_rd = q_valid && !q_we && q_ok && !q_call;
     always @(posedge clk) begin
         e_sig   <= rq_rd && q_k[K_SIG];
         e_mask0 <= rq_rd && q_k[K_MASK0];
@@ -197,7 +292,14 @@ module papers_bus #(
         e_owner <= rq_rd && q_k[K_OWNER];
         e_pres0 <= rq_rd && q_k[K_PRES0];
         e_pres1 <= rq_rd && q_k[K_PRES1];
-        s_err   <= (!q_ok || !(k_rw || k_ro)) ? ERR_NO_REG : (k_ro && q_we) ? ERR_REFUSED : ERR_OK;
+        e_last0 <= rq_rd && q_k[K_LAST0];
+        e_last1 <= rq_rd && q_k[K_LAST1];
+        // refused: a write to a read-only register, a CALL access to a plain
+        // register or a plain one to a CALL register, a CALL start whose len
+        // or operand does not fit (stage 2 adds what depends on the machine)
+        s_err   <= (!q_ok || !(k_rw || k_ro || k_call)) ? ERR_NO_REG :
+                   (k_ro && q_we) || (q_call != k_call) ||
+                   (q_call && q_we && !sync_ok && !cancel_ok) ? ERR_REFUSED : ERR_OK;
     end
 
     // Right-aligned into 32 bits.
@@ -219,7 +321,9 @@ module papers_bus #(
                      ({32{e_ivec1}} & hi_bits(ivec_p)) |
                      ({32{e_owner}} & {31'd0, owner[p]}) |
                      ({32{e_pres0}} & lo32(hub_present)) |
-                     ({32{e_pres1}} & hi_bits(hub_present));
+                     ({32{e_pres1}} & hi_bits(hub_present)) |
+                     ({32{e_last0}} & lo32(last[p])) |
+                     ({32{e_last1}} & hi_bits(last[p]));
 
     // Bits 32..N-1 of an N-bit vector, right-aligned (0 when N <= 32).
     function [31:0] hi_bits(input [N-1:0] v);
@@ -242,20 +346,185 @@ module papers_bus #(
         end
     endfunction
 
+    // ---- CALL: per-PE state machines (see the header) ----------------------
+    localparam [2:0] CX_NONE = PAPERS_W_CANCEL_NONE, CX_RESET_WAIT = PAPERS_W_CANCEL_RESET_WAIT,
+                     CX_WITHDRAWN = PAPERS_W_CANCEL_WITHDRAWN, CX_FINISHED = PAPERS_W_CANCEL_FINISHED,
+                     CX_FIRED = PAPERS_W_CANCEL_FIRED;
+    // Edges from a SIG write (edge E) to the status register holding its
+    // effect (E+3: 2 in sync2, 1 in papers_hub's status register; a GO the
+    // old S caused is in the core's GO register by E+2, the status by E+3);
+    // the machine samples the status at E+SETTLE+1.  See the header.
+    localparam integer SETTLE = 3;
+    localparam [1:0] SETTLE_CNT = SETTLE[1:0];
+    // Result bytes of a SYNC: one bit per PE.
+    localparam integer LEN_VEC_I = (N + 7) / 8;
+    localparam [3:0] LEN_VEC = LEN_VEC_I[3:0];
+    // An ask's answer: the vector (N bits) or an outcome (3 bits)
+    localparam integer AW = (N < 3) ? 3 : N;
+
+    // What stage 2 needs of PE a's machine, as flags (one AND-OR over p_hot each)
+    wire [N-1:0] busy;      // anything in progress or uncollected: plain writes and SYNC refused
+    wire [N-1:0] res_sync;  // a SYNC result waits for its ask (SDONE)
+    wire [N-1:0] res_cx;    // a CANCEL outcome waits for its ask (CDONE)
+    wire [N-1:0] cx_now;    // a CANCEL now is answered at once (cx_code), not PENDING
+    wire [N*3-1:0] cx_code; // ... with this outcome (0 when not cx_now)
+    wire [N*AW-1:0] answer; // what an ask is answered: LAST in SDONE, the outcome in CDONE, else 0
+    // and what it writes into PE a's registers (g_w)
+    wire [N-1:0]   m_start;            // a SYNC start taken: OWNER := 1
+    wire [N*4-1:0] sig_next;           // PE a's SIG next cycle (a plain write, or the machine's)
+    wire [N-1:0]   m_last_we;
+    wire [N*N-1:0] m_last;
+
+    genvar gc;
+    generate
+        for (gc = 0; gc < N; gc = gc + 1) begin : g_call
+            // The state, one-hot (timing: at 48 MHz on the UP5K a binary
+            // state's decode in front of each enable was the critical path)
+            reg       st_idle, st_rwait, st_arrive, st_settle, st_sdone, st_wdraw1, st_wdraw2, st_cdone;
+            // The settle counter runs down by itself to 0 and is loaded with
+            // SETTLE on entry to ARRIVE, SETTLE and WDRAW2; cz is "it reads
+            // 0", kept as a flop so that no state waits on a compare.
+            reg [1:0] cnt;
+            reg       cz;
+            reg       dop;       // the SYNC's D
+            reg       cxl;       // a CANCEL came while the SYNC was settling: outcome FINISHED
+            reg       sticky;    // GO seen while S was being withdrawn
+            reg [2:0] outc;      // the CANCEL's outcome (CDONE)
+            wire      go = hub_go[gc];  // the PAL's GO, registered with the status (not Table 7's read)
+            wire [N-1:0] ivec = ivec_of[gc*N +: N];
+            // The data vector (PE order) of our mask, our own bit = our D;
+            // the arrivals (with PROBE on) of our mask, our own bit 0 as IVEC reads.
+            wire [N-1:0] own = {{(N-1){1'b0}}, dop} << gc;
+            wire [N-1:0] vec = (ivec & mask[gc]) | own;
+            wire [N-1:0] arrived = ivec & mask[gc];
+            wire [AW-1:0] last_aw, outc_aw;
+            if (AW > N) begin : g_pad_last
+                assign last_aw = {{(AW - N){1'b0}}, last[gc]};
+            end else begin : g_last
+                assign last_aw = last[gc];
+            end
+            if (AW > 3) begin : g_pad_outc
+                assign outc_aw = {{(AW - 3){1'b0}}, outc};
+            end else begin : g_outc
+                assign outc_aw = outc;
+            end
+            wire start = h_sync[gc] && st_idle;   // answered PENDING (REFUSED unless IDLE)
+            wire cx    = h_cancel[gc];
+            wire ask   = h_ask[gc];
+            // the transitions
+            wire to_arrive = st_rwait && !cx && !go;         // SIG := D|S|PROBE
+            wire to_settle = st_arrive && go;                // SIG := D|S: PROBE off, let D settle
+            wire to_wdraw1 = st_arrive && !go && cx;
+            wire to_wdraw2 = st_wdraw1 && cz;                // LAST := arrived, SIG := D
+            wire fin_sync  = st_settle && cz;                // LAST := vec, SIG := D
+            wire to_sdone  = fin_sync && !cxl && !cx;
+            wire to_cdone  = (fin_sync && (cxl || cx)) || (st_wdraw2 && cz);
+            wire handed    = (st_sdone || st_cdone) && (ask || cx);  // the result is handed over
+            assign busy[gc]     = !st_idle;
+            assign res_sync[gc] = st_sdone;
+            assign res_cx[gc]   = st_cdone;
+            assign cx_now[gc]   = st_idle || st_rwait || st_sdone || st_cdone;
+            assign cx_code[gc*3 +: 3] = ({3{st_rwait}} & CX_RESET_WAIT) | ({3{st_sdone}} & CX_FINISHED) |
+                                        ({3{st_cdone}} & outc);
+            assign answer[gc*AW +: AW] = ({AW{st_sdone}} & last_aw) | ({AW{st_cdone}} & outc_aw);
+            always @(posedge clk) begin
+                if (rst) begin
+                    {st_idle, st_rwait, st_arrive, st_settle, st_sdone, st_wdraw1, st_wdraw2, st_cdone} <= 8'b1000_0000;
+                    cnt <= 2'd0;
+                    cz <= 1'b1;
+                    dop <= 1'b0;
+                    cxl <= 1'b0;
+                    sticky <= 1'b0;
+                    outc <= CX_NONE;
+                end else begin
+                    st_idle   <= (st_idle && !start) || (st_rwait && cx) || handed;  // RWAIT: RESET_WAIT, nothing changed
+                    st_rwait  <= start || (st_rwait && !cx && go);
+                    st_arrive <= to_arrive || (st_arrive && !go && !cx);
+                    st_settle <= to_settle || (st_settle && !cz);
+                    st_sdone  <= to_sdone || (st_sdone && !ask && !cx);
+                    st_wdraw1 <= to_wdraw1 || (st_wdraw1 && !cz);
+                    st_wdraw2 <= to_wdraw2 || (st_wdraw2 && !cz);
+                    st_cdone  <= to_cdone || (st_cdone && !ask && !cx);
+                    if (to_arrive || to_settle || to_wdraw2) begin
+                        cnt <= SETTLE_CNT;
+                        cz  <= 1'b0;
+                    end else if (!cz) begin
+                        cnt <= cnt - 2'd1;
+                        cz  <= cnt == 2'd1;
+                    end
+                    if (start) dop <= s_wdata[0];
+                    if (start) cxl <= 1'b0;
+                    else if ((to_settle || st_settle) && cx) cxl <= 1'b1;
+                    if (to_wdraw1) sticky <= 1'b0;
+                    else if (go) sticky <= 1'b1;
+                    if (st_wdraw2 && cz) outc <= (sticky || go) ? CX_FIRED : CX_WITHDRAWN;
+                    else if (fin_sync) outc <= CX_FINISHED;
+                end
+            end
+            // What g_w writes for this machine.  SIG bit by bit as set and
+            // clear terms (timing: a 4-bit mux behind a write enable was the
+            // UP5K's critical path): a plain write (only while IDLE) takes
+            // the bus value; else S and PROBE rise on entry to ARRIVE, PROBE
+            // falls on entry to SETTLE, both fall when the SYNC finishes or
+            // S is withdrawn; D takes the SYNC's D on entry to ARRIVE; IR is
+            // kept.
+            wire plain = w_sig && p_hot[gc] && st_idle;
+            wire s_clr = fin_sync || to_wdraw2;
+            wire p_clr = to_settle || to_wdraw2;
+            assign sig_next[gc*4 + PAPERS_DATA_S] =
+                plain ? s_wdata[PAPERS_DATA_S] : to_arrive || (sig[gc][PAPERS_DATA_S] && !s_clr);
+            assign sig_next[gc*4 + PAPERS_DATA_PROBE] =
+                plain ? s_wdata[PAPERS_DATA_PROBE] : to_arrive || (sig[gc][PAPERS_DATA_PROBE] && !p_clr);
+            assign sig_next[gc*4 + PAPERS_DATA_D] =
+                plain ? s_wdata[PAPERS_DATA_D] : to_arrive ? dop : sig[gc][PAPERS_DATA_D];
+            assign sig_next[gc*4 + PAPERS_DATA_IR] = plain ? s_wdata[PAPERS_DATA_IR] : sig[gc][PAPERS_DATA_IR];
+            assign m_start[gc]   = start;
+            assign m_last_we[gc] = fin_sync || to_wdraw2;
+            assign m_last[gc*N +: N] = st_settle ? vec : arrived;
+        end
+    endgenerate
+
+    // Stage 2's answer to a CALL, from PE p's machine as it is in this cycle
+    wire       busy_p = |(busy & p_hot);
+    wire       rsync_p = |(res_sync & p_hot);
+    wire       rcx_p = |(res_cx & p_hot);
+    wire       cxnow_p = |(cx_now & p_hot);
+    wire       give_vec  = c_ask && rsync_p;                          // the SYNC's vector (LAST)
+    wire       give_code = (c_ask && rcx_p) || (c_cancel && cxnow_p);  // a CANCEL's outcome
+    wire [1:0] err2 = c_sync   ? (busy_p ? ERR_REFUSED : ERR_PENDING) :
+                      c_cancel ? (cxnow_p ? ERR_OK : ERR_PENDING) :
+                      c_ask    ? (!busy_p ? ERR_REFUSED : (rsync_p || rcx_p) ? ERR_OK : ERR_PENDING) :
+                      (w_guard && busy_p) ? ERR_REFUSED : s_err;
+    // The result data, selected like a register read (timing: gating it
+    // with give_vec/give_code above, which come out of the AND-OR over
+    // p_hot, made the read path the UP5K's critical path): an ask reads
+    // PE p's answer (0 unless it has finished), a CANCEL start its cx_code
+    // (0 unless answered at once), so rdata is 0 whenever err is not.
+    wire [AW-1:0] ans_p = answer[{26'd0, p} * AW +: AW];
+    wire [2:0]   cxc_p = cx_code[{26'd0, p} * 3 +: 3];
+    wire [31:0]  rd_call = ({32{c_ask}} & lo32(ans_p[N-1:0])) | ({32{c_ask}} & {29'd0, ans_p[2:0]}) |
+                           ({32{c_cancel}} & {29'd0, cxc_p});
+
     always @(posedge clk) begin
         if (rst) begin
-            rsp_valid <= 1'b0;
-            rsp_rdata <= 32'd0;
-            rsp_err   <= ERR_OK;
+            rsp_valid    <= 1'b0;
+            rsp_rdata    <= 32'd0;
+            rsp_rdata_hi <= 32'd0;
+            rsp_len      <= 4'd0;
+            rsp_err      <= ERR_OK;
         end else begin
-            rsp_valid <= s_valid;
-            rsp_rdata <= rd;
-            rsp_err   <= s_err;
+            rsp_valid    <= s_valid;
+            rsp_rdata    <= rd | rd_call;
+            rsp_rdata_hi <= {32{c_ask}} & hi_bits(ans_p[N-1:0]);
+            rsp_len      <= give_vec ? LEN_VEC : give_code ? 4'd1 : 4'd0;
+            rsp_err      <= err2;
         end
     end
 
-    // PE a's registers, written when the write is for a (p_hot[a]); the w_*
-    // are the writes s_err above lets through
+    // PE a's registers, written when the write is for a (p_hot[a]) and a's
+    // machine is idle (busy: refused in err2); the w_* are the writes s_err
+    // above lets through.  SIG comes from sig_next (g_call: a plain write,
+    // or the machine's), LAST from the machine.
     genvar ga;
     generate
         for (ga = 0; ga < N; ga = ga + 1) begin : g_w
@@ -265,12 +534,18 @@ module papers_bus #(
                     sig[ga]   <= 4'd0;
                     mask[ga]  <= {N{1'b0}};
                     ctrl[ga]  <= 5'd1 << PAPERS_CONTROL_CE;  // present once the link owns it
-                end else if (p_hot[ga]) begin
-                    if (w_sig)   begin sig[ga] <= s_wdata[3:0]; owner[ga] <= 1'b1; end
-                    if (w_mask0) begin mask[ga] <= mask_write(mask[ga], s_wdata, 1'b0); owner[ga] <= 1'b1; end
-                    if (w_mask1) begin mask[ga] <= mask_write(mask[ga], s_wdata, 1'b1); owner[ga] <= 1'b1; end
-                    if (w_ctrl)  begin ctrl[ga] <= s_wdata[4:0]; owner[ga] <= 1'b1; end
-                    if (w_owner) owner[ga] <= s_wdata[0];
+                    last[ga]  <= {N{1'b0}};
+                end else begin
+                    sig[ga] <= sig_next[ga*4 +: 4];  // a plain write of SIG is in sig_next
+                    if (m_last_we[ga]) last[ga] <= m_last[ga*N +: N];
+                    if (p_hot[ga] && !busy[ga]) begin
+                        if (w_sig)   owner[ga] <= 1'b1;
+                        if (w_mask0) begin mask[ga] <= mask_write(mask[ga], s_wdata, 1'b0); owner[ga] <= 1'b1; end
+                        if (w_mask1) begin mask[ga] <= mask_write(mask[ga], s_wdata, 1'b1); owner[ga] <= 1'b1; end
+                        if (w_ctrl)  begin ctrl[ga] <= s_wdata[4:0]; owner[ga] <= 1'b1; end
+                        if (w_owner) owner[ga] <= s_wdata[0];
+                        if (m_start[ga]) owner[ga] <= 1'b1;      // a SYNC start: the PE is on the link
+                    end
                 end
             end
         end

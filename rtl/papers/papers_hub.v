@@ -17,6 +17,10 @@
 //   pe_irq[a]           INT AND IE: the interrupt the PE's PC would take.
 //   pe_bad[a]           the PE's mask names a PE >= N (N < 4 only).
 //   pe_present[a]       the PE is present: its CE is 1 (see Presence).
+//   pe_go[a]            the PAL's GO register of PE a, registered with
+//                       pe_stat (same cycle as the Busy pin): GO without
+//                       Table 7's IR priority, for papers_bus's SYNC, which
+//                       must see a barrier fire whatever interrupts do.
 // with MW = max(N,4), W = MW + 4, LW = MW + 6.
 //
 // Timing (clk cycles, counted as rising edges after an input pin changes):
@@ -53,7 +57,8 @@ module papers_hub #(
     output reg  [N*LW-1:0] pe_led,
     output reg  [N-1:0]    pe_irq,
     output reg  [N-1:0]    pe_bad,
-    output wire [N-1:0]    pe_present
+    output wire [N-1:0]    pe_present,
+    output reg  [N-1:0]    pe_go
 );
 `include "papers_regs.vh"
 
@@ -142,15 +147,14 @@ module papers_hub #(
             pe_led  <= {(N*LW){1'b0}};
             pe_irq  <= {N{1'b0}};
             pe_bad  <= {N{1'b0}};
+            pe_go   <= {N{1'b0}};
         end else begin
             pe_stat <= stat_next;
             pe_led  <= led_next;
             pe_irq  <= irq;
             pe_bad  <= bad_mask;
+            pe_go   <= go;
         end
     end
-
-    // go is the PAL's internal register; the pins carry go_rd.
-    wire unused_ok = &{1'b0, go};
 endmodule
 `default_nettype wire

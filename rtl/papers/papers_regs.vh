@@ -20,18 +20,27 @@ localparam integer PAPERS_MIN_MW = 4;
 // Control lines the hub reads active-low on the cable (presence: CE, tools/regmap.py CABLE_ACTIVE_LOW)
 localparam [4:0] PAPERS_CTRL_CABLE_INVERT = 5'h08;
 // The PAPERS window on the hub's register bus (register numbers, addr 11..0)
-localparam [11:0] PAPERS_W_SIG = 12'h000;  // RW, 4 bits: D (bit 0), PROBE (1), IR (2), S (3): the data register's low bits, as this PE drives them
+localparam [11:0] PAPERS_W_SIG = 12'h000;  // RW, 4 bits: D (bit 0), PROBE (1), IR (2), S (3): the data register's low bits, as this PE drives them (a write is REFUSED while the PE has a CALL in progress or uncollected, as for MASK0/1, CTRL and OWNER)
 localparam [11:0] PAPERS_W_MASK0 = 12'h001;  // RW, 32 bits: barrier mask, PE k at bit k for k = 0..31 (bits for PEs >= N are ignored and read 0)
 localparam [11:0] PAPERS_W_MASK1 = 12'h002;  // RW, 32 bits: PE 32+k at bit k (hubs of N > 32 PEs only; NO_REG otherwise)
 localparam [11:0] PAPERS_W_CTRL = 12'h003;  // RW, 5 bits: U0 (0), U1 (1), GI (2), CE (3), IE (4) at their logic level (no PC inversion); CE = 1 after reset, so a PE the link takes over is present until it clears CE
 localparam [11:0] PAPERS_W_STAT = 12'h004;  // R, 4 bits: GO (0), INT (1), IRQ = INT and IE (2), BAD: the mask names a PE >= N (3); as Table 7 reads them
 localparam [11:0] PAPERS_W_IVEC0 = 12'h005;  // R, 32 bits: PE k's D at bit k for k = 0..31, or its arrival (S high, mask naming us) while our PROBE is set; our own bit reads 0
 localparam [11:0] PAPERS_W_IVEC1 = 12'h006;  // R, 32 bits: PE 32+k at bit k (hubs of N > 32 PEs only; NO_REG otherwise)
-localparam [11:0] PAPERS_W_OWNER = 12'h007;  // RW, 1 bits: 1: the link drives this PE's pins inside the hub (any write of SIG, MASK0/1 or CTRL sets it); 0: the parallel-port pins do (after reset)
+localparam [11:0] PAPERS_W_OWNER = 12'h007;  // RW, 1 bits: 1: the link drives this PE's pins inside the hub (any write of SIG, MASK0/1 or CTRL, and a SYNC start, sets it); 0: the parallel-port pins do (after reset)
 localparam [11:0] PAPERS_W_PRESENT0 = 12'h008;  // R, 32 bits: PE k present at bit k for k = 0..31: its CE is 1 at the hub (a cabled PE whose PC drives DB25 pin 17 low, or a link PE whose CTRL has CE); an absent PE reads as alone and idle. The same for every PE
 localparam [11:0] PAPERS_W_PRESENT1 = 12'h009;  // R, 32 bits: PE 32+k at bit k (hubs of N > 32 PEs only; NO_REG otherwise)
+localparam [11:0] PAPERS_W_SYNC = 12'h00A;  // C, 8 / N bits: the whole barrier (_p_wait/_p_waitvec of seed 000 section 4.3.2-4.3.3) done by the hub for this PE, over the mask in MASK0/1: operand 1 byte, D at bit 0 (the waitvec flag, 0 for a plain wait; bits 7..1 must be 0; another len or operand is REFUSED). The engine waits for GO low (the previous barrier's reset), sets SIG to D, S and PROBE (IR kept), waits for GO, drops PROBE, lets the I bits settle, latches the data vector and sets SIG to D alone. Result: ceil(N/8) bytes, the data vector, PE k's D at bit k for the PEs of the mask, our own bit = our D, 0 elsewhere (also in LAST). Sets OWNER. REFUSED while this PE has a CALL in progress or uncollected. GO is the PAL's GO register, not STAT's (an IR interrupt, which reads GO = 0 in Table 7, does not hold up a SYNC); IR is kept as SIG has it, so set or clear IR between SYNCs
+localparam [11:0] PAPERS_W_CANCEL = 12'h00B;  // C, 0 / 8 bits: abandons this PE's SYNC; len 0 (else REFUSED), always accepted; result 1 byte: 0 NONE (nothing in progress or uncollected; SIG untouched), 1 RESET_WAIT (still waiting for the previous barrier's reset; S never raised, nothing changed), 2 WITHDRAWN (S and PROBE dropped and GO did not come within the settle window; LAST = the PEs of the mask that had arrived, as IVEC reads them with PROBE: S up with a mask naming us, our own bit 0), 3 FINISHED (the SYNC had finished or was finishing; LAST holds its vector, which the SYNC will not hand over), 4 FIRED (GO came while S was being withdrawn: the barrier completed for the others, with our D; LAST holds the arrivals, not the data vector). PENDING while S is withdrawn (a few cycles). A CANCEL while a CANCEL's outcome is uncollected answers that outcome. Afterwards (outcomes 1-4) SIG has S and PROBE low, D and IR as they were
+localparam [11:0] PAPERS_W_LAST0 = 12'h00C;  // R, 32 bits: the vector the last SYNC finished with (or, after CANCEL outcome 2 or 4, the arrivals), PE k at bit k for k = 0..31; 0 after reset
+localparam [11:0] PAPERS_W_LAST1 = 12'h00D;  // R, 32 bits: PE 32+k at bit k (hubs of N > 32 PEs only; NO_REG otherwise)
 localparam integer PAPERS_W_STAT_GO = 0;
 localparam integer PAPERS_W_STAT_INT = 1;
 localparam integer PAPERS_W_STAT_IRQ = 2;
 localparam integer PAPERS_W_STAT_BAD = 3;
-localparam [31:0] PAPERS_MAP_HASH = 32'hB0BDC075;  // CRC-32 of this register map
+localparam [2:0] PAPERS_W_CANCEL_NONE = 3'd0;  // CANCEL's outcome
+localparam [2:0] PAPERS_W_CANCEL_RESET_WAIT = 3'd1;  // CANCEL's outcome
+localparam [2:0] PAPERS_W_CANCEL_WITHDRAWN = 3'd2;  // CANCEL's outcome
+localparam [2:0] PAPERS_W_CANCEL_FINISHED = 3'd3;  // CANCEL's outcome
+localparam [2:0] PAPERS_W_CANCEL_FIRED = 3'd4;  // CANCEL's outcome
+localparam [31:0] PAPERS_MAP_HASH = 32'h4320361A;  // CRC-32 of this register map

@@ -9,6 +9,14 @@
 // hub raises bus_req_valid only for addresses in window 1; bus_req_addr[11:0]
 // is the register (docs/papers_regmap.md).  Always ready; one response three
 // cycles after each request; rdata and err are 0 when rsp_valid is low.
+// The engine takes CALLs (docs/link.md rule 8; the manifest's slot says
+// "call": true): bus_req_call marks a CALL access (a write starts SYNC or
+// CANCEL with bus_req_len operand bytes in bus_req_wdata, a read asks for
+// the result), answered PENDING (bus_rsp_err 3) until it has finished, then
+// once with the result in bus_rsp_rdata_hi:bus_rsp_rdata, bus_rsp_len bytes
+// (papers_bus.v says how).  No PAPERS operation has more than 4 operand
+// bytes, so bus_req_wdata_hi is not used; rdata_hi and len are 0 when
+// rsp_valid is low, like rdata and err.
 //
 // Pins: exactly papers_hub's (pe_data, pe_ctrl, pe_stat, pe_led, pe_irq,
 // pe_bad; see rtl/papers/papers_hub.v).  For a PE the link owns (OWNER = 1)
@@ -31,8 +39,13 @@ module papers_slot #(
     input  wire [15:0]     bus_req_addr,
     input  wire [31:0]     bus_req_wdata,
     input  wire [2:0]      bus_req_size,
+    input  wire            bus_req_call,
+    input  wire [31:0]     bus_req_wdata_hi,
+    input  wire [3:0]      bus_req_len,
     output wire            bus_rsp_valid,
     output wire [31:0]     bus_rsp_rdata,
+    output wire [31:0]     bus_rsp_rdata_hi,
+    output wire [3:0]      bus_rsp_len,
     output wire [1:0]      bus_rsp_err,
     input  wire [N*W-1:0]  pe_data,
     input  wire [N*5-1:0]  pe_ctrl,
@@ -53,30 +66,38 @@ module papers_slot #(
     wire [N*W-1:0] hub_data;
     wire [N*5-1:0] hub_ctrl;
     wire           rsp_valid;
-    wire [31:0]    rsp_rdata;
+    wire [31:0]    rsp_rdata, rsp_rdata_hi;
+    wire [3:0]     rsp_len;
     wire [1:0]     rsp_err;
     wire [N-1:0]   present;
+    wire [N-1:0]   go;
 
     papers_bus #(.N(N)) u_bus (
         .clk(clk), .rst(rst),
         .req_valid(bus_req_valid), .req_ready(bus_req_ready), .req_we(bus_req_we), .req_pe(bus_req_pe),
-        .req_reg(bus_req_addr[11:0]), .req_wdata(bus_req_wdata),
-        .rsp_valid(rsp_valid), .rsp_rdata(rsp_rdata), .rsp_err(rsp_err),
+        .req_reg(bus_req_addr[11:0]), .req_wdata(bus_req_wdata), .req_call(bus_req_call), .req_len(bus_req_len),
+        .rsp_valid(rsp_valid), .rsp_rdata(rsp_rdata), .rsp_rdata_hi(rsp_rdata_hi), .rsp_len(rsp_len),
+        .rsp_err(rsp_err),
         .pin_data(pe_data), .pin_ctrl(pe_ctrl), .hub_data(hub_data), .hub_ctrl(hub_ctrl),
-        .hub_stat(pe_stat), .hub_irq(pe_irq), .hub_bad(pe_bad), .hub_present(present)
+        .hub_stat(pe_stat), .hub_irq(pe_irq), .hub_bad(pe_bad), .hub_present(present),
+        .hub_go(go)
     );
 
     papers_hub #(.N(N)) u_hub (
         .clk(clk), .rst(rst),
         .pe_data(hub_data), .pe_ctrl(hub_ctrl),
-        .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad), .pe_present(present)
+        .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad), .pe_present(present),
+        .pe_go(go)
     );
 
     assign bus_rsp_valid = rsp_valid;
     assign bus_rsp_rdata = rsp_valid ? rsp_rdata : 32'd0;
     assign bus_rsp_err   = rsp_valid ? rsp_err : 2'd0;
+    assign bus_rsp_rdata_hi = rsp_valid ? rsp_rdata_hi : 32'd0;
+    assign bus_rsp_len      = rsp_valid ? rsp_len : 4'd0;
 
-    // The window is decoded by the hub; the size is the register's own.
-    wire unused_ok = &{1'b0, bus_req_addr[15:12], bus_req_size};
+    // The window is decoded by the hub; the size is the register's own; no
+    // CALL has operands above bit 31.
+    wire unused_ok = &{1'b0, bus_req_addr[15:12], bus_req_size, bus_req_wdata_hi};
 endmodule
 `default_nettype wire
