@@ -638,6 +638,8 @@ TEST_CASE("board tops: a barrier of PEs on the pins and PEs on the UART complete
             th.start([&, pe] {
                 link::LinkClient c(hub.endpoint(pe), device(board, p), cfg(p));
                 LinkPapersPort port(c, hub.endpoint(pe), pe);
+                // pin by pin: the reference follows SIG from the frames
+                port.use_sync(false);
                 Papers papers(port, to);
                 papers.enqueue(0xf, to);
                 for (unsigned r = 0; r < rounds; ++r) {

@@ -67,10 +67,17 @@ TEST_CASE("papers over the link: barriers in order, waitvec vectors, partitions"
         for (unsigned i = 0; i < 10; ++i) p.wait(to);
     });
     {
-        // A clean stream: nothing lost or dropped, only keep-alives repeated.
+        // A clean stream: nothing lost or dropped, only keep-alives repeated;
+        // one frame per PE per barrier (a SYNC CALL, docs/link.md rule 8),
+        // beside a few at attach and the two mask changes.
         link::LinkClient c(hub.endpoint(0), "linkhub:pe0", cfg());
         auto stat = [&](unsigned i) { return c.read(0, uint16_t(link_defs::INFO_STAT + i), 4); };
-        CHECK(stat(link_defs::STAT_FRAMES_OK) > 4 * rounds * 3);
+        // (keep-alives are resends: the hub counts them as duplicates)
+        const unsigned barriers = 4 * (rounds + 10), frames = stat(link_defs::STAT_FRAMES_OK),
+                       dups = stat(link_defs::STAT_DUP);
+        INFO("frames " << frames << ", of them duplicates " << dups << ", for " << barriers << " barriers");
+        CHECK(frames - dups >= barriers);
+        CHECK(frames - dups <= barriers + 4 * 12);
         CHECK(stat(link_defs::STAT_CRC_ERR) == 0);
         CHECK(stat(link_defs::STAT_OVERRUN) == 0);
         CHECK(stat(link_defs::STAT_BAD_PE) == 0);
@@ -92,7 +99,7 @@ TEST_CASE("papers over the link: barriers and waitvec stay exact with 5% of fram
     // (docs/link.md), so the PAPERS semantics must survive a bad line.
     const uint64_t seed = aggnet::sim::test_seed("papers_link_faults");
     Hub4 hub(4, "papers_link_faults_n4", 20, 200'000'000, {5, seed});
-    const unsigned rounds = 20;
+    const unsigned rounds = 80;
     std::vector<std::vector<uint64_t>> vec(4);
     std::vector<std::vector<bool>> sent(4);
     std::vector<std::vector<uint64_t>> arrive(4), leave(4);
@@ -109,7 +116,7 @@ TEST_CASE("papers over the link: barriers and waitvec stay exact with 5% of fram
         }
     });
     INFO("frames damaged: " << hub.damaged());
-    CHECK(hub.damaged() > 20);
+    CHECK(hub.damaged() > 15);
     for (unsigned i = 0; i < rounds; ++i) {
         uint64_t expect = 0;
         for (unsigned q = 0; q < 4; ++q) expect |= uint64_t(sent[q][i]) << q;

@@ -3,6 +3,7 @@
 #include <aggnet/link_papers.hpp>
 #include <aggnet/papers_regs.hpp>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace aggnet {
@@ -111,6 +112,29 @@ reg_t LinkPapersPort::wait(reg_t watch, reg_t last, Deadline d) {
         const reg_t st = in(d);
         if (((st ^ last) & watch) != 0 || now() >= d.at) return st;
     }
+}
+
+uint64_t LinkPapersPort::sync(bool d, Deadline dl) {
+    // One CALL: the hub raises S, waits for GO and drops S itself; its
+    // RESULT is the data vector.  It leaves SIG at D and IR.
+    ++accesses_;
+    const link::LinkClient::CallResult r = c_.call(pe_, addr(R::W_SYNC), d ? 1 : 0, 1, left(dl, now()));
+    sig_ = uint8_t((d ? 1u << R::DATA_D : 0u) | (sig_ & (1u << R::DATA_IR)));
+    have_sig_ = true;
+    return r.value;
+}
+
+unsigned LinkPapersPort::sync_cancel(uint64_t& last, Deadline dl) {
+    // The SYNC that timed out is still in progress at the hub (link_port
+    // forgot it, the engine did not): CANCEL says how it ended, LAST holds
+    // its vector or who had arrived.  Afterwards S and PROBE are low.
+    const auto wait = std::max<std::chrono::nanoseconds>(left(dl, now()), std::chrono::milliseconds(200));
+    const unsigned outcome = unsigned(c_.call(pe_, addr(R::W_CANCEL), 0, 0, wait).value);
+    last = c_.read(pe_, addr(R::W_LAST0), 4);
+    accesses_ += 2;
+    if (n_ > 32) last |= uint64_t(c_.read(pe_, addr(R::W_LAST1), 4)) << 32, ++accesses_;
+    sig_ = uint8_t(sig_ & ~((1u << R::DATA_S) | (1u << R::DATA_PROBE)));
+    return outcome;
 }
 
 std::string LinkPapersPort::describe() const {

@@ -71,6 +71,12 @@ void Papers::attach() {
         throw Error("papers: this port is PE" + std::to_string(pe_) + " but the hub has only " +
                     std::to_string(n_) + " PEs");
     control_ = static_cast<uint8_t>((1u << R::CONTROL_CE) | (1u << R::CONTROL_U0));
+    if (port_.can_sync()) {
+        // A barrier the hub still runs for this PE (a program before us that
+        // timed out or died in one) would refuse our writes: end it.
+        uint64_t last = 0;
+        port_.sync_cancel(last, io());
+    }
     port_.mode(control_, io());
     last_mask_ = our_mask();
     last_pout_ = pout(last_mask_);
@@ -149,8 +155,6 @@ Papers::Waited Papers::wait_go(bool level, uint64_t mask, Deadline end, std::chr
     }
     const uint64_t here = i_to_mask(st) & others;
     abandoned_ = true;
-    std::ostringstream msg;
-    msg << what << ": PE" << pe_ << " timed out after " << ms(timeout);
     if (level) {
         // Waiting for GO: withdraw S (and PROBE) so that the barrier cannot
         // fire behind our back.  If it fired just before the withdrawal
@@ -162,27 +166,41 @@ Papers::Waited Papers::wait_go(bool level, uint64_t mask, Deadline end, std::chr
             abandoned_ = false;
             return {after, true};
         }
-        const uint64_t missing = others & ~here;
-        const uint64_t never = missing & ~seen, left = missing & seen;
-        msg << " waiting for barrier mask " << hex(mask) << "; never arrived: " << pe_list(never);
-        uint64_t here_now = 0;
-        bool asked = false;
-        try {
-            asked = never && port_.present(here_now, cleanup);
-        } catch (const Error&) {  // the timeout is the news; a failing link shows on the next access
-        }
-        if (asked && (never & ~here_now))
-            msg << " (absent at the hub: " << pe_list(never & ~here_now)
-                << ", whose CE is 0: cable unplugged, PC off, or not attached)";
-        if (left) msg << "; arrived, then left before it completed (timed out themselves, or passed it with "
-                         "a different mask): " << pe_list(left);
-        msg << " (arrived: S high with a mask naming PE" << pe_ << ")";
-        throw TimeoutError(msg.str(), never, left);
+        arrival_timeout(what, timeout, mask, here, seen, cleanup);
     }
     // Waiting for the GO reset of a finished barrier: the PEs still holding S
     // keep GO up (a dead PE's pins stay as it left them).
     put(out_now, cleanup);  // PROBE off again
-    const uint64_t holding = here & mask;
+    reset_timeout(what, timeout, mask, here & mask);
+}
+
+void Papers::arrival_timeout(const char* what, Timeout timeout, uint64_t mask, uint64_t here, uint64_t seen,
+                             Deadline cleanup) {
+    const uint64_t others = mask & ~our_mask();
+    const uint64_t missing = others & ~here;
+    const uint64_t never = missing & ~seen, left = missing & seen;
+    std::ostringstream msg;
+    msg << what << ": PE" << pe_ << " timed out after " << ms(timeout);
+    msg << " waiting for barrier mask " << hex(mask) << "; never arrived: " << pe_list(never);
+    uint64_t here_now = 0;
+    bool asked = false;
+    try {
+        asked = never && port_.present(here_now, cleanup);
+    } catch (const Error&) {  // the timeout is the news; a failing link shows on the next access
+    }
+    if (asked && (never & ~here_now))
+        msg << " (absent at the hub: " << pe_list(never & ~here_now)
+            << ", whose CE is 0: cable unplugged, PC off, or not attached)";
+    if (left) msg << "; arrived, then left before it completed (timed out themselves, or passed it with "
+                     "a different mask): " << pe_list(left);
+    msg << " (arrived: S high with a mask naming PE" << pe_ << ")";
+    throw TimeoutError(msg.str(), never, left);
+}
+
+void Papers::reset_timeout(const char* what, Timeout timeout, uint64_t mask, uint64_t holding) {
+    const uint64_t others = mask & ~our_mask();
+    std::ostringstream msg;
+    msg << what << ": PE" << pe_ << " timed out after " << ms(timeout);
     msg << " waiting for the reset of barrier mask " << hex(mask);
     if (holding) {
         msg << "; never released (still holding S): " << pe_list(holding);
@@ -191,6 +209,48 @@ Papers::Waited Papers::wait_go(bool level, uint64_t mask, Deadline end, std::chr
     msg << "; no PE of it holds S naming PE" << pe_ << ", so one of " << pe_list(others)
         << " has changed its mask to leave PE" << pe_ << " out";
     throw TimeoutError(msg.str(), others, 0);
+}
+
+bool Papers::hub_sync(bool d, Deadline end, std::chrono::nanoseconds timeout, const char* what, uint64_t& vec) {
+    // The whole of sync() below, and the reset after it, done by the hub in
+    // one operation (a link port's SYNC CALL).  It leaves our D at d and S
+    // and PROBE low, as the pin path's last P_OUT does.
+    const reg_t after = last_pout_ | (d ? bit(R::DATA_D) : 0) | ir_bit();
+    try {
+        vec = port_.sync(d, Deadline{end.at - cleanup_margin(timeout)});
+        cur_ = after;
+        abandoned_ = false;
+        return true;
+    } catch (const TimeoutError&) {
+    }
+    // The hub still has it: cancel, and learn how it ended.
+    const Deadline cleanup{std::max(end.at, port_.now() + std::chrono::milliseconds(200))};
+    uint64_t last = 0;
+    const unsigned outcome = port_.sync_cancel(last, cleanup);
+    cur_ = after;
+    switch (outcome) {
+    case R::W_CANCEL_FINISHED:  // it completed as we gave up: LAST is its vector
+        vec = last;
+        abandoned_ = false;
+        return true;
+    case R::W_CANCEL_FIRED:  // GO came as S was withdrawn: completed for everyone
+        vec = (i_to_mask(port_.in(cleanup)) & last_mask_) | (d ? our_mask() : 0);
+        abandoned_ = false;
+        return true;
+    case R::W_CANCEL_WITHDRAWN: {
+        // LAST: every PE seen arrived during the wait; who is there now
+        // tells those that came and left from those still waiting
+        abandoned_ = true;
+        const uint64_t seen = last & last_mask_ & ~our_mask();
+        arrival_timeout(what, timeout, last_mask_, arrived() & seen, seen, cleanup);
+    }
+    case R::W_CANCEL_RESET_WAIT:
+        abandoned_ = true;
+        reset_timeout(what, timeout, last_mask_, arrived() & last_mask_);
+    default:
+        throw Error(std::string(what) + ": PE" + std::to_string(pe_) + ": the hub's CANCEL answered " +
+                    std::to_string(outcome) + " for a barrier it was running (expected 1..4)");
+    }
 }
 
 Papers::Waited Papers::sync(reg_t b, Deadline end, std::chrono::nanoseconds timeout, const char* what) {
@@ -239,6 +299,8 @@ void Papers::enqueue(uint64_t mask, Timeout timeout) {
 void Papers::wait(Timeout timeout) {
     if (!(last_mask_ & ~our_mask())) return;  // alone: nothing to do
     const Deadline end = port_.in_time(timeout);
+    uint64_t vec = 0;
+    if (port_.can_sync() && !abandoned_ && hub_sync(false, end, timeout, "wait", vec)) return;
     sync(last_pout_, end, timeout, "wait");
     put(last_pout_ | ir_bit(), end);  // P_OUT(p): reset barrier
     abandoned_ = false;
@@ -248,6 +310,9 @@ uint64_t Papers::waitvec(bool flag, Timeout timeout) {
     uint64_t result = flag ? our_mask() : 0;
     if (last_mask_ & ~our_mask()) {
         const Deadline end = port_.in_time(timeout);
+        uint64_t vec = 0;
+        if (port_.can_sync() && !abandoned_ && hub_sync(flag, end, timeout, "waitvec", vec))
+            return (vec & last_mask_) | result;
         const reg_t b = flag ? (last_pout_ | bit(R::DATA_D)) : last_pout_;
         const Waited w = sync(b, end, timeout, "waitvec");
         // PROBE off (S kept up, so nobody's GO resets and changes D under us),

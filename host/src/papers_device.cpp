@@ -21,6 +21,9 @@ public:
     reg_t wait(reg_t watch, reg_t last, Deadline d) override { return inner().wait(watch, last, d); }
     void flush(Deadline d) override { inner().flush(d); }
     bool present(uint64_t& pes, Deadline d) override { return inner().present(pes, d); }
+    bool can_sync() const override { return inner().can_sync(); }
+    uint64_t sync(bool d, Deadline dl) override { return inner().sync(d, dl); }
+    unsigned sync_cancel(uint64_t& last, Deadline dl) override { return inner().sync_cancel(last, dl); }
     uint64_t accesses() const override { return inner().accesses(); }
     std::string describe() const override { return inner().describe(); }
     virtual Transport* transport() { return nullptr; }

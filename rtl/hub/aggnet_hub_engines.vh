@@ -14,10 +14,13 @@
     localparam [15:0] ENGINE_BITS = ((EN_PAPERS != 0) ? 16'd1 << 1 : 16'd0) | ((EN_NAND != 0) ? 16'd1 << 2 : 16'd0) | ((EN_BESU != 0) ? 16'd1 << 3 : 16'd0) | ((EN_SCRATCH != 0) ? 16'd1 << 15 : 16'd0);
 
     // ---- window 1: papers (rtl/papers/manifest.json) ----
-    wire        papers_sel = bus_req_valid && win == 4'd1 && EN_PAPERS != 0 && !bus_req_call;
+    wire        papers_sel = bus_req_valid && win == 4'd1 && EN_PAPERS != 0;
     wire        papers_req_ready, papers_rsp_valid;
     wire [31:0] papers_rsp_rdata;
     wire [1:0]  papers_rsp_err;
+    wire [31:0] papers_rsp_rdata_hi;
+    wire [3:0]  papers_rsp_len;
+    wire        papers_busy;
     generate
         if (EN_PAPERS != 0) begin : g_papers
             papers_slot #(.N(N)) u_papers (
@@ -33,6 +36,12 @@
                 .bus_rsp_valid(papers_rsp_valid),
                 .bus_rsp_rdata(papers_rsp_rdata),
                 .bus_rsp_err(papers_rsp_err),
+                .bus_req_call(bus_req_call),
+                .bus_req_wdata_hi(bus_req_wdata_hi),
+                .bus_req_len(bus_req_len),
+                .bus_rsp_rdata_hi(papers_rsp_rdata_hi),
+                .bus_rsp_len(papers_rsp_len),
+                .busy(papers_busy),
                 .pe_data(pe_data),
                 .pe_ctrl(pe_ctrl),
                 .pe_stat(pe_stat),
@@ -45,6 +54,9 @@
             assign papers_rsp_valid = 1'b0;
             assign papers_rsp_rdata = 32'd0;
             assign papers_rsp_err   = 2'd0;
+            assign papers_rsp_rdata_hi = 32'd0;
+            assign papers_rsp_len = 4'd0;
+            assign papers_busy = 1'b0;
             assign pe_stat = {(N*W){1'b0}};
             assign pe_led = {(N*LW){1'b0}};
             assign pe_irq = {(N){1'b0}};
@@ -153,9 +165,9 @@
     wire        eng_rsp_valid = papers_rsp_valid | nand_rsp_valid | besu_rsp_valid | scratch_rsp_valid;
     wire [31:0] eng_rsp_rdata = papers_rsp_rdata | nand_rsp_rdata | besu_rsp_rdata | scratch_rsp_rdata;
     wire [1:0]  eng_rsp_err   = papers_rsp_err | nand_rsp_err | besu_rsp_err | scratch_rsp_err;
-    wire [31:0] eng_rsp_rdata_hi = 32'd0;
-    wire [3:0]  eng_rsp_len   = 4'd0;
-    wire        eng_busy      = 1'b0;
+    wire [31:0] eng_rsp_rdata_hi = papers_rsp_rdata_hi;
+    wire [3:0]  eng_rsp_len   = papers_rsp_len;
+    wire        eng_busy      = papers_busy;
     // cycles from a bus write to the engines' registers' final value (link_port's
     // SETTLE, for its idle output): the largest of the built engines' "settle"
     function integer eng_settle_max(input integer unused);

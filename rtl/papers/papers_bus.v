@@ -42,14 +42,18 @@
 // Papers::sync + waitvec do it over the link in four round trips:
 //   RWAIT   wait for GO low (the previous barrier's reset; our D may still
 //           be read by the PEs of that barrier, so D is not changed yet)
-//   ARRIVE  SIG := D|S|PROBE (IR kept); wait for GO high
+//   ARRIVE  SIG := D|S|PROBE (IR kept), LAST := 0; wait for GO high; once
+//           PROBE has settled, LAST collects every PE of our mask seen
+//           arrived (I bits with PROBE), for a CANCEL to tell those that
+//           arrived and left from those that never came
 //   SETTLE  SIG := D|S (PROBE off, S kept so that nobody's GO resets and
 //           changes D under us); wait SETTLE cycles for the I bits to show D
 //   SDONE   LAST := the I bits (PE order) of our mask, our own bit = D;
 //           SIG := D (S off: the barrier resets); the result waits for its ask
 // and for CANCEL:
-//   WDRAW1  (from ARRIVE) wait until PROBE has settled, LAST := arrivals
-//           (I bits with PROBE, of our mask), SIG := D (S and PROBE off)
+//   WDRAW1  (from ARRIVE) wait until PROBE has settled, LAST |= arrivals
+//           (I bits with PROBE, of our mask: every PE seen arrived during
+//           the wait), SIG := D (S and PROBE off)
 //   WDRAW2  SETTLE cycles more, watching GO (sticky): a GO our S caused
 //           before it dropped shows within them; outcome FIRED or WITHDRAWN
 //   CDONE   the outcome waits for its ask
@@ -123,7 +127,8 @@ module papers_bus #(
     input  wire [N-1:0]    hub_irq,
     input  wire [N-1:0]    hub_bad,
     input  wire [N-1:0]    hub_present,
-    input  wire [N-1:0]    hub_go
+    input  wire [N-1:0]    hub_go,
+    output wire            moving
 );
 `include "papers_regs.vh"
 
@@ -374,6 +379,8 @@ module papers_bus #(
     wire [N*4-1:0] sig_next;           // PE a's SIG next cycle (a plain write, or the machine's)
     wire [N-1:0]   m_last_we;
     wire [N*N-1:0] m_last;
+    wire [N-1:0]   m_count;   // a machine counts its settle cycles
+    wire [N-1:0]   m_sig;     // a machine changes its SIG this cycle
 
     genvar gc;
     generate
@@ -479,10 +486,27 @@ module papers_bus #(
                 plain ? s_wdata[PAPERS_DATA_D] : to_arrive ? dop : sig[gc][PAPERS_DATA_D];
             assign sig_next[gc*4 + PAPERS_DATA_IR] = plain ? s_wdata[PAPERS_DATA_IR] : sig[gc][PAPERS_DATA_IR];
             assign m_start[gc]   = start;
-            assign m_last_we[gc] = fin_sync || to_wdraw2;
-            assign m_last[gc*N +: N] = st_settle ? vec : arrived;
+            assign m_count[gc]   = st_settle || st_wdraw1 || st_wdraw2;
+            assign m_sig[gc]     = to_arrive || to_settle || fin_sync || to_wdraw2;
+            // LAST: cleared on entry to ARRIVE, then collecting the arrivals
+            // (once PROBE has settled: cz) until the withdrawal, or the vector
+            assign m_last_we[gc] = fin_sync || to_wdraw2 || to_arrive || (st_arrive && cz);
+            assign m_last[gc*N +: N] = st_settle ? vec : to_arrive ? {N{1'b0}} : (last[gc] | arrived);
         end
     endgenerate
+
+    // moving: the machines' state moves on by itself (for the link port's
+    // idle, which only a simulation reads; a board leaves it unused): one
+    // counts its settle cycles, or one changed its SIG in the last SETTLE + 1
+    // cycles, which reaches every machine's GO and I bits through
+    // papers_hub's synchronizers and status register.
+    reg [2:0] mv_cnt;
+    always @(posedge clk) begin
+        if (rst) mv_cnt <= 3'd0;
+        else if (|m_sig) mv_cnt <= SETTLE[2:0] + 3'd1;
+        else if (mv_cnt != 3'd0) mv_cnt <= mv_cnt - 3'd1;
+    end
+    assign moving = |m_count || |m_sig || mv_cnt != 3'd0;
 
     // Stage 2's answer to a CALL, from PE p's machine as it is in this cycle
     wire       busy_p = |(busy & p_hot);

@@ -46,6 +46,7 @@ module papers_slot #(
     output wire [31:0]     bus_rsp_rdata,
     output wire [31:0]     bus_rsp_rdata_hi,
     output wire [3:0]      bus_rsp_len,
+    output wire            busy,
     output wire [1:0]      bus_rsp_err,
     input  wire [N*W-1:0]  pe_data,
     input  wire [N*5-1:0]  pe_ctrl,
@@ -80,7 +81,7 @@ module papers_slot #(
         .rsp_err(rsp_err),
         .pin_data(pe_data), .pin_ctrl(pe_ctrl), .hub_data(hub_data), .hub_ctrl(hub_ctrl),
         .hub_stat(pe_stat), .hub_irq(pe_irq), .hub_bad(pe_bad), .hub_present(present),
-        .hub_go(go)
+        .hub_go(go), .moving(busy)
     );
 
     papers_hub #(.N(N)) u_hub (

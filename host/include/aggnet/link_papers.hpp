@@ -39,6 +39,13 @@ public:
     void mode(uint8_t control, Deadline d) override;
     reg_t wait(reg_t watch, reg_t last, Deadline d) override;
     bool present(uint64_t& pes, Deadline d) override;  ///< PRESENT0/1
+    bool can_sync() const override { return sync_; }
+    /// Barriers as one SYNC CALL each (the default), or, off, pin by pin as
+    /// through a PC's port: writes of SIG and WAITs on STAT (for a test that
+    /// follows the PE's registers frame by frame).
+    void use_sync(bool on) { sync_ = on; }
+    uint64_t sync(bool d, Deadline dl) override;                  ///< one SYNC CALL
+    unsigned sync_cancel(uint64_t& last, Deadline dl) override;   ///< CANCEL, then LAST0/1
     uint64_t accesses() const override { return accesses_; }
     std::string describe() const override;
 
@@ -51,7 +58,7 @@ private:
     link::LinkClient& c_;
     link::LinkPipe& pipe_;
     unsigned pe_, n_ = 0;
-    bool have_sig_ = false, have_mask_ = false;
+    bool have_sig_ = false, have_mask_ = false, sync_ = true;
     uint8_t sig_ = 0;
     uint64_t mask_ = 0;
     uint64_t accesses_ = 0;

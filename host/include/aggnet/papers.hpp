@@ -70,6 +70,27 @@ public:
         (void)pes, (void)d;
         return false;
     }
+    /// Whether the hub runs a whole barrier for this PE in one operation
+    /// (the link's SYNC CALL, docs/papers_regmap.md); a parallel port cannot,
+    /// and Papers then drives S and reads GO itself.
+    virtual bool can_sync() const { return false; }
+    /// One barrier done by the hub, as _p_wait / _p_waitvec (seed 000
+    /// section 4.3.2-4.3.3): wait for the last barrier's reset, raise S with
+    /// D = `d`, wait for GO, drop S.  Returns the data vector (bit k = PE
+    /// k's D, for the PEs of the mask; ours = d).  Throws TimeoutError when
+    /// `d` passes first; the barrier then stays in progress at the hub
+    /// until sync_cancel().
+    virtual uint64_t sync(bool d, Deadline dl) {
+        (void)d, (void)dl;
+        throw Error("papers: this port cannot run a barrier at the hub");
+    }
+    /// Ends a sync() that timed out: the hub's outcome (papers_regs
+    /// W_CANCEL_*) and its LAST vector (the data vector of a barrier that
+    /// finished, or the PEs that had arrived at one withdrawn).
+    virtual unsigned sync_cancel(uint64_t& last, Deadline dl) {
+        (void)last, (void)dl;
+        throw Error("papers: this port cannot run a barrier at the hub");
+    }
     /// Register requests made so far.
     virtual uint64_t accesses() const = 0;
     virtual std::string describe() const = 0;
@@ -159,6 +180,16 @@ private:
     /// P_OUT through here, so that cur_ always holds our data pins.
     void put(reg_t data, Deadline d);
     Waited sync(reg_t b, Deadline end, Timeout timeout, const char* what);
+    /// The barrier at the hub (port_.can_sync()): true with the data vector
+    /// in `vec` when it completed; throws TimeoutError as sync() does.
+    bool hub_sync(bool d, Deadline end, Timeout timeout, const char* what, uint64_t& vec);
+    /// The TimeoutError of a barrier whose mask's PEs `here` had arrived
+    /// (`seen`: arrived during the wait, then left) when we gave up.
+    [[noreturn]] void arrival_timeout(const char* what, Timeout timeout, uint64_t mask, uint64_t here,
+                                      uint64_t seen, Deadline cleanup);
+    /// The TimeoutError of a wait for the reset of a barrier that PEs
+    /// `holding` keep up.
+    [[noreturn]] void reset_timeout(const char* what, Timeout timeout, uint64_t mask, uint64_t holding);
 
     std::unique_ptr<LptPort> own_port_;  ///< when built from a Transport
     PapersPort& port_;
