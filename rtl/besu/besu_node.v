@@ -171,7 +171,10 @@ module besu_node #(
     reg           c_v, c_eur;
     reg  [NB-1:0] c_hold;
     // a BAR_CALL start that writes its code: to besu_ctl like a BAR_CTL write
-    // (same table, same mode), when its operand is a wait and none is pending
+    // (same table, same mode), when its operand is a wait and none is pending.
+    // The operand's checks are decoded with the request (besu_decode) and c_v
+    // is a flip-flop, so the write enable gains inputs from registers only
+    // (timing: the enable feeds every BESU's next state, docs/besu.md)
     wire        call_wr = acc_dec[D_CALL] && acc_dec[D_CARG] && !acc_dec[D_CNW] && !c_v;
     wire        ctl_wr  = acc_valid && acc_we && (acc_dec[D_CTL] || call_wr);
     wire        cfg_wr  = acc_valid && acc_we && acc_dec[D_CFG];
