@@ -23,8 +23,11 @@ struct EngineBus {
     Harness<V> h;
     explicit EngineBus(const std::string& name) : h(name) { h.reset(); }
 
-    void present(bool we, unsigned pe, uint16_t reg, uint32_t wdata) {
+    void present(bool we, unsigned pe, uint16_t reg, uint32_t wdata, bool call = false, unsigned len = 0) {
         h->bus_req_valid = 1;
+        h->bus_req_call = call;
+        h->bus_req_len = len;
+        h->bus_req_wdata_hi = 0;
         h->bus_req_we = we;
         h->bus_req_pe = pe;
         h->bus_req_addr = uint16_t(WINDOW_BASE | reg);
@@ -32,15 +35,18 @@ struct EngineBus {
         h->bus_req_size = 4;
         if (!h->bus_req_ready) throw std::runtime_error("besu_engine: bus_req_ready low");
     }
-    Rsp access(bool we, unsigned pe, uint16_t reg, uint32_t wdata = 0) {
-        present(we, pe, reg, wdata);
+    Rsp access(bool we, unsigned pe, uint16_t reg, uint32_t wdata = 0, bool call = false, unsigned len = 0) {
+        present(we, pe, reg, wdata, call, len);
         h.tick();
         h->bus_req_valid = 0;
+        h->bus_req_call = 0;
         for (unsigned i = 0; i < 8; ++i) {
             if (h->bus_rsp_valid) {
                 Rsp r;
                 r.err = h->bus_rsp_err;
                 r.rdata = h->bus_rsp_rdata;
+                r.len = h->bus_rsp_len;
+                r.rdata_hi = h->bus_rsp_rdata_hi;
                 h.tick();
                 return r;
             }
@@ -63,6 +69,13 @@ struct EngineBus {
         return r.rdata;
     }
     unsigned state(unsigned pe, unsigned b) { return read(pe, uint16_t(R_CTL + b)); }
+    /// A CALL's start (a write with bus_req_call, `len` operand bytes) and
+    /// an ask for its result (a read with bus_req_call), as link_port makes
+    /// them (docs/link.md, "The engine register bus").
+    Rsp call_start(unsigned pe, uint16_t reg, uint32_t operand, unsigned len) {
+        return access(true, pe, reg, operand, true, len);
+    }
+    Rsp call_ask(unsigned pe, uint16_t reg) { return access(false, pe, reg, 0, true, 0); }
     /// Supervisor: every node's BAR_CFG[b] (cfg[i] for node i).
     void load(unsigned b, const std::vector<uint32_t>& cfg) {
         for (unsigned i = 0; i < cfg.size(); ++i) {

@@ -46,7 +46,14 @@ constexpr uint16_t R_CTL = regs_::BAR_CTL, R_CFG = regs_::BAR_CFG, R_JOINED = re
                    R_ERR = regs_::ERR, R_MODE = regs_::MODE, R_SHAPE = regs_::SHAPE, R_LINKS = regs_::LINKS,
                    R_FAULT = regs_::FAULT;
 constexpr uint32_t KEY = 0x53455550;
-enum BusErr : unsigned { OK = 0, NO_REG = 1, REFUSED = 2 };
+enum BusErr : unsigned { OK = 0, NO_REG = 1, REFUSED = 2, PENDING = 3 };
+// docs/besu_regmap.md, "CALL registers": BAR_CALL[n] and CANCEL, their
+// operand bits and CANCEL's outcomes (aggnet's, not the seed's: from the table)
+constexpr uint16_t R_CALL = regs_::BAR_CALL, R_CANCEL = regs_::CANCEL;
+constexpr unsigned CALL_NOWRITE = aggnet::besu::CALL_NOWRITE, CALL_EUREKA = aggnet::besu::CALL_EUREKA;
+constexpr unsigned CANCEL_NONE = aggnet::besu::CANCEL_NONE, CANCEL_WITHDRAWN = aggnet::besu::CANCEL_WITHDRAWN,
+                   CANCEL_FINISHED = aggnet::besu::CANCEL_FINISHED;
+constexpr unsigned C_CALLARG = 9, C_BUSY = 10, C_NOWAIT = 11;
 
 /// BAR_CFG (figure 6): bit 0 PE, bits 1..6 children +X..-Z, bits 12..9 parent.
 constexpr uint32_t cfg_word(bool pe, unsigned kids, unsigned parent) {
@@ -153,6 +160,8 @@ struct Rsp {
     unsigned err = OK;
     uint32_t rdata = 0;
     bool exact = true;  ///< false: the model does not know the value (JOINED)
+    unsigned len = 0;   ///< a finished CALL's result bytes (bus_rsp_len)
+    uint32_t rdata_hi = 0;
 };
 
 /// Every node's registers and the partitions' semantics.
@@ -214,6 +223,65 @@ public:
         return s;
     }
 
+    /// A CALL access (docs/besu_regmap.md, "CALL registers"): a start (we,
+    /// `len` operand bytes) or an ask.  The model's fabric is instantaneous,
+    /// but a start that writes its code is answered PENDING, as the RTL
+    /// answers it (the event needs cycles there); the next ask finds it.
+    Rsp call(unsigned node, bool we, uint16_t reg, uint32_t operand, unsigned len) {
+        fanned_ = false;
+        Node& n = nodes_.at(node);
+        Rsp r;
+        const unsigned idx = reg & 0xff;
+        auto fin = [](unsigned s, bool eur) { return eur ? (s & 6) == 2 : (s & 6) == 6; };
+        if (reg == R_CANCEL) {
+            if (!we) return r.err = REFUSED, r;
+            if (len != 0) return refuse(n, C_CALLARG, reg);
+            unsigned out = CANCEL_NONE, s = 0;
+            if (n.call) {
+                s = n.state[n.call_b];
+                out = fin(s, n.call_eur) ? CANCEL_FINISHED : CANCEL_WITHDRAWN;
+            }
+            n.call = false;
+            r.rdata = out << 4 | s;
+            r.len = 1;
+            return r;
+        }
+        if ((reg & 0xf00) != R_CALL) return r.err = NO_REG, r;
+        if (idx >= nb_) return refuse(n, C_RANGE, reg);
+        if (!we) {
+            if (!n.call || n.call_b != idx) return r.err = REFUSED, r;
+            if (!fin(n.state[idx], n.call_eur)) return r.err = PENDING, r;
+            n.call = false;
+            r.rdata = n.state[idx];
+            r.len = 1;
+            return r;
+        }
+        const unsigned code = operand & 7;
+        const bool nw = operand & CALL_NOWRITE, eur = operand & CALL_EUREKA;
+        const bool arg = len == 1 && (operand >> 5) == 0 &&
+                         (nw ? code == OP_CLEAR : (!eur && (code == OP_BAR || code == OP_BAR_I || code == OP_EUR_B)));
+        if (!arg) return refuse(n, C_CALLARG, reg);
+        if (n.call) return refuse(n, C_BUSY, reg);
+        if (!nw) {
+            const Rsp w = access(node, true, uint16_t(R_CTL + idx), code);
+            if (w.err != OK) return w;
+            n.call = true, n.call_b = idx, n.call_eur = eur;
+            return r.err = PENDING, r;
+        }
+        const bool member = (n.cfg[idx] & 1) && (n.cfg[idx] >> 9 & 0xf) != P_NC;
+        const unsigned s = n.state[idx];
+        if (!member || bool(s & 4) == eur) return refuse(n, C_NOWAIT, reg);
+        if (fin(s, eur)) return r.rdata = s, r.len = 1, r;
+        n.call = true, n.call_b = idx, n.call_eur = eur;
+        return r.err = PENDING, r;
+    }
+    /// Whether node's PE has a BAR_CALL pending, and on which BESU.
+    bool call_pending(unsigned node, unsigned* b = nullptr) const {
+        const Node& n = nodes_.at(node);
+        if (b) *b = n.call_b;
+        return n.call;
+    }
+
     Rsp access(unsigned node, bool we, uint16_t reg, uint32_t wdata) {
         fanned_ = false;
         Node& n = nodes_.at(node);
@@ -223,6 +291,7 @@ public:
             if (idx >= nb_) return refuse(n, C_RANGE, reg);
             if (region == 0) {
                 if (!we) return r.rdata = n.state[idx], r;
+                if (n.call && n.call_b == idx) return refuse(n, C_BUSY, reg);  // CANCEL first
                 const bool member = (n.cfg[idx] & 1) && (n.cfg[idx] >> 9 & 0xf) != P_NC;
                 const CtlOut o = ctl_ref(n.state[idx], 0, true, wdata & 7, member, n.super);
                 if (o.refused) return refuse(n, o.cause, reg);
@@ -237,6 +306,7 @@ public:
                 if (!n.super) return refuse(n, C_PRIV, reg);
                 if (!cfg_ok(node, wdata)) return refuse(n, C_BADCFG, reg);
                 forget(node, idx);
+                if (n.call && n.call_b == idx) n.call = false;  // withdrawn with the BESU's reset
                 n.cfg[idx] = wdata;
                 n.state[idx] = S_IDLE;
                 return r;
@@ -286,6 +356,8 @@ private:
         std::vector<unsigned> state;
         uint32_t ir = 0, err = 0, fault = 0;
         bool super = false;
+        bool call = false, call_eur = false;  // the pending BAR_CALL: its BESU, a eureka wait
+        unsigned call_b = 0;
     };
     Mesh m_;
     unsigned nb_;

@@ -12,7 +12,12 @@
 //     BAR_CFG and FAULT, a wrong key, BAR_CFG values the node cannot hold, a
 //     mis-wired tree (STRAY), a cut link;
 //   * the latency bound: a barrier completes everywhere within 2 * depth + 3
-//     cycles of the last join.
+//     cycles of the last join;
+//   * the CALL registers (docs/besu_regmap.md, "CALL registers"): BAR_CALL
+//     with the Table 3 codes that wait (100, 101, 110) and the wait-only
+//     operands, asks, CANCEL's three outcomes, BUSY, CALLARG, NOWAIT, no
+//     supervisor operation through a CALL, in the random runs and directed,
+//     against FabricModel::call.
 #include "besu_bus.hpp"
 #include "besu_model.hpp"
 #include "harness.hpp"
@@ -225,6 +230,30 @@ void random_fabric(const char* name, const M::Mesh& m, unsigned nb, unsigned rou
         if (want.err == M::REFUSED) ++refusals;
         return model.fanned_out();
     };
+    // one CALL access (start or ask) on both
+    uint64_t calls = 0, call_done = 0, cancels = 0;
+    auto call_both = [&](unsigned node, bool we, uint16_t reg, uint32_t v, unsigned len) {
+        const M::Rsp want = model.call(node, we, reg, v, len);
+        const M::Rsp got = bus.access(we, node, reg, v, true, len);
+        ++accesses;
+        ++calls;
+        if (std::getenv("BESU_DEBUG"))
+            std::printf("%llu: node %u CALL %s 0x%03x 0x%x/%u -> %u 0x%x (model %u 0x%x)\n",
+                        (unsigned long long)bus.h.cycle(), node, we ? "start" : "ask", reg, v, len, got.err, got.rdata,
+                        want.err, want.rdata);
+        INFO(name << " seed " << seed << ": node " << node << (we ? " CALL start" : " CALL ask") << " reg 0x"
+                  << std::hex << reg << " operand 0x" << v << " len " << len);
+        REQUIRE(got.err == want.err);
+        if (want.err == M::OK) {
+            REQUIRE(got.rdata == want.rdata);
+            REQUIRE(got.len == want.len);
+            ++call_done;
+        } else {
+            REQUIRE(got.len == 0u);
+        }
+        if (want.err == M::REFUSED) ++refusals;
+        return model.fanned_out();
+    };
     auto compare_all = [&] {
         bus.settle();
         for (unsigned i = 0; i < n; ++i) {
@@ -281,7 +310,35 @@ void random_fabric(const char* name, const M::Mesh& m, unsigned nb, unsigned rou
             const unsigned s = model.state(node, b);
             const bool pending = s == M::S_ARM || s == M::S_ARM_I;
             unsigned code;
-            const unsigned pick = rnd(20);
+            unsigned cb = 0;
+            const bool has_call = model.call_pending(node, &cb);
+            const unsigned pick = rnd(24);
+            if (pick >= 20) {
+                // the CALL registers: an ask or a CANCEL for this BESU's pending
+                // BAR_CALL, else a start (mostly a wait, sometimes a bad operand)
+                bool fan = false;
+                if (has_call && cb == b && pick < 23) {
+                    if (pick < 22) {
+                        call_both(node, false, uint16_t(M::R_CALL + b), 0, 0);
+                    } else {
+                        call_both(node, true, M::R_CANCEL, 0, 0);
+                        ++cancels;
+                    }
+                } else {
+                    static const unsigned ops[] = {M::OP_BAR, M::OP_BAR, M::OP_BAR_I, M::OP_EUR_B,
+                                                   M::CALL_NOWRITE, M::CALL_NOWRITE | M::CALL_EUREKA,
+                                                   M::OP_RESET, M::OP_EUR};
+                    const unsigned op = ops[rnd(8)];
+                    const unsigned len = rnd(16) ? 1 : rnd(3) * 2;
+                    fan = call_both(node, true, uint16_t(M::R_CALL + b), op, len);
+                }
+                if (fan) {
+                    busy_until[pi] = bus.h.cycle() + 4 * n + 8;
+                    (model.state(node, b) >= M::S_ARM ? completions : eurekas) += 1;
+                }
+                if (rnd(40) == 0) compare_all();
+                continue;
+            }
             if (pick < 2) {
                 both(node, false, uint16_t(M::R_CTL + b), 0);
                 continue;
@@ -316,11 +373,14 @@ void random_fabric(const char* name, const M::Mesh& m, unsigned nb, unsigned rou
         for (unsigned i = 0; i < n; ++i) both(i, true, M::R_ERR, 1);
     }
     std::printf("%s: %u rounds, %llu accesses, %llu barrier completions, %llu eurekas, %llu refusals, %llu full "
-                "compares\n",
+                "compares; %llu CALL accesses, %llu finished, %llu CANCELs\n",
                 name, rounds, (unsigned long long)accesses, (unsigned long long)completions,
-                (unsigned long long)eurekas, (unsigned long long)refusals, (unsigned long long)compares);
+                (unsigned long long)eurekas, (unsigned long long)refusals, (unsigned long long)compares,
+                (unsigned long long)calls, (unsigned long long)call_done, (unsigned long long)cancels);
     CHECK(completions > rounds);
     CHECK(eurekas > rounds / 2);
+    CHECK(call_done > rounds);
+    CHECK(cancels > rounds / 4);
 }
 
 TEST_CASE("besu: random partitions, roots and arrival orders on a 2x2x2 mesh", "[besu][random]") {
@@ -398,6 +458,165 @@ TEST_CASE("besu: bad input is refused, logged, and changes nothing", "[besu][err
     CHECK((e >> 24) == 2);
     // a PE beyond the mesh has no registers
     CHECK(bus.access(false, 9, M::R_SHAPE).err == M::NO_REG);
+}
+
+// ---- the CALL registers -------------------------------------------------------------------
+
+TEST_CASE("besu: BAR_CALL waits (Table 3 codes 100, 101, 110), CANCEL, refusals", "[besu][call]") {
+    Bus<Vbesu_engine_2x2x2> bus("besu_call");
+    M::FabricModel model(M::Mesh{2, 2, 2}, 32);
+    // one access on both, as the documented answer says (err; the result
+    // byte when OK); the ERR log agrees and is cleared after
+    auto expect = [&](unsigned node, bool call, bool we, uint16_t reg, uint32_t v, unsigned len, unsigned err,
+                      unsigned cause, const char* what, int result = -1) {
+        INFO(what);
+        const M::Rsp want = call ? model.call(node, we, reg, v, len) : model.access(node, we, reg, v);
+        const M::Rsp got = bus.access(we, node, reg, v, call, len);
+        CHECK(want.err == err);  // the model agrees with docs/besu_regmap.md
+        CHECK(got.err == err);
+        if (err == M::OK && call) {
+            CHECK(got.len == 1u);
+            CHECK(want.len == 1u);
+            CHECK(got.rdata == want.rdata);
+            if (result >= 0) CHECK(got.rdata == unsigned(result));
+        } else {
+            CHECK(got.len == 0u);
+        }
+        CHECK(got.rdata_hi == 0u);
+        const uint32_t e = bus.read(node, M::R_ERR);
+        CHECK(e == model.err(node));
+        if (cause) CHECK((e >> 4 & 0xf) == cause);
+        else CHECK(e == 0);
+        bus.write(node, M::R_ERR, 1);
+        model.access(node, true, M::R_ERR, 1);
+        return got.rdata;
+    };
+    auto settle = [&] { bus.settle(); };
+    const unsigned b = 4;
+    const uint16_t CALL = uint16_t(M::R_CALL + b), CTL = uint16_t(M::R_CTL + b);
+    // a partition of nodes 0 and 1 on BESU 4 (node 0 the root)
+    const auto cfg = aggnet::besu::plan(aggnet::besu::Mesh{2, 2, 2}, {0, 1}, 0);
+    for (unsigned i = 0; i < 8; ++i) {
+        expect(i, false, true, M::R_MODE, M::KEY, 0, M::OK, 0, "supervisor");
+        expect(i, false, true, uint16_t(M::R_CFG + b), cfg[i], 0, M::OK, 0, "BAR_CFG");
+        expect(i, false, true, M::R_MODE, 0, 0, M::OK, 0, "user");
+    }
+
+    // which accesses reach which registers
+    expect(0, true, true, CTL, M::OP_BAR, 1, M::NO_REG, 0, "a CALL to BAR_CTL (not a CALL register)");
+    expect(0, true, true, M::R_MODE, M::KEY, 4, M::NO_REG, 0, "a CALL to MODE (not a CALL register)");
+    expect(0, true, true, uint16_t(M::R_CFG + b), 0, 4, M::NO_REG, 0, "a CALL to BAR_CFG");
+    expect(0, false, true, CALL, M::OP_BAR, 0, M::NO_REG, 0, "a plain write to BAR_CALL");
+    expect(0, false, false, M::R_CANCEL, 0, 0, M::NO_REG, 0, "a plain read of CANCEL");
+    expect(0, true, true, uint16_t(M::R_CALL + 32), M::OP_BAR, 1, M::REFUSED, M::C_RANGE, "BAR_CALL[32] of 32");
+    // operands: 1 byte, a wait; no supervisor operation through a CALL
+    expect(0, true, true, CALL, M::OP_BAR, 0, M::REFUSED, M::C_CALLARG, "BAR_CALL with no operand");
+    expect(0, true, true, CALL, M::OP_BAR, 2, M::REFUSED, M::C_CALLARG, "BAR_CALL with 2 operand bytes");
+    expect(0, true, true, CALL, M::OP_RESET, 1, M::REFUSED, M::C_CALLARG, "OP_RESET (111) as a BAR_CALL, user mode");
+    expect(0, true, true, CALL, M::OP_EUR, 1, M::REFUSED, M::C_CALLARG, "OP_EUR (010) waits for nothing");
+    expect(0, true, true, CALL, M::OP_CLEAR, 1, M::REFUSED, M::C_CALLARG, "OP_CLEAR (000) without CALL_NOWRITE");
+    expect(0, true, true, CALL, M::CALL_NOWRITE | M::OP_BAR, 1, M::REFUSED, M::C_CALLARG, "CALL_NOWRITE with a code");
+    expect(0, true, true, CALL, M::OP_BAR | M::CALL_EUREKA, 1, M::REFUSED, M::C_CALLARG, "OP_BAR with CALL_EUREKA");
+    expect(0, true, true, CALL, M::OP_BAR | 0x20, 1, M::REFUSED, M::C_CALLARG, "operand bit 5");
+    expect(0, true, true, M::R_CANCEL, 0, 1, M::REFUSED, M::C_CALLARG, "CANCEL with an operand");
+    bus.write(0, M::R_MODE, M::KEY);
+    model.access(0, true, M::R_MODE, M::KEY);
+    expect(0, true, true, CALL, M::OP_RESET, 1, M::REFUSED, M::C_CALLARG, "OP_RESET (111) as a BAR_CALL, supervisor");
+    bus.write(0, M::R_MODE, 0);
+    model.access(0, true, M::R_MODE, 0);
+    CHECK(bus.state(0, b) == M::S_IDLE);
+    expect(0, true, true, uint16_t(M::R_CALL + 5), M::OP_BAR, 1, M::REFUSED, M::C_NOTPART,
+           "BAR_CALL 100 on a BESU in no partition (the BAR_CTL verdict)");
+    expect(0, true, true, CALL, M::CALL_NOWRITE, 1, M::REFUSED, M::C_NOWAIT, "a barrier wait on an idle BESU");
+    expect(0, true, true, uint16_t(M::R_CALL + 5), M::CALL_NOWRITE | M::CALL_EUREKA, 1, M::REFUSED, M::C_NOWAIT,
+           "a eureka wait on a BESU in no partition");
+    expect(0, true, false, CALL, 0, 0, M::REFUSED, 0, "an ask with no BAR_CALL pending (not logged)");
+    expect(0, true, true, M::R_CANCEL, 0, 0, M::OK, 0, "CANCEL with none pending", M::CANCEL_NONE << 4);
+
+    // the polled barrier as one CALL (code 100, figure 8): node 0 starts, node 1 later
+    expect(0, true, true, CALL, M::OP_BAR, 1, M::PENDING, 0, "BAR_CALL 100: armed, PENDING");
+    CHECK(bus.state(0, b) == M::S_ARM);
+    settle();
+    expect(0, true, false, CALL, 0, 0, M::PENDING, 0, "the ask while node 1 has not joined");
+    expect(0, true, true, CALL, M::OP_BAR, 1, M::REFUSED, M::C_BUSY, "a second BAR_CALL while one is pending");
+    expect(0, true, true, uint16_t(M::R_CALL + 6), M::OP_BAR, 1, M::REFUSED, M::C_BUSY, "a BAR_CALL on another BESU");
+    expect(0, false, true, CTL, M::OP_CLEAR, 0, M::REFUSED, M::C_BUSY, "a BAR_CTL write to the pending CALL's BESU");
+    bus.write(0, M::R_MODE, M::KEY);
+    model.access(0, true, M::R_MODE, M::KEY);
+    expect(0, false, true, CTL, M::OP_RESET, 0, M::REFUSED, M::C_BUSY, "OP_RESET too (CANCEL first)");
+    bus.write(0, M::R_MODE, 0);
+    model.access(0, true, M::R_MODE, 0);
+    expect(0, false, true, uint16_t(M::R_CTL + 7), M::OP_INT, 0, M::OK, 0, "a write to another BESU: as always");
+    expect(0, false, true, uint16_t(M::R_CTL + 7), M::OP_CLEAR, 0, M::OK, 0, "(and back)");
+    CHECK(bus.state(0, b) == M::S_ARM);
+    expect(1, true, true, CALL, M::OP_BAR, 1, M::PENDING, 0, "node 1's BAR_CALL 100: the last join");
+    settle();
+    expect(0, true, false, CALL, 0, 0, M::OK, 0, "node 0's ask: finished, S_BAR (figure 9: 100 -> 110)", M::S_BAR);
+    expect(0, true, false, CALL, 0, 0, M::REFUSED, 0, "the result is handed over once");
+    expect(1, true, false, CALL, 0, 0, M::OK, 0, "node 1's ask", M::S_BAR);
+    expect(0, true, true, M::R_CANCEL, 0, 0, M::OK, 0, "CANCEL after the hand-over: none", M::CANCEL_NONE << 4);
+
+    // the interrupt method's code (101) and a CANCEL that finds it finished
+    expect(0, true, true, CALL, M::OP_BAR_I, 1, M::PENDING, 0, "BAR_CALL 101 from S_BAR");
+    expect(1, true, true, CALL, M::OP_BAR_I, 1, M::PENDING, 0, "node 1's BAR_CALL 101");
+    settle();
+    expect(0, true, true, M::R_CANCEL, 0, 0, M::OK, 0, "CANCEL of a finished BAR_CALL: FINISHED, S_BAR_I",
+           M::CANCEL_FINISHED << 4 | M::S_BAR_I);
+    expect(0, true, false, CALL, 0, 0, M::REFUSED, 0, "no ask after the CANCEL");
+    expect(1, true, false, CALL, 0, 0, M::OK, 0, "node 1: S_BAR_I (101 -> 111)", M::S_BAR_I);
+    CHECK(bus.read(0, M::R_IR) == 1u << b);
+    bus.write(0, M::R_IR, 1u << b);
+    model.access(0, true, M::R_IR, 1u << b);
+    bus.write(1, M::R_IR, 1u << b);
+    model.access(1, true, M::R_IR, 1u << b);
+
+    // a PE that does not arrive: CANCEL withdraws, the BESU stays armed;
+    // when the late PE joins, the barrier completes, and the next works
+    expect(0, true, true, CALL, M::OP_BAR, 1, M::PENDING, 0, "node 0 waits for node 1");
+    settle();
+    expect(0, true, false, CALL, 0, 0, M::PENDING, 0, "still");
+    expect(0, true, true, M::R_CANCEL, 0, 0, M::OK, 0, "CANCEL: WITHDRAWN, S_ARM",
+           M::CANCEL_WITHDRAWN << 4 | M::S_ARM);
+    CHECK(bus.state(0, b) == M::S_ARM);
+    expect(0, false, true, CTL, M::OP_BAR, 0, M::REFUSED, M::C_ORDER, "no longer BUSY: the barrier is pending (ORDER)");
+    expect(1, true, true, CALL, M::OP_BAR, 1, M::PENDING, 0, "node 1 arrives late");
+    settle();
+    expect(1, true, false, CALL, 0, 0, M::OK, 0, "node 1 passes", M::S_BAR);
+    CHECK(bus.state(0, b) == M::S_BAR);
+    expect(0, true, true, CALL, M::CALL_NOWRITE, 1, M::OK, 0, "a wait-only barrier CALL finds it at once", M::S_BAR);
+
+    // eureka-then-barrier (110) in one CALL each
+    expect(0, true, true, CALL, M::OP_EUR_B, 1, M::PENDING, 0, "BAR_CALL 110");
+    expect(1, true, true, CALL, M::OP_EUR_B, 1, M::PENDING, 0, "node 1's BAR_CALL 110");
+    settle();
+    expect(0, true, false, CALL, 0, 0, M::OK, 0, "110: S_BAR", M::S_BAR);
+    expect(1, true, false, CALL, 0, 0, M::OK, 0, "110: S_BAR", M::S_BAR);
+
+    // a eureka wait (CALL_NOWRITE | CALL_EUREKA): arm the interrupt (011), wait, node 1 finds it
+    for (unsigned i : {0u, 1u}) {
+        bus.write(i, CTL, M::OP_INT);
+        model.access(i, true, CTL, M::OP_INT);
+    }
+    expect(0, true, true, CALL, M::CALL_NOWRITE | M::CALL_EUREKA, 1, M::PENDING, 0, "a eureka wait on S_IDLE_I");
+    expect(0, false, true, CTL, M::OP_EUR, 0, M::REFUSED, M::C_BUSY, "the waiting PE's own eureka write is BUSY");
+    expect(1, false, true, CTL, M::OP_EUR, 0, M::OK, 0, "node 1 finds it (010)");
+    settle();
+    expect(0, true, false, CALL, 0, 0, M::OK, 0, "eureka: S_EUR_I (001 -> 011)", M::S_EUR_I);
+    expect(0, true, true, CALL, M::CALL_NOWRITE, 1, M::REFUSED, M::C_NOWAIT, "a barrier wait on S_EUR_I");
+
+    // a BAR_CFG write (supervisor) withdraws the pending CALL with the BESU's reset
+    for (unsigned i : {0u, 1u}) {
+        bus.write(i, CTL, M::OP_CLEAR);
+        model.access(i, true, CTL, M::OP_CLEAR);
+    }
+    expect(0, true, true, CALL, M::OP_BAR, 1, M::PENDING, 0, "armed again");
+    bus.write(0, M::R_MODE, M::KEY);
+    model.access(0, true, M::R_MODE, M::KEY);
+    expect(0, false, true, uint16_t(M::R_CFG + b), cfg[0], 0, M::OK, 0, "BAR_CFG rewritten");
+    expect(0, true, false, CALL, 0, 0, M::REFUSED, 0, "the CALL is gone");
+    expect(0, true, true, M::R_CANCEL, 0, 0, M::OK, 0, "CANCEL: none", M::CANCEL_NONE << 4);
+    // a PE beyond the mesh has no CALL registers either
+    CHECK(bus.access(true, 9, CALL, M::OP_BAR, true, 1).err == M::NO_REG);
 }
 
 TEST_CASE("besu: a mis-wired tree is logged as STRAY, a cut link stalls, JOINED shows where", "[besu][errors]") {

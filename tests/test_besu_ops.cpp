@@ -5,7 +5,9 @@
 // eureka-then-barrier; random partitions, roots and members, checked for the
 // barrier property (no PE passes barrier k before every member arrived at
 // it); errors named; the barr diagnostic on a healthy mesh and with a cut
-// link.
+// link.  The hub-side waits are one link CALL each (BAR_CALL,
+// docs/besu_regmap.md): exactly one request frame per PE per barrier, the
+// timeout + CANCEL path, and the CALL refusals over the link.
 #include "besu_link.hpp"
 #include "besu_model.hpp"
 #include "link_hub.hpp"
@@ -13,6 +15,7 @@
 
 #include <aggnet/besu.hpp>
 #include <aggnet/error.hpp>
+#include <aggnet/link_defs.hpp>
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -257,6 +260,202 @@ TEST_CASE("besu: barr passes on a healthy mesh and names a cut link", "[besu][ba
     for (const auto& l : bad.lines)
         if (l.rfind("ok   link", 0) == 0) ++links_ok;
     CHECK(links_ok == 11);
+}
+
+}  // namespace
+
+// ---- the hub-side waits as one CALL each (BAR_CALL) --------------------------------------
+
+namespace {
+
+/// Requests a client sent: frames less resends (a pending CALL's keep-alive
+/// resends are the same request again).
+uint64_t requests(const link::LinkClient& c) { return c.stats().frames_sent - c.stats().resends; }
+
+/// fn(pe, node, client) on every PE's thread, each with its own LinkClient.
+void run_pes_c(LinkHub& hub, unsigned n, const std::function<void(unsigned, B::Node&, link::LinkClient&)>& fn,
+               std::chrono::nanoseconds timeout = seconds(10)) {
+    sim::on_pe_threads(n, [&](unsigned pe) {
+        link::LinkClient c(hub.endpoint(pe), "linkhub?pe=" + std::to_string(pe), cfg(n));
+        B::Node nd(c, pe, timeout);
+        fn(pe, nd, c);
+    });
+}
+
+TEST_CASE("besu over CALL: one request frame per PE per barrier (Table 3 codes 100, 110) and per eureka wait",
+          "[besu][link][call]") {
+    LinkHub hub(8, "besu_call_frames");
+    {
+        AllNodes all(hub, 8);
+        B::load(all.nodes, 3, B::plan(kMesh, {0, 1, 2, 3, 4, 5, 6, 7}, 6));
+        B::load(all.nodes, 5, B::plan(kMesh, {1, 2, 7}, 7));
+        B::load(all.nodes, 4, B::plan(kMesh, {1, 2, 7}, 1));
+    }
+    constexpr unsigned K = 6;
+    std::atomic<unsigned> arrived[K] = {};
+    std::atomic<unsigned> early{0}, extra{0};
+    run_pes_c(hub, 8, [&](unsigned pe, B::Node& nd, link::LinkClient& c) {
+        for (unsigned k = 0; k < K; ++k) {
+            const uint64_t r0 = requests(c), io0 = nd.io_cycles();
+            ++arrived[k];
+            const unsigned s = nd.barrier(3);  // Wait::Hub: BAR_CALL[3] <- OP_BAR (100)
+            if (arrived[k] != 8) ++early;
+            CHECK(s == B::S_BAR);
+            const uint64_t dr = requests(c) - r0, dio = nd.io_cycles() - io0;
+            INFO("PE" << pe << " barrier " << k << ": " << dr << " request frames, " << dio << " link commands");
+            CHECK(dr == 1u);
+            CHECK(dio == 1u);
+            if (dr != 1) ++extra;
+        }
+        if (pe == 1 || pe == 2 || pe == 7) {
+            nd.arm_eureka_interrupt(5);  // OP_INT (011): a write, 1 frame
+            nd.barrier(4);
+            if (pe == 7) nd.eureka(5);
+            const uint64_t r0 = requests(c);
+            CHECK(nd.wait_eureka(5) == B::S_EUR_I);  // a wait-only CALL
+            CHECK(requests(c) - r0 == 1u);
+            nd.clear_ir(1u << 5);
+            nd.clear(5);
+            const uint64_t r1 = requests(c);
+            CHECK(nd.eureka_then_barrier(5) == B::S_BAR);  // BAR_CALL[5] <- OP_EUR_B (110)
+            CHECK(requests(c) - r1 == 1u);
+        }
+        CHECK(nd.error_reg() == 0);
+    });
+    CHECK(early == 0);
+    CHECK(extra == 0);
+}
+
+TEST_CASE("besu over CALL: a PE that never arrives; the others time out naming it, cancel, and the next barrier "
+          "works",
+          "[besu][link][call][errors]") {
+    LinkHub hub(8, "besu_call_timeout");
+    // node 0 the root, nodes 1 (+X), 2 (+Y) and 4 (+Z) its children
+    const auto tree = B::plan(kMesh, {0, 1, 2, 4}, 0);
+    {
+        AllNodes all(hub, 8);
+        B::load(all.nodes, 2, tree);
+    }
+    std::atomic<unsigned> timeouts{0};
+    // PE 4 never arrives
+    run_pes_c(
+        hub, 8,
+        [&](unsigned pe, B::Node& nd, link::LinkClient& c) {
+            if (pe != 0 && pe != 1 && pe != 2) return;
+            nd.partition(2, tree);
+            try {
+                nd.barrier(2);
+                FAIL("PE" << pe << " passed a barrier PE4 never arrived at");
+            } catch (const TimeoutError& e) {
+                INFO("PE" << pe << ": " << e.what());
+                ++timeouts;
+                const std::string w = e.what();
+                CHECK(w.find("CALL cancelled") != std::string::npos);
+                if (pe == 0) {
+                    // the root's router knows +Z (node 4) has not joined; whether
+                    // PEs 1 and 2 had joined before PE 0's deadline depends on
+                    // how their threads ran, so only PE 4 is certain
+                    CHECK(w.find("+Z (node 4)") != std::string::npos);
+                    CHECK(w.find("not arrived (behind the links it waits for): ") != std::string::npos);
+                    CHECK((e.never_arrived >> 4 & 1) == 1u);
+                    CHECK((e.never_arrived & ~uint64_t(0x16)) == 0u);  // only PEs 1, 2, 4 can be named
+                } else {  // a leaf: its join went up
+                    CHECK(w.find("holds no join") != std::string::npos);
+                }
+            }
+            // withdrawn: the node has no CALL left (CANCEL again: none), the BESU stays armed
+            CHECK((nd.cancel() >> 4 & 3) == B::CANCEL_NONE);
+            CHECK(nd.state(2) == B::S_ARM);
+            CHECK(nd.error_reg() == 0);
+            (void)c;
+        },
+        milliseconds(20));
+    CHECK(timeouts == 3);
+    // PE 4 arrives late: the barrier completes for every member
+    {
+        link::LinkClient c(hub.endpoint(4), "linkhub?pe=4", cfg(8));
+        B::Node n4(c, 4);
+        CHECK(n4.barrier(2) == B::S_BAR);
+    }
+    // and the next barrier works, one request each
+    std::atomic<unsigned> arrived{0}, early{0};
+    run_pes_c(hub, 8, [&](unsigned pe, B::Node& nd, link::LinkClient& c) {
+        if (pe != 0 && pe != 1 && pe != 2 && pe != 4) return;
+        CHECK(nd.state(2) == B::S_BAR);
+        const uint64_t r0 = requests(c);
+        ++arrived;
+        CHECK(nd.barrier(2) == B::S_BAR);
+        if (arrived != 4) ++early;
+        CHECK(requests(c) - r0 == 1u);
+    });
+    CHECK(early == 0);
+}
+
+TEST_CASE("besu over CALL: CANCEL's outcomes and the refusals over the link", "[besu][link][call][errors]") {
+    LinkHub hub(8, "besu_call_refusals");
+    AllNodes all(hub, 8);
+    B::Node& n0 = *all.nodes[0];
+    B::Node& n1 = *all.nodes[1];
+    link::LinkClient& c0 = *all.clients[0];
+    B::load(all.nodes, 2, B::plan(kMesh, {0, 1}, 0));
+    auto besu_cause = [&](const std::function<void()>& fn) -> unsigned {
+        try {
+            fn();
+        } catch (const B::BesuError& e) {
+            INFO(e.what());
+            return e.cause;
+        }
+        return 99;
+    };
+    auto link_err = [&](const std::function<void()>& fn) -> unsigned {
+        try {
+            fn();
+        } catch (const RegisterError& e) {
+            INFO(e.what());
+            return e.code;
+        }
+        return 99;
+    };
+    const uint16_t call2 = B::regs::addr(uint16_t(B::regs::BAR_CALL + 2));
+    // a CALL to a register that takes none; a wrong operand length; a
+    // supervisor operation (OP_RESET, 111) as an operand, from user mode
+    CHECK(link_err([&] { c0.call(0, B::regs::addr(uint16_t(B::regs::BAR_CTL + 2)), B::OP_BAR, 1, seconds(1)); }) ==
+          link_defs::ERR_NO_REG);
+    CHECK(link_err([&] { c0.call(0, B::regs::addr(B::regs::MODE), B::regs::DEFAULT_KEY, 4, seconds(1)); }) ==
+          link_defs::ERR_NO_REG);
+    CHECK(n0.error_reg() == 0);
+    CHECK(link_err([&] { c0.call(0, call2, B::OP_BAR, 2, seconds(1)); }) == link_defs::ERR_REFUSED);
+    CHECK((n0.error_reg() >> 4 & 0xf) == B::C_CALLARG);
+    n0.clear_error();
+    CHECK(link_err([&] { c0.call(0, call2, B::OP_RESET, 1, seconds(1)); }) == link_defs::ERR_REFUSED);
+    CHECK((n0.error_reg() >> 4 & 0xf) == B::C_CALLARG);
+    n0.clear_error();
+    CHECK(n0.cfg(2) == B::cfg_word(true, 1u << 0, B::P_ROOT));  // untouched
+    CHECK(n0.state(2) == B::S_IDLE);
+    // the library names a refused BAR_CALL's cause: NOTPART from the BAR_CTL table
+    CHECK(besu_cause([&] { n0.barrier(3); }) == B::C_NOTPART);
+    CHECK(besu_cause([&] { n0.wait_barrier(2); }) == B::C_NOWAIT);  // nothing armed to wait for
+    // a CALL left pending in the node (the host gave up; the hub forgot it at the next command)
+    CHECK_THROWS_AS(c0.call(0, call2, B::OP_BAR, 1, microseconds(500)), TimeoutError);
+    CHECK(n0.state(2) == B::S_ARM);
+    CHECK(besu_cause([&] { n0.barrier(2); }) == B::C_BUSY);       // a second BAR_CALL
+    CHECK(besu_cause([&] { n0.clear(2); }) == B::C_BUSY);         // a BAR_CTL write to its BESU
+    // node 1 arrives; the barrier completes; nobody asked for node 0's result:
+    // CANCEL finds it FINISHED with the state
+    CHECK(n1.barrier(2) == B::S_BAR);
+    const unsigned c = n0.cancel();
+    CHECK((c >> 4 & 3) == B::CANCEL_FINISHED);
+    CHECK((c & 7) == B::S_BAR);
+    CHECK((n0.cancel() >> 4 & 3) == B::CANCEL_NONE);
+    // and WITHDRAWN when it had not finished
+    CHECK_THROWS_AS(c0.call(0, call2, B::OP_BAR, 1, microseconds(500)), TimeoutError);
+    const unsigned w = n0.cancel();
+    CHECK((w >> 4 & 3) == B::CANCEL_WITHDRAWN);
+    CHECK((w & 7) == B::S_ARM);
+    CHECK(n1.barrier(2) == B::S_BAR);
+    CHECK(n0.wait_barrier(2) == B::S_BAR);  // a wait-only CALL finds it at once
+    CHECK(n0.error_reg() == 0);
+    CHECK(n1.error_reg() == 0);
 }
 
 }  // namespace

@@ -56,6 +56,9 @@ const char* cause_name(unsigned c) {
     case C_BADCFG: return "BADCFG: not a BAR_CFG this node can hold (parent code, reserved bits, or a link it does not have)";
     case C_KEY: return "KEY: MODE written with a wrong key";
     case C_STRAY: return "STRAY: an opcode on a link that is not this BESU's parent or child, or a second join";
+    case C_CALLARG: return "CALLARG: a BAR_CALL operand that is not a wait (or not 1 byte), or a CANCEL with operands";
+    case C_BUSY: return "BUSY: this PE's BAR_CALL is pending (a second one, or a BAR_CTL write to its BESU: CANCEL first)";
+    case C_NOWAIT: return "NOWAIT: a wait-only BAR_CALL for an event this BESU cannot reach from its state";
     }
     return "unknown cause";
 }
@@ -227,12 +230,94 @@ void Node::wr(uint16_t reg, uint32_t v, const std::string& what) {
         link_.write(pe_, regs::addr(reg), v, 4);
     } catch (const RegisterError& e) {
         if (e.code != link_defs::ERR_REFUSED) throw;
-        // the node logged why: name it, and clear the log for the next error
-        const uint32_t err = rd(regs::ERR);
-        const unsigned cause = (err & 1) ? (err >> 4 & 0xf) : C_NONE;
-        if (err & 1) wr(regs::ERR, 1, "clear ERR");
-        throw BesuError(strf("PE%u: %s refused: %s", pe_, what.c_str(), cause_name(cause)), pe_, cause);
+        refused(what);
     }
+}
+
+void Node::refused(const std::string& what) {
+    // the node logged why: name it, and clear the log for the next error
+    const uint32_t err = rd(regs::ERR);
+    const unsigned cause = (err & 1) ? (err >> 4 & 0xf) : C_NONE;
+    if (err & 1) wr(regs::ERR, 1, "clear ERR");
+    throw BesuError(strf("PE%u: %s refused: %s", pe_, what.c_str(), cause_name(cause)), pe_, cause);
+}
+
+unsigned Node::cancel() {
+    ++io_;
+    const auto r = link_.call(pe_, regs::addr(regs::CANCEL), 0, 0, timeout_);
+    return unsigned(r.value) & 0x37;
+}
+
+void Node::partition(unsigned b, const std::vector<uint32_t>& cfg) {
+    check_b(b);
+    validate(mesh_, cfg);
+    if (trees_.size() < nb_) trees_.resize(nb_);
+    trees_[b] = cfg;
+}
+
+uint64_t Node::behind_missing(unsigned b) {
+    if (b >= trees_.size() || trees_[b].size() != mesh_.nodes()) return 0;
+    const auto& t = trees_[b];
+    const uint32_t c = t[pe_], j = joined(b);
+    if ((c >> 9 & 0xf) == P_NC) return 0;
+    // the members of the subtree below node i (its child links, recursively)
+    std::function<uint64_t(unsigned)> below = [&](unsigned i) -> uint64_t {
+        uint64_t m = (t[i] & 1) ? 1ull << i : 0;
+        for (unsigned d = 0; d < 6; ++d) {
+            if (!(t[i] >> (1 + d) & 1)) continue;
+            const int k = mesh_.nbr(i, d);
+            if (k >= 0) m |= below(unsigned(k));
+        }
+        return m;
+    };
+    if (j == 0) return 0;  // the join went up: who is missing is not visible from this node
+    uint64_t m = 0;
+    if ((c & 1) && !(j & 1)) m |= 1ull << pe_;
+    for (unsigned d = 0; d < 6; ++d) {
+        if (!(c >> (1 + d) & 1) || (j >> (1 + d) & 1)) continue;
+        const int k = mesh_.nbr(pe_, d);
+        if (k >= 0) m |= below(unsigned(k));
+    }
+    return m;
+}
+
+unsigned Node::call_wait(unsigned b, unsigned operand, const char* what) {
+    check_b(b);
+    const uint16_t reg = uint16_t(regs::BAR_CALL + b);
+    const std::string op = (operand & CALL_NOWRITE)
+                               ? strf("BAR_CALL[%u] (wait for the %s)", b, what)
+                               : strf("BAR_CALL[%u] <- %s (and wait for the %s)", b, code_name(operand & 7), what);
+    try {
+        ++io_;
+        return unsigned(link_.call(pe_, regs::addr(reg), operand, 1, timeout_).value) & 7;
+    } catch (const RegisterError& e) {
+        if (e.code != link_defs::ERR_REFUSED) throw;
+        refused(op);
+    } catch (const TimeoutError&) {
+        // The hub forgets the CALL with our next command; the node does not:
+        // withdraw it.  If it finished meanwhile, the barrier passed.
+        const unsigned c = cancel();
+        const unsigned outcome = c >> 4 & 3, s = c & 7;
+        const bool eur = operand & CALL_EUREKA;
+        auto shows = [&](unsigned st) { return eur ? (st & 6) == 2 : (st & 6) == 6; };
+        if (outcome == CANCEL_FINISHED) return s;
+        if (outcome == CANCEL_NONE) {
+            // no record: its result was handed over while our deadline passed
+            const unsigned st = state(b);
+            if (shows(st)) return st;
+        }
+        const uint64_t miss = eur ? 0 : behind_missing(b);
+        std::string names;
+        for (unsigned k = 0; k < 64; ++k)
+            if (miss >> k & 1) names += strf("%sPE%u", names.empty() ? "" : ", ", k);
+        throw TimeoutError(strf("PE%u: %s on BESU %u did not arrive within %lld ms (state %s; CALL cancelled); ",
+                                pe_, what, b, (long long)(timeout_.count() / 1000000), state_name(s)) +
+                               pending(b) +
+                               (names.empty() ? std::string()
+                                              : "; not arrived (behind the links it waits for): " + names),
+                           miss);
+    }
+    return 0;
 }
 
 void Node::check_b(unsigned b) const {
@@ -267,13 +352,8 @@ unsigned Node::wait_state(unsigned b, Wait how, unsigned mask, unsigned value, c
             if ((s & mask) == value) return s;
             if (std::chrono::steady_clock::now() - t0 > timeout_) throw timed_out();
         }
-    case Wait::Hub:
-        try {
-            ++io_;
-            return link_.wait(pe_, regs::addr(uint16_t(regs::BAR_CTL + b)), mask, value, 4, timeout_) & 7;
-        } catch (const TimeoutError&) {
-            throw timed_out();
-        }
+    case Wait::Hub:  // one CALL: BAR_CALL[b], wait only
+        return call_wait(b, CALL_NOWRITE | (value == 0b010 ? CALL_EUREKA : 0), what);
     case Wait::Interrupt: {
         try {
             ++io_;
@@ -296,7 +376,13 @@ unsigned Node::wait_state(unsigned b, Wait how, unsigned mask, unsigned value, c
 unsigned Node::wait_barrier(unsigned b, Wait how) { return wait_state(b, how, 0b110, 0b110, "barrier completion"); }
 unsigned Node::wait_eureka(unsigned b, Wait how) { return wait_state(b, how, 0b110, 0b010, "eureka"); }
 unsigned Node::barrier(unsigned b, Wait how) {
+    if (how == Wait::Hub) return call_wait(b, OP_BAR, "barrier completion");  // one CALL
     arm_barrier(b, how == Wait::Interrupt);
+    return wait_barrier(b, how);
+}
+unsigned Node::eureka_then_barrier(unsigned b, Wait how) {
+    if (how == Wait::Hub) return call_wait(b, OP_EUR_B, "barrier completion");  // one CALL
+    eureka_barrier(b);
     return wait_barrier(b, how);
 }
 

@@ -9,14 +9,25 @@
 // The link carries no privilege: a PE is in supervisor mode after it wrote
 // KEY to its node's MODE register, until it writes 0 (docs/besu.md: a guard
 // against a user program that loads BAR_CFG by mistake, not a security
-// boundary; set BESU_KEY per site).  Waiting: a PE waits for BAR_CTL[n] to
-// reach a state, or for its IR_STATUS bit (the interrupt method), with one
-// link WAIT; the hub re-reads the register, the host does not poll.
+// boundary; set BESU_KEY per site).  Waiting: a PE arms and waits for a
+// barrier or a eureka with one link CALL to BAR_CALL[n] (below), or waits
+// for BAR_CTL[n] or its IR_STATUS bit (the interrupt method) with one link
+// WAIT; the hub asks or re-reads, the host does not poll.
 //
 // Bus: always ready; stage 1 registers the request with its decode
 // (besu_decode), stage 2 makes the access in the node, which registers its
 // response, stage 3 registers the response on the bus: three cycles, one
 // access per cycle (docs/besu.md, "Timing").
+//
+// CALL (docs/link.md rule 8; the slot has "call": true): a PE's barrier or
+// eureka wait is one link CALL to BAR_CALL[n] and CANCEL withdraws it
+// (docs/besu_regmap.md, "CALL registers").  The CALL record lives in the
+// PE's node (besu_node, one pending BAR_CALL per PE); this module passes
+// bus_req_call and bus_req_len into the decode (operands: 1 byte for
+// BAR_CALL, none for CANCEL, so bus_req_wdata_hi is never needed) and gives
+// a finished CALL's result (bus_rsp_err 0 to a CALL access) 1 byte, the
+// node's rdata; bus_rsp_rdata_hi is 0.  An answer of 3 to a CALL access is
+// PENDING, and link_port asks again later.
 module besu_engine #(
     parameter integer N = 8,
     parameter integer NB = 32,
@@ -34,9 +45,14 @@ module besu_engine #(
     input  wire [15:0] bus_req_addr,
     input  wire [31:0] bus_req_wdata,
     input  wire [2:0]  bus_req_size,
+    input  wire        bus_req_call,
+    input  wire [31:0] bus_req_wdata_hi,
+    input  wire [3:0]  bus_req_len,
     output reg         bus_rsp_valid,
     output reg  [31:0] bus_rsp_rdata,
-    output reg  [1:0]  bus_rsp_err
+    output reg  [1:0]  bus_rsp_err,
+    output wire [31:0] bus_rsp_rdata_hi,
+    output reg  [3:0]  bus_rsp_len
 );
     localparam integer NODES = X * Y * Z;
     localparam [1:0] ERR_NO_REG = 2'd1;
@@ -46,19 +62,21 @@ module besu_engine #(
     // register, the BESU one-hot, the BAR_CFG and MODE words' checks) and
     // the node it is for, one-hot: the nodes' access paths start at these
     // flip-flops (docs/besu.md, "Timing")
-    wire [NB+20:0] dec;
-    besu_decode #(.NB(NB), .KEY(KEY)) u_decode (.acc_reg(bus_req_addr[11:0]), .acc_wdata(bus_req_wdata), .dec(dec));
-    reg              q_valid, q_we, q_ok;
+    wire [NB+25:0] dec;
+    besu_decode #(.NB(NB), .KEY(KEY)) u_decode (.acc_reg(bus_req_addr[11:0]), .acc_wdata(bus_req_wdata),
+                                                 .acc_call(bus_req_call), .acc_len(bus_req_len), .dec(dec));
+    reg              q_valid, q_we, q_ok, q_call;
     reg [NODES-1:0]  q_sel;
     reg [11:0]       q_reg;
     reg [31:0]       q_wdata;
-    reg [NB+20:0]    q_dec;
+    reg [NB+25:0]    q_dec;
     reg [NODES-1:0]  q_cfg_ok;
 `include "besu_dec.vh"
     integer i;
     always @(posedge clk) begin
         q_valid <= bus_req_valid && !rst;
         q_we    <= bus_req_we;
+        q_call  <= bus_req_call;
         q_ok    <= {26'd0, bus_req_pe} < NODES && {26'd0, bus_req_pe} < N;
         for (i = 0; i < NODES; i = i + 1) q_sel[i] <= bus_req_valid && !rst && i < N && {26'd0, bus_req_pe} == i;
         q_reg   <= bus_req_addr[11:0];
@@ -77,10 +95,11 @@ module besu_engine #(
 
     // stage 2: the nodes make the access; their responses are registered
     // (besu_node), so stage 3 forwards them: three cycles in all
-    reg r_valid, r_ok;
+    reg r_valid, r_ok, r_call;
     always @(posedge clk) begin
         r_valid <= q_valid && !rst;
         r_ok    <= q_ok;
+        r_call  <= q_call;
     end
 
     always @(posedge clk) begin
@@ -88,15 +107,19 @@ module besu_engine #(
             bus_rsp_valid <= 1'b0;
             bus_rsp_rdata <= 32'd0;
             bus_rsp_err   <= 2'd0;
+            bus_rsp_len   <= 4'd0;
         end else begin
             bus_rsp_valid <= r_valid;
             bus_rsp_rdata <= (r_valid && r_ok) ? rdata : 32'd0;
             bus_rsp_err   <= !r_valid ? 2'd0 : r_ok ? err : ERR_NO_REG;
+            // a finished CALL (answered 0): its result is the state byte
+            bus_rsp_len   <= (r_valid && r_ok && r_call && err == 2'd0) ? 4'd1 : 4'd0;
         end
     end
+    assign bus_rsp_rdata_hi = 32'd0;
 
     // The window is decoded by the hub; sizes are the register's own.  The
     // nodes' interrupt outputs are IR_STATUS != 0, which a PE waits on.
-    wire unused_ok = &{1'b0, bus_req_addr[15:12], bus_req_size, irq};
+    wire unused_ok = &{1'b0, bus_req_addr[15:12], bus_req_size, bus_req_wdata_hi, irq};
 endmodule
 `default_nettype wire

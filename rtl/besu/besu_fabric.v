@@ -24,7 +24,7 @@ module besu_fabric #(
     input  wire             acc_we,
     input  wire [11:0]      acc_reg,
     input  wire [31:0]      acc_wdata,
-    input  wire [NB+20:0]   acc_dec,    // the request predecoded (besu_decode)
+    input  wire [NB+25:0]   acc_dec,    // the request predecoded (besu_decode)
     input  wire [NODES-1:0] acc_cfg_ok, // per node: the BAR_CFG word suits it (besu_cfg_ok)
     output wire [31:0]      acc_rdata,
     output wire [1:0]       acc_err,

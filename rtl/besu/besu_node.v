@@ -61,8 +61,29 @@
 //   0x405   FAULT      rw  bit d: cut link d of this node (both ways), a
 //                          fault injected to test the diagnostic (barr);
 //                          write: supervisor only (PRIV)
+//   0x300+n BAR_CALL[n] call  a link CALL (docs/link.md rule 8) that waits:
+//                          operand bits 2..0 a code written as to BAR_CTL[n]
+//                          (OP_BAR, OP_BAR_I, OP_EUR_B), or bit 3
+//                          CALL_NOWRITE and code 000 (wait only); bit 4
+//                          CALL_EUREKA: wait for 01x, else for 11x.  Result:
+//                          the state (1 byte) once it shows the event
+//   0x406   CANCEL     call  withdraws the pending BAR_CALL; result bits
+//                          5..4 NONE / WITHDRAWN / FINISHED, 2..0 its state
 // Causes: 1 RANGE, 2 PRIV, 3 RSVD, 4 ORDER, 5 NOTPART, 6 BADCFG, 7 KEY,
-// 8 STRAY.  A refused access changes nothing but the error register.
+// 8 STRAY, 9 CALLARG, 10 BUSY, 11 NOWAIT.
+//
+// The CALL record (docs/besu_regmap.md, "CALL registers"): this node's PE
+// has at most one BAR_CALL pending: c_v, its BESU one-hot (c_hold, which
+// also refuses BAR_CTL writes to that BESU: BUSY) and what it waits for
+// (c_eur).  A start that writes its code is answered PENDING and recorded at
+// once; if the BAR_CTL verdict (u_verdict, a cycle later) refuses the code,
+// the record is dropped that cycle and the response says REFUSED.  So an
+// access of the same PE in the cycle right after a start would not see its
+// record yet: the bus master has one request outstanding (link_port), and
+// each access takes three cycles, so none comes that early.  An ask (a CALL
+// read) finishes when the BESU's state shows the event: OK with the state
+// (and the record is dropped: the result is handed over once), else
+// PENDING.  The node answers only; the link port keeps asking.  A refused access changes nothing but the error register.
 // Writes to read-only registers are refused without logging (not barrier
 // operations); other addresses: no such register.
 module besu_node #(
@@ -79,7 +100,7 @@ module besu_node #(
     input  wire            acc_we,
     input  wire [11:0]     acc_reg,
     input  wire [31:0]     acc_wdata,
-    input  wire [NB+20:0]  acc_dec,  // the request predecoded (besu_decode, besu_dec.vh)
+    input  wire [NB+25:0]  acc_dec,  // the request predecoded (besu_decode, besu_dec.vh)
     input  wire            acc_cfg_ok, // as a BAR_CFG word it suits this node: besu_cfg_ok(acc_dec, HAS)
     output wire [31:0]     acc_rdata,  // the response, from registers: valid the cycle after the access
     output wire [1:0]      acc_err,    // with acc_rdata, a cycle after the access
@@ -102,13 +123,13 @@ module besu_node #(
         if (NB < 1 || NB > 32) begin : g_bad_nb
             $error("besu_node: NB must be in 1..32");
         end
-        if (DW != NB + 21) begin : g_bad_dw
+        if (DW != NB + 26) begin : g_bad_dw
             $error("besu_node: the acc_dec port width does not match besu_dec.vh");
         end
     endgenerate
 
     localparam [5:0] HAS = besu_has(NODE, X, Y, Z);
-    localparam [1:0] ERR_OK = 2'd0, ERR_NO_REG = 2'd1, ERR_REFUSED = 2'd2;
+    localparam [1:0] ERR_OK = 2'd0, ERR_NO_REG = 2'd1, ERR_REFUSED = 2'd2, ERR_PENDING = 2'd3;
 
     // parent code -> direction (6: root or not connected; 7: undefined code)
     function [2:0] pdir(input [3:0] p);
@@ -146,7 +167,16 @@ module besu_node #(
     // with it in besu_engine), and besu_engine whether a BAR_CFG word suits
     // this node's mesh edge (acc_cfg_ok, besu_cfg_ok of besu_dec.vh).
     wire [NB-1:0] sel   = acc_dec[D_SEL +: NB];  // BESU n, one-hot
-    wire        ctl_wr  = acc_valid && acc_we && acc_dec[D_CTL];
+    // the CALL record (header): a pending BAR_CALL, its BESU, what it waits for
+    reg           c_v, c_eur;
+    reg  [NB-1:0] c_hold;
+    // a BAR_CALL start that writes its code: to besu_ctl like a BAR_CTL write
+    // (same table, same mode), when its operand is a wait and none is pending.
+    // The operand's checks are decoded with the request (besu_decode) and c_v
+    // is a flip-flop, so the write enable gains inputs from registers only
+    // (timing: the enable feeds every BESU's next state, docs/besu.md)
+    wire        call_wr = acc_dec[D_CALL] && acc_dec[D_CARG] && !acc_dec[D_CNW] && !c_v;
+    wire        ctl_wr  = acc_valid && acc_we && (acc_dec[D_CTL] || call_wr);
     wire        cfg_wr  = acc_valid && acc_we && acc_dec[D_CFG];
     wire        cfg_bad = !acc_cfg_ok;
 
@@ -244,7 +274,7 @@ module besu_node #(
 
             besu_ctl u_ctl (
                 .state(state[g*3 +: 3]), .net_op(to_c[g*2 +: 2]),
-                .wr(ctl_wr && sel[g]), .code(acc_wdata[2:0]),
+                .wr(ctl_wr && sel[g] && !c_hold[g]), .code(acc_wdata[2:0]),
                 .member(conn && pe), .sup(sup),
                 .next(ctl_next[g*3 +: 3]), .op(ctl_op[g*2 +: 2]),
                 .refused(ctl_refused[g]), .cause(ctl_cause[g*4 +: 4]),
@@ -283,22 +313,87 @@ module besu_node #(
             end
     end
 
+    // For the CALL registers: whether the access's BESU is the pending
+    // BAR_CALL's; whether its state shows the event the operand (start) or
+    // the record (ask) waits for: 11x a barrier's completion, 01x a eureka;
+    // whether it is a member (as besu_ctl's member); and the pending
+    // BAR_CALL's BESU state, for CANCEL (c_hold selects it).
+    wire        held      = |(c_hold & sel);
+    wire        s_fin     = s_rd[1] && (s_rd[2] != acc_dec[D_CEUR]);
+    wire        s_fin_c   = s_rd[1] && (s_rd[2] != c_eur);
+    wire        member_rd = c_rd[10:7] != P_NC && c_rd[0];
+    reg  [2:0]  s_hold;
+    integer hb;
+    always @* begin
+        s_hold = 3'd0;
+        for (hb = 0; hb < NB; hb = hb + 1)
+            if (c_hold[hb]) s_hold = s_hold | state[hb*3 +: 3];
+    end
+    wire        h_fin = s_hold[1] && (s_hold[2] != c_eur);
+
     // the access's response and its error cause (0: none logged; a refused
     // BAR_CTL write's cause is the BESU's verdict, u_verdict's cause, logged below)
     reg  [31:0] rd_c;
     reg  [1:0]  err_o;  // every refusal but a BAR_CTL verdict's
     reg  [3:0]  log_cause;
     reg         rd_err;  // a read of ERR
+    reg         c_set, c_clr;  // record the start's BAR_CALL; drop the record
     always @* begin
         rd_c = 32'd0;
         rd_err = 1'b0;
         err_o = ERR_OK;
         log_cause = 4'd0;
+        c_set = 1'b0;
+        c_clr = 1'b0;
         if (acc_dec[D_RANGE]) begin
             err_o = ERR_REFUSED;
             log_cause = C_RANGE;
         end else if (acc_dec[D_CTL]) begin
             if (!acc_we) rd_c = {29'd0, s_rd};  // a write: refused by u_verdict (below)
+            else if (held) begin                // the pending BAR_CALL's BESU
+                err_o = ERR_REFUSED;
+                log_cause = C_BUSY;
+            end
+        end else if (acc_dec[D_CALL]) begin
+            if (acc_we) begin                   // a start
+                if (!acc_dec[D_CARG]) begin
+                    err_o = ERR_REFUSED;
+                    log_cause = C_CALLARG;
+                end else if (c_v) begin
+                    err_o = ERR_REFUSED;
+                    log_cause = C_BUSY;
+                end else if (!acc_dec[D_CNW]) begin
+                    err_o = ERR_PENDING;        // the code's verdict may refuse it (u_verdict)
+                    c_set = 1'b1;
+                end else if (!member_rd || s_rd[2] == acc_dec[D_CEUR]) begin
+                    err_o = ERR_REFUSED;        // a wait-only CALL nothing would finish
+                    log_cause = C_NOWAIT;
+                end else if (s_fin) begin
+                    rd_c = {29'd0, s_rd};       // finished already: no record
+                end else begin
+                    err_o = ERR_PENDING;
+                    c_set = 1'b1;
+                end
+            end else if (held) begin            // an ask for the pending BAR_CALL
+                if (s_fin_c) begin
+                    rd_c = {29'd0, s_rd};
+                    c_clr = 1'b1;
+                end else begin
+                    err_o = ERR_PENDING;
+                end
+            end else begin
+                err_o = ERR_REFUSED;            // no such CALL pending (not logged)
+            end
+        end else if (acc_dec[D_CAN]) begin
+            if (!acc_we) err_o = ERR_REFUSED;   // a CANCEL finishes at its start: no asks
+            else if (!acc_dec[D_CARG]) begin
+                err_o = ERR_REFUSED;
+                log_cause = C_CALLARG;
+            end else begin
+                rd_c = {26'd0, !c_v ? CANCEL_NONE[1:0] : h_fin ? CANCEL_FINISHED[1:0] : CANCEL_WITHDRAWN[1:0],
+                        1'b0, c_v ? s_hold : 3'd0};
+                c_clr = 1'b1;
+            end
         end else if (acc_dec[D_CFG]) begin
             if (acc_we) begin
                 if (!sup) begin
@@ -342,6 +437,8 @@ module besu_node #(
             rd_err = 1'b0;
             err_o = ERR_OK;
             log_cause = 4'd0;
+            c_set = 1'b0;
+            c_clr = 1'b0;
         end
     end
     // The BAR_CTL verdict comes a cycle later, from registers: BESU n's
@@ -362,7 +459,7 @@ module besu_node #(
     wire [1:0] v_op_unused;
     wire       v_ir_unused, v_rst_unused;
     always @(posedge clk) begin
-        v_wr     <= !rst && ctl_wr && |sel;
+        v_wr     <= !rst && ctl_wr && |(sel & ~c_hold);
         v_state  <= s_rd;
         v_net    <= n_rd;
         v_member <= c_rd[10:7] != P_NC && c_rd[0];  // conn && pe of the selected BESU
@@ -405,6 +502,7 @@ module besu_node #(
     // access at least two cycles before the read.  (This keeps the BAR_CTL
     // verdicts and the router's inputs registers away from err's 32
     // enables.)
+    reg         c_wr_q;  // the last cycle's access was a BAR_CALL start that wrote its code
     reg  [4:0]  stray_b;
     integer sb;
     always @* begin
@@ -444,11 +542,25 @@ module besu_node #(
             {pend_other, pend_acc, pend_stray, pend_stray_b} <= 18'd0;
             {p1_other, p1_acc, p1_stray, p1_stray_b} <= 18'd0;
             {pend_ctl, pend_ctl_cause} <= 5'd0;
+            {c_v, c_eur, c_wr_q} <= 3'd0;
+            c_hold     <= {NB{1'b0}};
         end else begin
             ir_status <= ir_status | ctl_ir;
             if (ir_wr) ir_status <= (ir_status & ~acc_wdata[NB-1:0]) | ctl_ir;
             if (mode_wr) sup <= acc_dec[D_KEY];
             if (fault_wr) fault_r <= acc_wdata[5:0];
+            // the CALL record: dropped by an ask that finished it, a CANCEL,
+            // a BAR_CFG write to its BESU, or the verdict refusing the code
+            // of the start that set it (the cycle after); set by a start
+            if (c_clr || (cfg_ok && held) || (c_wr_q && v_refused)) begin
+                c_v    <= 1'b0;
+                c_hold <= {NB{1'b0}};
+            end else if (c_set) begin
+                c_v    <= 1'b1;
+                c_hold <= sel;
+                c_eur  <= acc_dec[D_CEUR];
+            end
+            c_wr_q <= c_set && !acc_dec[D_CNW];
             err        <= clr_err ? 32'd0 : err_eff;
             p1_other       <= log_cause;
             p1_acc         <= acc_reg[7:0];

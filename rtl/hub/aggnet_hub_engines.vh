@@ -99,10 +99,12 @@
     endgenerate
 
     // ---- window 3: besu (rtl/besu/manifest.json) ----
-    wire        besu_sel = bus_req_valid && win == 4'd3 && EN_BESU != 0 && !bus_req_call;
+    wire        besu_sel = bus_req_valid && win == 4'd3 && EN_BESU != 0;
     wire        besu_req_ready, besu_rsp_valid;
     wire [31:0] besu_rsp_rdata;
     wire [1:0]  besu_rsp_err;
+    wire [31:0] besu_rsp_rdata_hi;
+    wire [3:0]  besu_rsp_len;
     generate
         if (EN_BESU != 0) begin : g_besu
             besu_engine #(.N(N), .NB(BESU_NB), .X(BESU_X), .Y(BESU_Y), .Z(BESU_Z), .KEY(BESU_KEY)) u_besu (
@@ -117,13 +119,20 @@
                 .bus_req_size(bus_req_size),
                 .bus_rsp_valid(besu_rsp_valid),
                 .bus_rsp_rdata(besu_rsp_rdata),
-                .bus_rsp_err(besu_rsp_err)
+                .bus_rsp_err(besu_rsp_err),
+                .bus_req_call(bus_req_call),
+                .bus_req_wdata_hi(bus_req_wdata_hi),
+                .bus_req_len(bus_req_len),
+                .bus_rsp_rdata_hi(besu_rsp_rdata_hi),
+                .bus_rsp_len(besu_rsp_len)
             );
         end else begin : g_no_besu
             assign besu_req_ready = 1'b1;
             assign besu_rsp_valid = 1'b0;
             assign besu_rsp_rdata = 32'd0;
             assign besu_rsp_err   = 2'd0;
+            assign besu_rsp_rdata_hi = 32'd0;
+            assign besu_rsp_len = 4'd0;
             wire unused_besu = &{1'b0, besu_sel};
         end
     endgenerate
@@ -165,8 +174,8 @@
     wire        eng_rsp_valid = papers_rsp_valid | nand_rsp_valid | besu_rsp_valid | scratch_rsp_valid;
     wire [31:0] eng_rsp_rdata = papers_rsp_rdata | nand_rsp_rdata | besu_rsp_rdata | scratch_rsp_rdata;
     wire [1:0]  eng_rsp_err   = papers_rsp_err | nand_rsp_err | besu_rsp_err | scratch_rsp_err;
-    wire [31:0] eng_rsp_rdata_hi = papers_rsp_rdata_hi;
-    wire [3:0]  eng_rsp_len   = papers_rsp_len;
+    wire [31:0] eng_rsp_rdata_hi = papers_rsp_rdata_hi | besu_rsp_rdata_hi;
+    wire [3:0]  eng_rsp_len   = papers_rsp_len | besu_rsp_len;
     wire        eng_busy      = papers_busy;
     // cycles from a bus write to the engines' registers' final value (link_port's
     // SETTLE, for its idle output): the largest of the built engines' "settle"

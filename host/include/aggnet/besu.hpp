@@ -9,9 +9,9 @@
 // the node's PE takes part.  plan() computes such a tree, validate() checks
 // one, load() writes it (supervisor mode: the loader acts as every node's
 // PE, before the job starts, as an operating system would).  Then each PE
-// uses its own Node: arm a barrier, wait for it (polled, a hub-side WAIT, or
-// the interrupt method through IR_STATUS), send a eureka, wait for one, and
-// eureka-then-barrier.
+// uses its own Node: arm a barrier, wait for it (polled, hub-side: arm and
+// wait in one link CALL to BAR_CALL, or the interrupt method through
+// IR_STATUS), send a eureka, wait for one, and eureka-then-barrier.
 //
 // Errors: a register access the node refuses throws BesuError naming the
 // cause the node logged (docs/besu.md, the ERR register), which the library
@@ -84,7 +84,7 @@ struct BesuError : Error {
 /// How a PE learns that its barrier or eureka happened.
 enum class Wait {
     Polled,     ///< the host reads BAR_CTL until it shows the event (seed: "polled method")
-    Hub,        ///< one link WAIT on BAR_CTL: the hub re-reads it, the host does not poll
+    Hub,        ///< one link CALL to BAR_CALL (write and wait in one frame each way): the hub asks, the host does not poll
     Interrupt,  ///< one link WAIT on the IR_STATUS bit, then BAR_CTL, then the bit is cleared (seed: "interrupt method")
 };
 
@@ -98,7 +98,7 @@ public:
     unsigned pe() const { return pe_; }
     const Mesh& mesh() const { return mesh_; }
     unsigned besus() const { return nb_; }
-    uint64_t io_cycles() const { return io_; }  ///< link commands made
+    uint64_t io_cycles() const { return io_; }  ///< link commands made (a Wait::Hub barrier: 1)
 
     unsigned state(unsigned b);
     /// Writes a control code (Table 3) to BAR_CTL[b].
@@ -107,14 +107,22 @@ public:
     /// Joins the barrier (OP_BAR, or OP_BAR_I for the interrupt method).
     void arm_barrier(unsigned b, bool interrupt = false) { control(b, interrupt ? OP_BAR_I : OP_BAR); }
     /// Waits until the barrier completed (S_BAR or S_BAR_I); returns the state.
+    /// Wait::Hub: one wait-only CALL (BAR_CALL[b] with CALL_NOWRITE).
     unsigned wait_barrier(unsigned b, Wait how = Wait::Hub);
-    /// arm_barrier + wait_barrier (the interrupt flavour with Wait::Interrupt).
+    /// arm_barrier + wait_barrier (the interrupt flavour with Wait::Interrupt);
+    /// Wait::Hub: both in one CALL (BAR_CALL[b] <- OP_BAR), one request frame.
+    /// A timeout cancels the CALL (CANCEL): if the barrier had completed
+    /// after all, that is success; else TimeoutError naming what this node's
+    /// router waits for (and the PEs behind it, when partition() was told).
     unsigned barrier(unsigned b, Wait how = Wait::Hub);
+    /// eureka_barrier + wait_barrier; Wait::Hub: one CALL (BAR_CALL[b] <- OP_EUR_B).
+    unsigned eureka_then_barrier(unsigned b, Wait how = Wait::Hub);
     /// OP_INT: a eureka will raise IR_STATUS bit b.
     void arm_eureka_interrupt(unsigned b) { control(b, OP_INT); }
     /// OP_EUR: this PE found it; every member of the partition learns it.
     void eureka(unsigned b) { control(b, OP_EUR); }
     /// Waits until a eureka arrived (S_EUR or S_EUR_I); returns the state.
+    /// Wait::Hub: one wait-only CALL (CALL_NOWRITE | CALL_EUREKA).
     unsigned wait_eureka(unsigned b, Wait how = Wait::Hub);
     /// OP_EUR_B: send a eureka and join the barrier (wait with wait_barrier).
     void eureka_barrier(unsigned b) { control(b, OP_EUR_B); }
@@ -137,6 +145,15 @@ public:
 
     /// What this node's router still waits for on barrier b, for messages.
     std::string pending(unsigned b);
+    /// CANCEL: withdraws this PE's pending BAR_CALL in the node; returns the
+    /// result byte: bits 5..4 CANCEL_NONE / CANCEL_WITHDRAWN /
+    /// CANCEL_FINISHED, bits 2..0 the BESU's state.  The blocking waits do
+    /// this themselves after a timeout.
+    unsigned cancel();
+    /// The partition of BESU b (every node's BAR_CFG, as plan() gives it),
+    /// so that a barrier timeout names the member PEs behind the links this
+    /// node's router waits for (TimeoutError::never_arrived).  Optional.
+    void partition(unsigned b, const std::vector<uint32_t>& cfg);
 
 private:
     link::LinkClient& link_;
@@ -149,6 +166,10 @@ private:
     void wr(uint16_t reg, uint32_t v, const std::string& what);
     void check_b(unsigned b) const;
     unsigned wait_state(unsigned b, Wait how, unsigned mask, unsigned value, const char* what);
+    unsigned call_wait(unsigned b, unsigned operand, const char* what);
+    [[noreturn]] void refused(const std::string& what);
+    uint64_t behind_missing(unsigned b);
+    std::vector<std::vector<uint32_t>> trees_;
 };
 
 /// Loads `cfg` (one BAR_CFG per node, as plan() gives) into BESU b of every

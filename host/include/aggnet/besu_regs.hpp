@@ -41,23 +41,34 @@ enum Cause : unsigned {
     C_BADCFG = 6,  ///< a BAR_CFG value this node cannot hold: parent code not in Table 1, bits 31..13 or 8..7 set, a link past the mesh's edge, a parent link that is also a child link
     C_KEY = 7,  ///< MODE written with a value that is neither BESU_KEY nor 0
     C_STRAY = 8,  ///< the router received an opcode on a link that is neither the BESU's parent nor a child, or a second join from one source before the barrier completed
+    C_CALLARG = 9,  ///< a BAR_CALL whose operand is not 1 byte or not a wait (a code other than OP_BAR, OP_BAR_I, OP_EUR_B with CALL_EUREKA clear, or CALL_NOWRITE with a code), or a CANCEL with operands
+    C_BUSY = 10,  ///< a BAR_CALL while this PE's BAR_CALL is pending, or a BAR_CTL write to the BESU it waits on (OP_RESET too: CANCEL first)
+    C_NOWAIT = 11,  ///< a BAR_CALL with CALL_NOWRITE for what the BESU cannot reach: a barrier wait while it is not armed or completed (0xx), a eureka wait while a barrier is (1xx), or a BESU in no partition
 };
 /// Table 1: parent codes; the parent code of link direction d (+X -X +Y -Y +Z -Z).
 constexpr unsigned P_ROOT = 0b0000, P_NC = 0b0100;
 constexpr unsigned PARENT_CODE[6] = {0b0001, 0b1111, 0b0010, 0b1110, 0b0011, 0b1101};
+/// BAR_CALL operand bits and CANCEL outcomes (docs/besu_regmap.md, "CALL registers").
+constexpr unsigned CALL_NOWRITE = 0x08;  ///< BAR_CALL operand bit 3: write nothing, only wait (code bits 2..0 must be 000)
+constexpr unsigned CALL_EUREKA = 0x10;  ///< BAR_CALL operand bit 4: wait for a eureka (state 01x), not a barrier's completion (11x)
+constexpr unsigned CANCEL_NONE = 0x00;  ///< CANCEL outcome: no BAR_CALL was pending (none started, or its result was handed over)
+constexpr unsigned CANCEL_WITHDRAWN = 0x01;  ///< CANCEL outcome: the BAR_CALL had not finished; withdrawn, the BESU left as it is
+constexpr unsigned CANCEL_FINISHED = 0x02;  ///< CANCEL outcome: the BAR_CALL had finished but its result was not yet handed over
 
 namespace regs {
 constexpr unsigned WINDOW = 3;  // tools/linkgen.py WINDOWS: BESU
 constexpr uint16_t BAR_CTL = 0x000;  // rw: read: bits 2..0 the BESU's state (Table 2); write: bits 2..0 a control code (Table 3)
 constexpr uint16_t BAR_CFG = 0x100;  // rw (write: supervisor): bit 0 PE, bits 1..6 child +X -X +Y -Y +Z -Z, bits 8..7 00, bits 12..9 parent code (Table 1); reset 0x0800
 constexpr uint16_t JOINED = 0x200;  // ro: the router's record of the pending barrier: bit 0 the PE joined, bit 1+d child link d joined
+constexpr uint16_t BAR_CALL = 0x300;  // call: operand 1 byte: bits 2..0 a control code written to BAR_CTL[n] as a BAR_CTL write would (OP_BAR, OP_BAR_I or OP_EUR_B), or with bit 3 (CALL_NOWRITE) set code 000 and nothing written; bit 4 (CALL_EUREKA): wait for a eureka (state 01x), else for the barrier's completion (11x). Finishes when the state shows it; result 1 byte: BAR_CTL[n] then (Table 2)
 constexpr uint16_t IR_STATUS = 0x400;  // r/w1c: bit n: BESU n entered S_EUR_I or S_BAR_I (the node's interrupt output is their OR); write 1s to clear
 constexpr uint16_t ERR = 0x401;  // r/w1c: bit 0 ERR (C_ERR0 bit 62), 1 MORE, 7..4 cause, 15..8 type (23 as C_ERR3, else 0), 23..16 the register's low 8 bits (the BESU), 31..24 errors since cleared (saturating); write bit 0 = 1 to clear
 constexpr uint16_t MODE = 0x402;  // rw: bit 0 supervisor; write the hub's BESU_KEY: supervisor, 0: user, anything else: user and KEY logged
 constexpr uint16_t SHAPE = 0x403;  // ro: bits 7..0 NB, 11..8 X, 15..12 Y, 19..16 Z, 25..20 this node (x + X*(y + Y*z))
 constexpr uint16_t LINKS = 0x404;  // ro: bit d: this node has a neighbour on direction d
 constexpr uint16_t FAULT = 0x405;  // rw (write: supervisor): bit d: link d cut both ways (a fault injected to test the diagnostic)
-constexpr uint32_t MAP_HASH = 0x20F38D10;  // CRC-32 of these tables (INFO MAP_HASH+3)
+constexpr uint16_t CANCEL = 0x406;  // call: operand 0 bytes: withdraws this PE's pending BAR_CALL; finishes at once, result 1 byte: bits 5..4 the outcome (CANCEL_NONE, CANCEL_WITHDRAWN, CANCEL_FINISHED), bits 2..0 the BAR_CALL's BESU state (0 if none)
+constexpr uint32_t MAP_HASH = 0x35CA402E;  // CRC-32 of these tables (INFO MAP_HASH+3)
 constexpr uint16_t addr(uint16_t reg) { return uint16_t(WINDOW << 12 | reg); }
 }  // namespace regs
 
