@@ -157,6 +157,16 @@ module frame_rx #(
     wire        byte_in = b_valid && !is_flag && !hunt && !(is_esc && !esc);
     wire        last    = byte_in && lastb;
     wire        timeout = (IDLE_CYCLES != 0) && !hunt && !b_valid && q_end;
+    // hunt in its own block, from one set and one clear term (timing: as the
+    // priority chain of the block below it missed the UP5K's 48 MHz on some
+    // placements): a FLAG clears it; an inter-byte timeout, a len > 8 (the
+    // byte at idx 5) or the frame's last byte set it.
+    wire        set_hunt = timeout || (byte_in && ((idx == 5'd5 && u_big) || lastb));
+    always @(posedge clk) begin
+        if (rst) hunt <= 1'b1;
+        else if (b_valid && is_flag) hunt <= 1'b0;
+        else if (set_hunt) hunt <= 1'b1;
+    end
 
     always @(posedge clk) begin
         ev_ok      <= 1'b0;
@@ -167,7 +177,6 @@ module frame_rx #(
         ev_overrun <= 1'b0;
         if (out_valid && out_ready) out_valid <= 1'b0;
         if (rst) begin
-            hunt      <= 1'b1;
             esc       <= 1'b0;
             idx       <= 5'd0;
             crc       <= LINK_CRC_INIT;
@@ -219,7 +228,6 @@ module frame_rx #(
 
             if (b_valid && is_flag) begin
                 if (!hunt && (idx != 5'd0 || esc)) ev_resync <= 1'b1;
-                hunt  <= 1'b0;
                 esc   <= 1'b0;
                 idx   <= 5'd0;
                 lastb <= 1'b0;
@@ -228,7 +236,6 @@ module frame_rx #(
                 pay_end <= 5'd6;
                 pay_ph <= 1'b0;
             end else if (timeout) begin
-                hunt       <= 1'b1;
                 ev_timeout <= 1'b1;
             end else if (b_valid && !hunt && is_esc && !esc) begin
                 esc <= 1'b1;
@@ -248,15 +255,11 @@ module frame_rx #(
                     5'd5: begin
                         w_len <= u[3:0];
                         pay_end <= 5'd6 + {1'b0, u[3:0]};
-                        if (u_big) begin
-                            hunt      <= 1'b1;
-                            ev_badlen <= 1'b1;
-                        end
+                        if (u_big) ev_badlen <= 1'b1;
                     end
                     default: ;  // payload (w_pay, below) or CRC
                 endcase
                 if (last) begin
-                    hunt  <= 1'b1;
                     lastb <= 1'b0;
                     fin   <= 1'b1;
                 end

@@ -105,13 +105,14 @@
 // last byte is offered; the next cycle registers the PE's range check (the
 // command is decoded beside it, in two stages), the next picks the PE's
 // entry (S_IDLE or S_PICK), the next reads it, the next compares the
-// sequence number, the next acts on it, and the bus request follows: 5
-// cycles after the fields.  A bus response is registered, then checked
-// against a WAIT's condition, the entry to store chosen, then acted on: 4
-// cycles from bus_rsp_valid to the reply being due.  Between commands S_IDLE registers whether the
-// round-robin pointers' PEs have a reply due or a WAIT pending and S_PICK
-// acts on it: a reply or a WAIT re-read starts 3 cycles after the state
-// machine comes back idle.  No decision depends on more than one compare
+// sequence number, the next classifies the frame, the next acts on it, and
+// the bus request follows: 6 cycles after the fields.  A bus response is
+// registered, then checked against a WAIT's condition, the entry to store
+// chosen, then acted on: 4 cycles from bus_rsp_valid to the reply being
+// due.  Between commands S_IDLE registers whether the round-robin
+// pointers' PEs have a reply due or a WAIT pending and S_PICK acts on it: a
+// WAIT re-read starts 3 cycles after the state machine comes back idle, a
+// reply 4 (the entry is read, then the reply registered).  No decision depends on more than one compare
 // of registered values (the unregistered version missed the UP5K's 48 MHz
 // by far; the one-hot state machine, the registered hits and frame_rx's
 // registered ready are what brought the iCEBreaker's top up to 48 MHz; its
@@ -282,11 +283,11 @@ module link_port #(
     // WAIT re-read.  Every transition is to a constant state, so that yosys
     // extracts the machine and encodes it one-hot (timing: the binary
     // state's decode ran into every decision on the UP5K).
-    localparam [3:0] S_IDLE = 4'd0, S_FRAME = 4'd1, S_POLL = 4'd2, S_TX = 4'd3,
-                     S_REQ = 4'd4, S_RSP = 4'd5, S_CHK = 4'd6, S_DONE = 4'd7, S_SEQ = 4'd8,
-                     S_RDF = 4'd9, S_TXS = 4'd10, S_PICK = 4'd11, S_RDT = 4'd12, S_RDP = 4'd13,
-                     S_SEL = 4'd14;
-    (* fsm_encoding = "one-hot" *) reg [3:0] state;
+    localparam [4:0] S_IDLE = 5'd0, S_FRAME = 5'd1, S_POLL = 5'd2, S_TX = 5'd3,
+                     S_REQ = 5'd4, S_RSP = 5'd5, S_CHK = 5'd6, S_DONE = 5'd7, S_SEQ = 5'd8,
+                     S_RDF = 5'd9, S_TXS = 5'd10, S_PICK = 5'd11, S_RDT = 5'd12, S_RDP = 5'd13,
+                     S_SEL = 5'd14, S_TXL = 5'd15, S_CMP = 5'd16;
+    (* fsm_encoding = "one-hot" *) reg [4:0] state;
     reg [IW-1:0] ra;        // the entry S_RDF / S_RDT / S_RDP read
     reg [IW-1:0] c_idx;
     reg [7:0]  c_seq;
@@ -384,13 +385,15 @@ module link_port #(
             default: begin wait_mask = fr_pl[63:32];       wait_value = fr_pl[31:0];          end
         endcase
     end
-    // S_SEQ classifies the frame against the PE's entry; S_FRAME acts.
+    // S_SEQ compares the frame's seq with the PE's entry, S_CMP classifies
+    // the frame from those compares, S_FRAME acts (timing: the entry's
+    // read mux, the compares and the classification in one cycle missed the
+    // UP5K's 48 MHz once the design grew with CALL).
     // A HELLO is a late copy when 1 <= q_seq - fr_seq <= 64, that is when
     // q_seq - fr_seq - 1 = q_seq + ~fr_seq (mod 256) is below 64: one carry
-    // chain and its top two bits, registered in S_SEQ (timing: the
-    // subtract and a range compare did not fit 48 MHz on the UP5K in one
-    // cycle with S_FRAME's decision after them).
+    // chain and its top two bits.
     reg  f_dup, f_stale;
+    reg  s_known, s_eq, s_eqm1, s_late;  // S_SEQ's compares
     wire [7:0] h_dm1 = q_seq + ~fr_seq;
     wire       h_late = h_dm1[7:6] == 2'b00;
     wire       unused_h = &{1'b0, h_dm1[5:0]};
@@ -443,30 +446,52 @@ module link_port #(
     assign bus_req_len   = c_start ? c_size : 4'd0;
 
     localparam [63:0] HELLO_PAYLOAD = {LINK_VERSION, HUB_PES[7:0], PE_ID[7:0], N[7:0], ENGINES, CLK_UNITS[15:0]};
+    // The reply, formed from the entry in S_TXL and registered (timing:
+    // the entry read, this decode and frame_tx's shift-register load in one
+    // cycle missed the UP5K's 48 MHz), sent in S_TX; or the side slot's ERR
+    // STALE, from its registers, in S_TXS.
     wire side = state == S_TXS;  // sending the side slot's ERR STALE
-    assign ft_pe   = {2'b00, PE_ID[5:0] + ext6(side ? sr_idx : tp)};
-    assign ft_seq  = side ? sr_seq : q_seq;
-    assign ft_addr = side ? sr_addr : q_addr;
+    reg  [7:0]  t_op, t_pe, t_seq;
+    reg  [3:0]  t_len;
+    reg  [63:0] t_pl;
+    reg  [15:0] t_addr;
+    reg  [7:0]  e_op;
+    reg  [3:0]  e_len;
+    reg  [63:0] e_pl;
     always @* begin
-        ft_op  = LINK_OP_ACK;
-        ft_len = 4'd0;
-        ft_pl  = 64'h0;
-        if (side) begin
-            ft_op = LINK_OP_ERR;
-            ft_len = 4'd1;
-            ft_pl = {56'h0, LINK_ERR_STALE};
-        end else if (!q_waiting) begin
+        e_op  = LINK_OP_ACK;
+        e_len = 4'd0;
+        e_pl  = 64'h0;
+        if (!q_waiting) begin
             case (q_kind)
                 K_DATA:  if (q_call) begin
-                             ft_op = LINK_OP_RESULT; ft_len = q_size; ft_pl = {q_mask, q_data};
+                             e_op = LINK_OP_RESULT; e_len = q_size; e_pl = {q_mask, q_data};
                          end else begin
-                             ft_op = LINK_OP_DATA;   ft_len = q_size; ft_pl = {32'h0, q_data};
+                             e_op = LINK_OP_DATA;   e_len = q_size; e_pl = {32'h0, q_data};
                          end
-                K_HELLO: begin ft_op = LINK_OP_HELLO_R; ft_len = 4'd8;           ft_pl = HELLO_PAYLOAD;   end
-                K_ERR:   begin ft_op = LINK_OP_ERR;     ft_len = 4'd1;           ft_pl = {56'h0, q_data[7:0]}; end
-                default: begin ft_op = LINK_OP_ACK;     ft_len = 4'd0;           ft_pl = 64'h0;           end
+                K_HELLO: begin e_op = LINK_OP_HELLO_R; e_len = 4'd8;           e_pl = HELLO_PAYLOAD;   end
+                K_ERR:   begin e_op = LINK_OP_ERR;     e_len = 4'd1;           e_pl = {56'h0, q_data[7:0]}; end
+                default: begin e_op = LINK_OP_ACK;     e_len = 4'd0;           e_pl = 64'h0;           end
             endcase
         end
+    end
+    always @(posedge clk) begin
+        if (state == S_TXL) begin
+            t_op   <= e_op;
+            t_len  <= e_len;
+            t_pl   <= e_pl;
+            t_pe   <= {2'b00, PE_ID[5:0] + ext6(tp)};
+            t_seq  <= q_seq;
+            t_addr <= q_addr;
+        end
+    end
+    assign ft_pe   = side ? {2'b00, PE_ID[5:0] + ext6(sr_idx)} : t_pe;
+    assign ft_seq  = side ? sr_seq : t_seq;
+    assign ft_addr = side ? sr_addr : t_addr;
+    always @* begin
+        ft_op  = side ? LINK_OP_ERR : t_op;
+        ft_len = side ? 4'd1 : t_len;
+        ft_pl  = side ? {56'h0, LINK_ERR_STALE} : t_pl;
     end
 
     // ---- control ------------------------------------------------------------
@@ -492,7 +517,7 @@ module link_port #(
 
     reg fr_take, bp_take;
     always @(posedge clk) begin
-        fr_take <= !rst && state == S_SEQ;   // S_SEQ is always followed by S_FRAME
+        fr_take <= !rst && state == S_CMP;   // S_CMP is always followed by S_FRAME
         bp_take <= !rst && fr_valid && !fr_ready && !pe_ok;
         d_valid <= fr_valid && !fr_ready && pe_ok && !rst;
         d_idx   <= fr_idx;
@@ -501,8 +526,8 @@ module link_port #(
     // The decode takes two cycles (timing: the op and length compares, the
     // priority between the commands and the WAIT mask mux did not fit 48
     // MHz on the UP5K in one): stage A classifies the op and length, stage
-    // B forms the command.  Nothing reads f_* before S_SEQ (f_is_hello,
-    // f_seq_m1) and S_FRAME (the rest), at the earliest 2 and 3 cycles after
+    // B forms the command.  Nothing reads f_* before S_SEQ (f_seq_m1), S_CMP
+    // (f_is_hello) and S_FRAME (the rest), at the earliest 2, 3 and 4 cycles after
     // d_valid, itself a cycle after the fields appear; the fields hold
     // until S_FRAME takes the frame.
     reg       a_read, a_write, a_wait, a_hello, a_call, a_known, a_is_hello;
@@ -548,7 +573,7 @@ module link_port #(
     // bus result, written unless a re-read WAIT still does not hold).
     reg ld_f, ld_p, ld_d;  // the state is S_FRAME / S_POLL / S_DONE
     always @(posedge clk) begin
-        ld_f <= !rst && state == S_SEQ;
+        ld_f <= !rst && state == S_CMP;
         ld_p <= !rst && state == S_RDP;
         ld_d <= !rst && state == S_SEL;
         if (rst) begin
@@ -694,7 +719,8 @@ module link_port #(
                 end
             end
             S_RDF: state <= S_SEQ;
-            S_RDT: state <= S_TX;
+            S_RDT: state <= S_TXL;
+            S_TXL: state <= S_TX;
             S_RDP: begin
                 // whether wp's WAIT or CALL is still pending, for S_POLL
                 // (timing: computed there, it ran into wpend's enable and
@@ -703,8 +729,15 @@ module link_port #(
                 state <= S_POLL;
             end
             S_SEQ: begin
-                f_dup   <= |(known & f_oh) && q_seq == fr_seq && !f_is_hello;
-                f_stale <= |(known & f_oh) && (f_is_hello ? h_late : q_seq != fr_seq && q_seq != f_seq_m1);
+                s_known <= |(known & f_oh);
+                s_eq    <= q_seq == fr_seq;
+                s_eqm1  <= q_seq == f_seq_m1;
+                s_late  <= h_late;
+                state   <= S_CMP;
+            end
+            S_CMP: begin
+                f_dup   <= s_known && s_eq && !f_is_hello;
+                f_stale <= s_known && (f_is_hello ? s_late : !s_eq && !s_eqm1);
                 state   <= S_FRAME;
             end
             S_FRAME: begin
@@ -823,8 +856,8 @@ module link_port #(
     reg          c_calm;     // the request in flight was made while calm
     reg  [N-1:0] quiet;
     wire         calm = settle == 8'd0 && !eng_busy;
-    wire         cmd_busy = state == S_RDF || state == S_SEQ || state == S_FRAME || state == S_TXS ||
-                            state == S_RDT || state == S_TX || (!c_poll && (state == S_REQ || state == S_RSP ||
+    wire         cmd_busy = state == S_RDF || state == S_SEQ || state == S_CMP || state == S_FRAME || state == S_TXS ||
+                            state == S_RDT || state == S_TXL || state == S_TX || (!c_poll && (state == S_REQ || state == S_RSP ||
                             state == S_CHK || state == S_SEL || state == S_DONE));
     always @(posedge clk) begin
         if (rst) begin
