@@ -104,7 +104,10 @@ $(HW_OUT)/$(BOARD).json: fw/$(BOARD)/top.v $(HW_RTL) $(HW_INC)
 # --tmg-ripup: the router rips up and reroutes the nets of failing paths
 # (the ULX3S top placed at 99.0 MHz against 100 without it, 101.9-104.1
 # over seeds 1-3 with it; it leaves a design that meets timing alone).
-HW_PNR_OPTS := --seed 1 --tmg-ripup
+# The seed is the board's HW_<board>_SEED (tools/boards/<board>.py PNR_SEED,
+# default 1): a board whose top sits at the edge of its clock names the seed
+# it was closed with, and why, in its board file.
+HW_PNR_OPTS = --seed $(HW_$(BOARD)_SEED) --tmg-ripup
 $(HW_OUT)/$(BOARD).asc: $(HW_OUT)/$(BOARD).json $(HW_CONS)
 	$(NEXTPNR_ICE40) -q $(HW_$(BOARD)_PNR) --json $< --pcf $(HW_CONS) \
 	  --freq $(HW_MHZ) $(HW_PNR_OPTS) --asc $@.tmp --log $(basename $@).pnr.log \

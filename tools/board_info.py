@@ -36,6 +36,8 @@ def make_vars():
         out.append("HW_%s_FAM := %s" % (n, b.FAMILY))
         out.append("HW_%s_PNR := --%s --package %s" % (n, b.DEVICE, b.PACKAGE))
         out.append("HW_%s_CONS := %s" % (n, b.CONSTRAINTS))
+        # the placer's seed: 1 unless the board file says otherwise (PNR_SEED, with its reason)
+        out.append("HW_%s_SEED := %d" % (n, getattr(b, "PNR_SEED", 1)))
         out.append("HW_%s_MHZ := %s" % (n, fmt_mhz(boards.hub_khz(n))))
         if b.FAMILY == "ice40":
             out.append("HW_%s_TIME := -d %s -P %s" % (n, b.DEVICE, b.PACKAGE))

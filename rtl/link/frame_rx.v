@@ -167,6 +167,13 @@ module frame_rx #(
         else if (b_valid && is_flag) hunt <= 1'b0;
         else if (set_hunt) hunt <= 1'b1;
     end
+    // esc the same way, with no enable (timing, as hunt): a byte inside a
+    // frame sets it if it is an ESC not itself escaped and clears it
+    // otherwise, a FLAG clears it, anything else keeps it.
+    always @(posedge clk) begin
+        if (rst) esc <= 1'b0;
+        else if (b_valid) esc <= !is_flag && (hunt ? esc : (is_esc && !esc));
+    end
 
     always @(posedge clk) begin
         ev_ok      <= 1'b0;
@@ -177,7 +184,6 @@ module frame_rx #(
         ev_overrun <= 1'b0;
         if (out_valid && out_ready) out_valid <= 1'b0;
         if (rst) begin
-            esc       <= 1'b0;
             idx       <= 5'd0;
             crc       <= LINK_CRC_INIT;
             w_pe      <= 8'h00;
@@ -228,7 +234,6 @@ module frame_rx #(
 
             if (b_valid && is_flag) begin
                 if (!hunt && (idx != 5'd0 || esc)) ev_resync <= 1'b1;
-                esc   <= 1'b0;
                 idx   <= 5'd0;
                 lastb <= 1'b0;
                 crc   <= LINK_CRC_INIT;
@@ -238,9 +243,8 @@ module frame_rx #(
             end else if (timeout) begin
                 ev_timeout <= 1'b1;
             end else if (b_valid && !hunt && is_esc && !esc) begin
-                esc <= 1'b1;
+                // (ESC: esc is set in its own block below)
             end else if (byte_in) begin
-                esc <= 1'b0;
                 crc <= crc_nx;
                 idx <= idx + 5'd1;
                 // idx 5 is the length: a payload follows if it is not 0
