@@ -96,6 +96,11 @@ module nand_engine #(
     output reg         bus_rsp_valid,
     output reg  [31:0] bus_rsp_rdata,
     output reg  [1:0]  bus_rsp_err,
+    input  wire        bus_req_call,
+    input  wire [31:0] bus_req_wdata_hi,
+    input  wire [3:0]  bus_req_len,
+    output reg  [31:0] bus_rsp_rdata_hi,
+    output reg  [3:0]  bus_rsp_len,
     input  wire [N*12-1:0] nand_pins_in,
     output reg  [N*5-1:0]  nand_pins_out
 `ifdef FORMAL
@@ -117,13 +122,19 @@ module nand_engine #(
         if (T < 1 || T > NAND_OUT_DATA_W) begin : g_bad_t
             $error("nand_engine: T must be in 1..16");
         end
+        if (NAND_CA_VOTE_K != NAND_CA_SLICES_K || NAND_CA_VOTE_I != NAND_CA_SLICES_W ||
+            NAND_CA_SLICES_K_W != 6 || NAND_CA_SLICES_W_W != 4 || NAND_CA_VOTE_I_W != 4 ||
+            NAND_R_SLICES != 12'h800 || NAND_R_VOTE != 12'hC00 || NAND_SEQ_BYTES != 8) begin : g_bad_calls
+            $error("nand_engine: the CALL address layout is decoded as SLICES | (w-1) << 6 | (k-1), VOTE above it (nand_regs.vh)");
+        end
         if (NAND_CABLE_IN_LINES != 12 || NAND_CABLE_OUT_LINES != 5) begin : g_bad_cable
             $error("nand_engine: the ports carry 12 cable lines in and 5 out per PE (nand_regs.vh)");
         end
     endgenerate
 
-    localparam [1:0]  ERR_OK = 2'd0, ERR_NO_REG = 2'd1, ERR_REFUSED = 2'd2;
+    localparam [1:0]  ERR_OK = 2'd0, ERR_NO_REG = 2'd1, ERR_REFUSED = 2'd2, ERR_PENDING = 2'd3;
     localparam integer PW = (N > 1) ? $clog2(N) : 1;
+    localparam integer N_I = N, T_I = T;
 
     // ---- the cable: synchronized pins, attach and request edges -------------
     localparam integer PINW = NAND_CABLE_IN_LINES;
@@ -213,11 +224,28 @@ module nand_engine #(
     reg [PW-1:0] q_p;
     reg [N-1:0]  q_hot;   // q_p one-hot (none beyond N): OUT writes are per-PE enables, not indexed stores
     reg [11:0]   q_reg;
-    reg [31:0]   q_wdata;
+    reg [31:0]   q_wdata, q_whi;
+    // A CALL's register, decoded here (registered, off the answer's path):
+    // CANCEL, or SLICES / VOTE with their parameters in the address
+    // (nand_regs.vh NAND_CA_*) and whether this engine's T allows them.
+    reg          q_call, q_cancel, q_seq, q_vote, q_seq_ok;
+    reg [4:0]    q_sw;   // w (SLICES) or i (VOTE)
+    reg [6:0]    q_sk;   // k
+    wire [4:0]   a_sw = {1'b0, bus_req_addr[NAND_CA_SLICES_W +: NAND_CA_SLICES_W_W]} + 5'd1;
+    wire         a_vote = bus_req_addr[11:0] >= NAND_R_VOTE;
     integer qh, ow;
     always @(posedge clk) begin
         q_valid <= bus_req_valid && !rst;
         q_we    <= bus_req_we;
+        q_call  <= bus_req_call;
+        q_whi   <= bus_req_wdata_hi;
+        q_cancel <= bus_req_addr[11:0] == NAND_R_CANCEL;
+        q_seq   <= bus_req_addr[11:0] >= NAND_R_SLICES;
+        q_vote  <= a_vote;
+        q_sw    <= a_sw;
+        q_sk    <= {1'b0, bus_req_addr[NAND_CA_SLICES_K +: NAND_CA_SLICES_K_W]} + 7'd1;
+        // SLICES: w <= T; VOTE: i <= 4 and 2^i - 1 <= T
+        q_seq_ok <= a_vote ? (a_sw <= 5'd4 && ((6'd1 << a_sw) - 6'd1) <= T_I[5:0]) : a_sw <= T_I[4:0];
         q_pe_ok <= {26'd0, bus_req_pe} < N;
         q_p     <= bus_req_pe[PW-1:0];
         for (qh = 0; qh < N; qh = qh + 1) q_hot[qh] <= {26'd0, bus_req_pe} == qh;
@@ -225,7 +253,6 @@ module nand_engine #(
         q_wdata <= bus_req_wdata;
     end
 
-    localparam integer N_I = N, T_I = T;
     wire [T-1:0] data_p = data[q_p*T +: T];
     wire        bs = sel[q_p] ? sp : bf;
     // What a read returns, field by field (nand_regs.vh); other bits read 0.
@@ -263,6 +290,39 @@ module nand_engine #(
                                (q_wdata[NAND_OUT_ACK] != ack_p && ack_p != af);
     wire [63:0] cab64 = {{(64 - N){1'b0}}, cab} ;
 
+    // ---- the sequencer (rtl/nand/nand_seq.v): CALLs ------------------------------
+    // Second stage: what a CALL does (at most one of start, cancel, take).
+    // A start is refused while the PE has an operation on (run) or a result
+    // not handed over (fin: CANCEL drops it), and for a PE on its cable.
+    wire [N-1:0]  sq_run, sq_fin;
+    wire [63:0]   sq_row;
+    wire          sq_fresh_v, cm_step;
+    wire [PW-1:0] sq_fresh_p, cm_p;
+    wire [T-1:0]  cm_data;
+    wire          q_ok_call = q_valid && q_pe_ok && q_call && (q_cancel || (q_seq && q_seq_ok));
+    wire          run_p = |(sq_run & q_hot), fin_p = |(sq_fin & q_hot), cab_p = |(cab & q_hot);
+    wire          fresh_p = sq_fresh_v && sq_fresh_p == q_p;
+    wire          st_v = q_ok_call && q_we && q_seq && !run_p && !fin_p && !cab_p;
+    wire          cx_v = q_ok_call && q_we && q_cancel;
+    wire          tk_v = q_ok_call && !q_we && fin_p && !fresh_p;
+    wire          ask_v = bus_req_valid && bus_req_call && !bus_req_we;
+    // The barrier completes in this cycle (BF toggles at its end): a cancel
+    // then leaves BAR where it is (the step is done; withdrawing it would
+    // make the PE arrive at the next barrier).
+    wire          bdone = (s1_done && !bf) || (s0_done && bf);
+    nand_seq #(.N(N), .T(T), .PW(PW)) u_seq (
+        .clk(clk), .rst(rst), .bf(bf), .latched(latched), .bar(bar), .cab(cab),
+        .ask_v(ask_v), .ask_p(bus_req_pe[PW-1:0]),
+        .st_v(st_v), .cx_v(cx_v), .tk_v(tk_v), .st_p(q_p), .st_vote(q_vote), .st_w(q_sw), .st_k(q_sk),
+        .st_row({q_whi, q_wdata}),
+        .run(sq_run), .fin(sq_fin), .row_rd(sq_row), .fresh_v(sq_fresh_v), .fresh_p(sq_fresh_p),
+        .cm_step(cm_step), .cm_p(cm_p), .cm_data(cm_data)
+    );
+
+    reg [N-1:0] cm_hot;  // cm_p one-hot
+    integer ch;
+    always @* for (ch = 0; ch < N; ch = ch + 1) cm_hot[ch] = {{(32 - PW){1'b0}}, cm_p} == ch;
+
     always @(posedge clk) begin
         req_any <= 1'b0;
         if (rst) begin
@@ -273,17 +333,60 @@ module nand_engine #(
             bus_rsp_valid <= 1'b0;
             bus_rsp_rdata <= 32'd0;
             bus_rsp_err   <= ERR_OK;
+            bus_rsp_rdata_hi <= 32'd0;
+            bus_rsp_len   <= 4'd0;
         end else begin
             bus_rsp_valid <= q_valid;
             bus_rsp_rdata <= 32'd0;
             bus_rsp_err   <= ERR_OK;
+            bus_rsp_rdata_hi <= 32'd0;
+            bus_rsp_len   <= 4'd0;
+            // The sequencer's step for PE cm_p: its next data, BAR flipped
+            // (no bus write races it: plain OUT writes are refused while the
+            // PE's operation runs, a cancel or start drops the commit).
+            if (cm_step)
+                for (ow = 0; ow < N; ow = ow + 1)
+                    if (cm_hot[ow]) begin
+                        bar[ow] <= !bar[ow];
+                        data[ow*T +: T] <= cm_data;
+                    end
             if (q_valid) begin
-                if (!q_pe_ok) begin
+                if (!q_pe_ok || (q_call && !q_ok_call)) begin
+                    // a PE beyond N; a CALL to a register that takes none, or
+                    // with parameters this engine's T cannot run
                     bus_rsp_err <= ERR_NO_REG;
+                end else if (q_call && q_we && q_cancel) begin
+                    // CANCEL: answered at once; a running operation's open
+                    // barrier is withdrawn (BAR back to BF) unless it
+                    // completes in this very cycle, DATA back to all 1s
+                    bus_rsp_len <= 4'd1;
+                    bus_rsp_rdata[NAND_CANCEL_WAS +: NAND_CANCEL_WAS_W] <=
+                        fin_p ? NAND_CANCEL_WAS_FINISHED[NAND_CANCEL_WAS_W-1:0] :
+                        run_p ? NAND_CANCEL_WAS_RUNNING[NAND_CANCEL_WAS_W-1:0] : NAND_CANCEL_WAS_IDLE[NAND_CANCEL_WAS_W-1:0];
+                    bus_rsp_rdata[NAND_CANCEL_BAR] <= (run_p && !bdone) ? bf : bar_p;
+                    if (run_p)
+                        for (ow = 0; ow < N; ow = ow + 1)
+                            if (q_hot[ow]) begin
+                                if (!bdone) bar[ow] <= bf;
+                                data[ow*T +: T] <= {T{1'b1}};
+                            end
+                end else if (q_call && q_we) begin
+                    // SLICES / VOTE start: pending until finished
+                    bus_rsp_err <= st_v ? ERR_PENDING : ERR_REFUSED;
+                end else if (q_call) begin
+                    // an ask: the result once (fresh: the row read predates
+                    // the commit that finished it: ask again)
+                    if (tk_v) begin
+                        bus_rsp_rdata    <= sq_row[31:0];
+                        bus_rsp_rdata_hi <= sq_row[63:32];
+                        bus_rsp_len      <= 4'd8;
+                    end else begin
+                        bus_rsp_err <= (run_p || fin_p) ? ERR_PENDING : ERR_REFUSED;
+                    end
                 end else begin
                     case (q_reg)
                         NAND_R_OUT: begin
-                            if (q_we && (|(cab & q_hot) || out_of_order)) begin
+                            if (q_we && (cab_p || out_of_order || run_p)) begin
                                 bus_rsp_err <= ERR_REFUSED;
                             end else if (q_we) begin
                                 req_any <= q_wdata[NAND_OUT_REQ];
@@ -348,7 +451,7 @@ module nand_engine #(
 `endif
 
     // The window is decoded by the hub; sizes are the register's own.
-    wire unused_ok = &{1'b0, bus_req_addr[15:12], bus_req_size, q_wdata, pq,
+    wire unused_ok = &{1'b0, bus_req_addr[15:12], bus_req_size, bus_req_len, q_wdata, pq,
                         in_data[NAND_IN_DATA_W-1:NAND_CABLE_OUT_DATA_W]};
 endmodule
 `default_nettype wire
