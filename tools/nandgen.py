@@ -40,6 +40,10 @@ REGS = [
     ("CABLE1", 0x007, "ro", "bit j: PE 32+j is on its cable (PEs 32..63)"),
     ("CANCEL", 0x008, "call", "ends this PE's sequenced operation (running or finished and not yet handed over) "
                               "at once; result (1 byte, fields below): what there was and BAR after it"),
+    ("LEFT0",  0x009, "ro", "bit j: PE j left a sequenced operation: its CANCEL withdrew a barrier it had arrived "
+                            "at (cleared by its next start; PEs 0..31), so that a PE whose operation times out can "
+                            "tell the PEs that left from those that never arrived"),
+    ("LEFT1",  0x00A, "ro", "bit j: PE 32+j left a sequenced operation (PEs 32..63)"),
     ("SLICES", 0x800, "call", "a sequenced operation of k bits in steps of w: step j drives the next w operand "
                               "bits (from the top) on trees 0..w-1 (1s above) and collects the trees; address "
                               "+ (w-1) << 6 | (k-1); operands: 8 bytes, the k bits at 63..64-k; result: 8 bytes, "

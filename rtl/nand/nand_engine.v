@@ -319,6 +319,11 @@ module nand_engine #(
         .cm_step(cm_step), .cm_p(cm_p), .cm_data(cm_data)
     );
 
+    // LEFT: a PE whose CANCEL withdrew a barrier it had arrived at (until
+    // its next start), so the others' timeouts can tell it from a PE that
+    // never arrived (BARS alone cannot).
+    reg [N-1:0] left;
+    wire [63:0] left64 = {{(64 - N){1'b0}}, left};
     reg [N-1:0] cm_hot;  // cm_p one-hot
     integer ch;
     always @* for (ch = 0; ch < N; ch = ch + 1) cm_hot[ch] = {{(32 - PW){1'b0}}, cm_p} == ch;
@@ -330,6 +335,7 @@ module nand_engine #(
             ack           <= {N{1'b0}};
             sel           <= {N{1'b0}};
             data          <= {(N*T){1'b1}};
+            left          <= {N{1'b0}};
             bus_rsp_valid <= 1'b0;
             bus_rsp_rdata <= 32'd0;
             bus_rsp_err   <= ERR_OK;
@@ -368,11 +374,13 @@ module nand_engine #(
                         for (ow = 0; ow < N; ow = ow + 1)
                             if (q_hot[ow]) begin
                                 if (!bdone) bar[ow] <= bf;
+                                if (!bdone && bar_p != bf) left[ow] <= 1'b1;
                                 data[ow*T +: T] <= {T{1'b1}};
                             end
                 end else if (q_call && q_we) begin
                     // SLICES / VOTE start: pending until finished
                     bus_rsp_err <= st_v ? ERR_PENDING : ERR_REFUSED;
+                    if (st_v) left <= left & ~q_hot;
                 end else if (q_call) begin
                     // an ask: the result once (fresh: the row read predates
                     // the commit that finished it: ask again)
@@ -408,6 +416,8 @@ module nand_engine #(
                         NAND_R_BARS1:  if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= bars64[63:32];
                         NAND_R_CABLE0: if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= cab64[31:0];
                         NAND_R_CABLE1: if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= cab64[63:32];
+                        NAND_R_LEFT0:  if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= left64[31:0];
+                        NAND_R_LEFT1:  if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= left64[63:32];
                         default: bus_rsp_err <= ERR_NO_REG;
                     endcase
                 end

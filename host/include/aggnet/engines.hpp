@@ -19,7 +19,7 @@ struct Engine {
 
 inline constexpr Engine kEngines[] = {
     {1, "papers", "PAPERS unit (seed 000)", 0xB0BDC075},
-    {2, "nand", "NAND aggregate network (seed 002, TTL_PAPERS)", 0x77D676D6},
+    {2, "nand", "NAND aggregate network (seed 002, TTL_PAPERS)", 0x4B2392EE},
     {3, "besu", "Barrier/eureka synchronization units (seed 001, Cray)", 0x20F38D10},
     {15, "scratch", "scratch registers", 0x00000000},
 };

@@ -18,6 +18,8 @@ constexpr uint16_t BARS1 = 0x005;  // ro: bit j: PE 32+j's OUT.BAR (PEs 32..63)
 constexpr uint16_t CABLE0 = 0x006;  // ro: bit j: PE j is on its cable, which then drives its OUT instead of the link (PEs 0..31)
 constexpr uint16_t CABLE1 = 0x007;  // ro: bit j: PE 32+j is on its cable (PEs 32..63)
 constexpr uint16_t CANCEL = 0x008;  // call: ends this PE's sequenced operation (running or finished and not yet handed over) at once; result (1 byte, fields below): what there was and BAR after it
+constexpr uint16_t LEFT0 = 0x009;  // ro: bit j: PE j left a sequenced operation: its CANCEL withdrew a barrier it had arrived at (cleared by its next start; PEs 0..31), so that a PE whose operation times out can tell the PEs that left from those that never arrived
+constexpr uint16_t LEFT1 = 0x00A;  // ro: bit j: PE 32+j left a sequenced operation (PEs 32..63)
 constexpr uint16_t SLICES = 0x800;  // call: a sequenced operation of k bits in steps of w: step j drives the next w operand bits (from the top) on trees 0..w-1 (1s above) and collects the trees; address + (w-1) << 6 | (k-1); operands: 8 bytes, the k bits at 63..64-k; result: 8 bytes, the k NANDs at k-1..0, above them the operand's bits 63-k..0 (libaggnet sends 0s)
 constexpr uint16_t VOTE = 0xC00;  // call: a sequenced section 2.4 maximum of k bits, i bits per step on 2^i - 1 trees, a PE that loses a step dropping out; address + (i-1) << 6 | (k-1); operands as SLICES (unsigned, the k bits at 63..64-k); result: 8 bytes, the maximum at k-1..0, above as SLICES
 constexpr uint16_t addr(uint16_t reg) { return uint16_t(WINDOW << 12 | reg); }
@@ -89,6 +91,6 @@ constexpr unsigned CABLE_S_BS = 7;  // status bit 7
 constexpr unsigned CABLE_PC_CONTROL_LINE = 8;  // the in-line of control bit C0
 constexpr unsigned CABLE_PC_STATUS_AT = 3;  // the status bit of out-line 0
 
-constexpr uint32_t MAP_HASH = 0x77D676D6;  // CRC-32 of the register tables (INFO MAP_HASH+2)
+constexpr uint32_t MAP_HASH = 0x4B2392EE;  // CRC-32 of the register tables (INFO MAP_HASH+2)
 
 }  // namespace aggnet::nand_regs
