@@ -353,6 +353,10 @@ struct NandModel {
             for (unsigned j = 0; j < n; ++j) b |= uint64_t(cab[j]) << j;
             return we ? Rsp{REFUSED, 0} : Rsp{OK, uint32_t(reg == R_CABLE0 ? b : b >> 32)};
         }
+        // no CALLs here (test_nand_ops has them): nobody ever left an operation;
+        // CANCEL, SLICES and VOTE take only CALLs (plain accesses: NO_REG, below)
+        case R::LEFT0:
+        case R::LEFT1: return we ? Rsp{REFUSED, 0} : Rsp{OK, 0};
         default: return {NO_REG, 0};
         }
     }
