@@ -118,7 +118,8 @@ module nand_seq #(
     wire touch_any = st_v || cx_v || tk_v;
 
     localparam integer P = (N < 4) ? 4 : N;
-    localparam [6:0] P_LAST = 7'(P - 1), N_I = 7'(N);
+    localparam integer P_LAST_I = P - 1;
+    localparam [6:0] P_LAST = P_LAST_I[6:0], N_I = N[6:0];
 
     // ---- S0 -> S1 ---------------------------------------------------------------
     reg          s1_v;
