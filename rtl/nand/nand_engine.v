@@ -37,14 +37,26 @@
 // PE makes after its read.  IN.LIVE shows the trees unlatched.
 //
 // Registers (docs/nand_regmap.md; names and bits from nand_regs.vh, which
-// tools/nandgen.py generates): OUT (rw), IN, LIVE, SHAPE, BARS0/1, CABLE0/1
-// (ro), 32 bits each, per PE; a PE beyond N: no such register.  After
-// reset OUT holds BAR 0, ACK 0, SEL 0, DATA all 1 (neutral in a NAND).
+// tools/nandgen.py generates): OUT (rw), IN, LIVE, SHAPE, BARS0/1, CABLE0/1,
+// LEFT0/1 (ro), 32 bits each, per PE; a PE beyond N: no such register.
+// After reset OUT holds BAR 0, ACK 0, SEL 0, DATA all 1 (neutral in a NAND).
 // Writes to the read-only registers are refused, and so is a write to the
-// OUT of a PE on its cable (the cable drives it) and a write to OUT out of
+// OUT of a PE on its cable (the cable drives it), a write to OUT out of
 // protocol order: one that changes BAR while BAR != BF (the PE's barrier
-// has not completed) or ACK while ACK != AF; anything else is no such
-// register.
+// has not completed) or ACK while ACK != AF, and a write to OUT while the
+// PE's sequenced operation runs; anything else is no such register.
+//
+// CALL registers (link rule 8; only a CALL reaches them, and a CALL reaches
+// nothing else): SLICES and VOTE start a whole section-2 operation on the
+// step sequencer (rtl/nand/nand_seq.v), their parameters in the address
+// (SLICES | (w-1) << 6 | (k-1)); the engine answers PENDING until it has
+// finished, then the 8-byte result once.  A start is refused while the
+// PE's previous operation runs or its result waits, and for a PE on its
+// cable; a w or i this T cannot run is no such register.  CANCEL (answered
+// at once) ends the PE's operation, withdrawing a barrier it had arrived
+// at that has not completed (BAR back to BF, DATA all 1, the PE into LEFT
+// until its next start; not if the barrier completes in that very cycle,
+// which the withdrawal would turn into an arrival at the next one).
 //
 // Pins (docs/nand.md, "The cable"; the lines in docs/nand_regmap.md): each
 // PE may instead drive its outputs from a PC's parallel port, 12 lines in
@@ -78,6 +90,12 @@
 // response two cycles after each request (registered request, then read and
 // applied).  After reset BF = 0 with every BAR 0: the S0 barrier is the one
 // just done, the first barrier is an S1 barrier.
+//
+// CALL ports (docs/link.md, "The engine register bus"): bus_req_call marks
+// a CALL access (write: start, operands bus_req_wdata_hi:bus_req_wdata;
+// read: ask); the answer's bus_rsp_rdata_hi and bus_rsp_len carry a
+// finished CALL's result (bus_rsp_err 3 while it runs).  bus_req_len is not
+// needed: the operand is always the 64-bit value (short frames zero-extend).
 //
 // Parameters: N in 1..64 PEs, T in 1..16 data trees.
 module nand_engine #(
