@@ -243,30 +243,57 @@ module nand_engine #(
     reg [N-1:0]  q_hot;   // q_p one-hot (none beyond N): OUT writes are per-PE enables, not indexed stores
     reg [11:0]   q_reg;
     reg [31:0]   q_wdata, q_whi;
-    // A CALL's register, decoded here (registered, off the answer's path):
-    // CANCEL, or SLICES / VOTE with their parameters in the address
-    // (nand_regs.vh NAND_CA_*) and whether this engine's T allows them.
-    reg          q_call, q_cancel, q_seq, q_vote, q_seq_ok;
+    // A CALL, decoded here (registered, off the answer's path): CANCEL, or
+    // SLICES / VOTE with their parameters in the address (nand_regs.vh
+    // NAND_CA_*) and whether this engine's T runs them.
+    wire [3:0]   a_sw1 = bus_req_addr[NAND_CA_SLICES_W +: NAND_CA_SLICES_W_W];  // w - 1 or i - 1
+    wire         a_vote = bus_req_addr[11] && bus_req_addr[10];                   // NAND_R_VOTE (checked above)
+    // the widest VOTE step this T runs: i with 2^i - 1 <= T
+    localparam integer IMAX = (T >= 15) ? 4 : (T >= 7) ? 3 : (T >= 3) ? 2 : 1;
+    // bit j: w - 1 = j (SLICES) or i - 1 = j (VOTE) runs on this T (a table, not a compare)
+    localparam [15:0] W_OK = 16'hFFFF >> (16 - T), I_OK = 16'hFFFF >> (16 - IMAX);
+    wire         a_call_ok = bus_req_call && {26'd0, bus_req_pe} < N &&
+                             (bus_req_addr[11:0] == NAND_R_CANCEL ||
+                              (bus_req_addr[11] && (a_vote ? I_OK[a_sw1] : W_OK[a_sw1])));
+    reg          q_call, q_vote, q_run, q_fin, q_start, q_canc, q_ask, q_fresh;
     reg [4:0]    q_sw;   // w (SLICES) or i (VOTE)
     reg [6:0]    q_sk;   // k
-    wire [4:0]   a_sw = {1'b0, bus_req_addr[NAND_CA_SLICES_W +: NAND_CA_SLICES_W_W]} + 5'd1;
-    wire         a_vote = bus_req_addr[11:0] >= NAND_R_VOTE;
+    wire [N-1:0]  sq_run, sq_fin;   // the sequencer's: an operation runs; a result waits
+    wire          cm_step, cm_any;  // its commit this cycle: a step's OUT for cm_p; any commit
+    wire [PW-1:0] cm_p;
     integer qh, ow;
     always @(posedge clk) begin
         q_valid <= bus_req_valid && !rst;
         q_we    <= bus_req_we;
         q_call  <= bus_req_call;
         q_whi   <= bus_req_wdata_hi;
-        q_cancel <= bus_req_addr[11:0] == NAND_R_CANCEL;
-        q_seq   <= bus_req_addr[11:0] >= NAND_R_SLICES;
         q_vote  <= a_vote;
-        q_sw    <= a_sw;
+        q_sw    <= {1'b0, a_sw1} + 5'd1;
         q_sk    <= {1'b0, bus_req_addr[NAND_CA_SLICES_K +: NAND_CA_SLICES_K_W]} + 7'd1;
-        // SLICES: w <= T; VOTE: i <= 4 and 2^i - 1 <= T
-        q_seq_ok <= a_vote ? (a_sw <= 5'd4 && ((6'd1 << a_sw) - 6'd1) <= T_I[5:0]) : a_sw <= T_I[4:0];
+        // what a CALL asks for, decided here (the answer's cycle only adds
+        // the PE's state): a start, a cancel, an ask; or a CALL to a
+        // register that takes none (or with a w or i this T cannot run)
+        q_start <= a_call_ok && bus_req_we && bus_req_addr[11];
+        q_canc  <= a_call_ok && bus_req_we && !bus_req_addr[11];
+        q_ask   <= a_call_ok && !bus_req_we;
+        // the row the ask reads in this cycle is the one a commit in this
+        // cycle is replacing: answer PENDING, the next ask gets the new one
+        q_fresh <= cm_any && cm_p == bus_req_pe[PW-1:0];
         q_pe_ok <= {26'd0, bus_req_pe} < N;
         q_p     <= bus_req_pe[PW-1:0];
         for (qh = 0; qh < N; qh = qh + 1) q_hot[qh] <= {26'd0, bus_req_pe} == qh;
+        // the PE's sequencer state, looked up here and not on the answer's
+        // path; it can change before the answer only by the sequencer
+        // finishing (run 1 -> 0, fin 0 -> 1), where the answer is then the
+        // cautious one (an OUT write or a start refused, an ask PENDING: the
+        // host asks again), so the early look is safe
+        q_run <= 1'b0;
+        q_fin <= 1'b0;
+        for (qh = 0; qh < N; qh = qh + 1)
+            if ({26'd0, bus_req_pe} == qh) begin
+                q_run <= sq_run[qh];
+                q_fin <= sq_fin[qh];
+            end
         q_reg   <= bus_req_addr[11:0];
         q_wdata <= bus_req_wdata;
     end
@@ -312,17 +339,13 @@ module nand_engine #(
     // Second stage: what a CALL does (at most one of start, cancel, take).
     // A start is refused while the PE has an operation on (run) or a result
     // not handed over (fin: CANCEL drops it), and for a PE on its cable.
-    wire [N-1:0]  sq_run, sq_fin;
     wire [63:0]   sq_row;
-    wire          sq_fresh_v, cm_step;
-    wire [PW-1:0] sq_fresh_p, cm_p;
     wire [T-1:0]  cm_data;
-    wire          q_ok_call = q_valid && q_pe_ok && q_call && (q_cancel || (q_seq && q_seq_ok));
-    wire          run_p = |(sq_run & q_hot), fin_p = |(sq_fin & q_hot), cab_p = |(cab & q_hot);
-    wire          fresh_p = sq_fresh_v && sq_fresh_p == q_p;
-    wire          st_v = q_ok_call && q_we && q_seq && !run_p && !fin_p && !cab_p;
-    wire          cx_v = q_ok_call && q_we && q_cancel;
-    wire          tk_v = q_ok_call && !q_we && fin_p && !fresh_p;
+    wire          q_ok_call = q_valid && (q_start || q_canc || q_ask);
+    wire          run_p = q_run, fin_p = q_fin, cab_p = |(cab & q_hot);
+    wire          st_v = q_valid && q_start && !run_p && !fin_p && !cab_p;
+    wire          cx_v = q_valid && q_canc;
+    wire          tk_v = q_valid && q_ask && fin_p && !q_fresh;
     wire          ask_v = bus_req_valid && bus_req_call && !bus_req_we;
     // The barrier completes in this cycle (BF toggles at its end): a cancel
     // then leaves BAR where it is (the step is done; withdrawing it would
@@ -333,8 +356,8 @@ module nand_engine #(
         .ask_v(ask_v), .ask_p(bus_req_pe[PW-1:0]),
         .st_v(st_v), .cx_v(cx_v), .tk_v(tk_v), .st_p(q_p), .st_vote(q_vote), .st_w(q_sw), .st_k(q_sk),
         .st_row({q_whi, q_wdata}),
-        .run(sq_run), .fin(sq_fin), .row_rd(sq_row), .fresh_v(sq_fresh_v), .fresh_p(sq_fresh_p),
-        .cm_step(cm_step), .cm_p(cm_p), .cm_data(cm_data)
+        .run(sq_run), .fin(sq_fin), .row_rd(sq_row),
+        .cm_step(cm_step), .cm_any(cm_any), .cm_p(cm_p), .cm_data(cm_data)
     );
 
     // LEFT: a PE whose CANCEL withdrew a barrier it had arrived at (until
@@ -375,11 +398,11 @@ module nand_engine #(
                         data[ow*T +: T] <= cm_data;
                     end
             if (q_valid) begin
-                if (!q_pe_ok || (q_call && !q_ok_call)) begin
+                if (!q_pe_ok || (q_call && !q_ok_call)) begin  // (q_ok_call implies q_call)
                     // a PE beyond N; a CALL to a register that takes none, or
                     // with parameters this engine's T cannot run
                     bus_rsp_err <= ERR_NO_REG;
-                end else if (q_call && q_we && q_cancel) begin
+                end else if (q_canc) begin
                     // CANCEL: answered at once; a running operation's open
                     // barrier is withdrawn (BAR back to BF) unless it
                     // completes in this very cycle, DATA back to all 1s
@@ -395,11 +418,11 @@ module nand_engine #(
                                 if (!bdone && bar_p != bf) left[ow] <= 1'b1;
                                 data[ow*T +: T] <= {T{1'b1}};
                             end
-                end else if (q_call && q_we) begin
+                end else if (q_start) begin
                     // SLICES / VOTE start: pending until finished
                     bus_rsp_err <= st_v ? ERR_PENDING : ERR_REFUSED;
                     if (st_v) left <= left & ~q_hot;
-                end else if (q_call) begin
+                end else if (q_ask) begin
                     // an ask: the result once (fresh: the row read predates
                     // the commit that finished it: ask again)
                     if (tk_v) begin

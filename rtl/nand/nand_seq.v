@@ -26,30 +26,34 @@
 // block RAM on iCE40 and ECP5), {running, left, wl, w, vote, row} = 83 bits
 // per PE; the flops per PE are two (run: an operation is on; fin: it has
 // finished and its result is not yet handed over).  One shared datapath
-// visits the PEs round-robin, one per cycle, in a 4-stage pipeline:
+// visits the PEs round-robin, one per cycle, in a 5-stage pipeline:
 //   S0  the pointer picks PE s and reads its row (the bus takes the read
 //       port instead for an ask: that slot is skipped);
-//   S1  the row; if the PE is running, not on its cable, and BF == its BAR
-//       (its last step's barrier completed, or none written yet), collect
-//       the last step (wl != 0) and decide: finished (left == 0) or a next
-//       step of ws = min(w, left) bits; registered;
+//   S1  the row; whether the PE is running, not on its cable, and BF ==
+//       its BAR (its last step's barrier completed, or none written yet);
+//       the latched trees masked to the last step's width, and the group a
+//       VOTE step won; registered (the RAM's read and the group's priority
+//       encoder do not fit one 100 MHz cycle on the HX8K together);
+//   S1b collect the last step (wl != 0) and decide: finished (left == 0)
+//       or a next step of ws = min(w, left) bits; registered;
 //   S2  rotate the row by ws and form the step's data bits; registered;
 //   S3  commit: write the row back and either finish (run 0, fin 1) or give
 //       the engine the PE's new OUT (cm_step: flip BAR, DATA cm_data).
-// The pointer runs over max(N, 4) slots, so a PE is read again only after
+// The pointer runs over max(N, 5) slots, so a PE is read again only after
 // its commit (a visit reads the row its last visit wrote).  A visit commits
-// all or nothing: a start, cancel or take for its PE in any of its cycles,
-// or a start writing the RAM in its commit cycle, drops it (the PE is seen
-// again in the next round).  Latency: a step's OUT follows its predecessor's
-// barrier within max(N, 4) + 3 cycles.
+// all or nothing: a start, cancel or take for its PE in the cycle before
+// any of its stages, or a start's row written in its commit cycle, drops it
+// (the PE is seen again in the next round); a cancel in the commit cycle
+// itself wins over the commit.  Latency: a step's OUT follows its predecessor's
+// barrier within max(N, 5) + 4 cycles.
 // Bus (from nand_engine's second stage, the cycle it answers): st_v starts
 // an operation for st_p (its row written, run set; the engine refuses a
 // start while run or fin is set, so none is lost), cx_v cancels st_p's
 // (run and fin cleared; the engine withdraws its BAR), tk_v hands over
 // tk_p's result (fin cleared).  ask_v/ask_p (the request cycle, from the
 // bus inputs) make the RAM read that PE's row for the next cycle (row_rd);
-// fresh_v/fresh_p say a commit wrote that row in the read's cycle (the
-// engine answers PENDING: the row read is the old one).
+// cm_any with cm_p says a commit writes that PE's row in this cycle (a
+// read of it now gets the old one: the engine answers PENDING).
 //
 // Parameters: N 1..64 PEs, T 1..16 data trees, PW the PE index width.
 module nand_seq #(
@@ -76,9 +80,8 @@ module nand_seq #(
     output reg  [N-1:0]  run,
     output reg  [N-1:0]  fin,
     output wire [63:0]   row_rd,
-    output reg           fresh_v,
-    output reg  [PW-1:0] fresh_p,
     output wire          cm_step,
+    output wire          cm_any,
     output wire [PW-1:0] cm_p,
     output wire [T-1:0]  cm_data
 );
@@ -101,7 +104,7 @@ module nand_seq #(
     reg           wen;
     reg  [PW-1:0] wa;
     reg  [RW-1:0] wd;
-    reg  [6:0]    sp;        // the pointer, 0 .. max(N, 4) - 1
+    reg  [6:0]    sp;        // the pointer, 0 .. max(N, 5) - 1
     wire [PW-1:0] ra = ask_v ? ask_p : sp[PW-1:0];
     always @(posedge clk) begin
         if (wen) mem[wa] <= wd;
@@ -114,10 +117,28 @@ module nand_seq #(
     wire [6:0]  r_left    = rd[81:75];
     wire        r_running = rd[82];
 
-    // a start, cancel or take for PE p this cycle: a visit of p in flight is dropped
-    wire touch_any = st_v || cx_v || tk_v;
+    // A start, cancel or take for PE p in the previous cycle drops a visit of
+    // p in flight (registered: the bus's decision is a long path of its own).
+    // A start's row is written a cycle late (from these registers), so the
+    // visit that read it before is dropped too; a cancel in the commit's own
+    // cycle wins over it where both write (the engine's BAR, run and fin),
+    // and a start cannot come then (run was set throughout the visit).
+    reg          tq_v, stq_v, stq_vote;
+    reg [PW-1:0] tq_p;
+    reg [4:0]    stq_w;
+    reg [6:0]    stq_k;
+    reg [63:0]   stq_row;
+    always @(posedge clk) begin
+        tq_v     <= !rst && (st_v || cx_v || tk_v);
+        stq_v    <= !rst && st_v;
+        tq_p     <= st_p;
+        stq_vote <= st_vote;
+        stq_w    <= st_w;
+        stq_k    <= st_k;
+        stq_row  <= st_row;
+    end
 
-    localparam integer P = (N < 4) ? 4 : N;
+    localparam integer P = (N < 5) ? 5 : N;
     localparam integer P_LAST_I = P - 1;
     localparam [6:0] P_LAST = P_LAST_I[6:0], N_I = N[6:0];
 
@@ -126,36 +147,67 @@ module nand_seq #(
     reg [PW-1:0] s1_p;
     always @(posedge clk) begin
         sp   <= (rst || sp == P_LAST) ? 7'd0 : sp + 7'd1;
-        s1_v <= !rst && !ask_v && sp < N_I && !(touch_any && st_p == sp[PW-1:0]);
+        s1_v <= !rst && !ask_v && sp < N_I && !(tq_v && tq_p == sp[PW-1:0]);
         s1_p <= sp[PW-1:0];
     end
 
-    // ---- S1: collect the last step and decide ----------------------------------
-    // (the masks are at most 16 bits: w <= T <= 16, and a VOTE's i <= 4)
+    // ---- S1: the row and the trees' answer, registered ---------------------------
+    // (the masks are at most 16 bits: w <= T <= 16, and a VOTE's i <= 4;
+    // compares and a case, not (1 << n) - 1: no carry chain on this path)
     function [15:0] lowmask(input [4:0] n);
-        lowmask = (n >= 5'd16) ? 16'hFFFF : (16'd1 << n) - 16'd1;
+        integer b;
+        for (b = 0; b < 16; b = b + 1) lowmask[b] = b < n;
     endfunction
     // the group a VOTE step won: the highest tree of trees 0..2^i-2 whose NAND is 1, plus 1
-    function [4:0] group_won(input [15:0] t);
+    function [3:0] group_won(input [14:0] t);
         integer b;
         begin
-            group_won = 5'd0;
+            group_won = 4'd0;
             for (b = 0; b < 15; b = b + 1)
-                if (t[b]) group_won = b[4:0] + 5'd1;
+                if (t[b]) group_won = b[3:0] + 4'd1;
         end
     endfunction
+    reg [14:0] vtm;  // a VOTE step of i bits ran on 2^i - 1 trees
+    always @*
+        case (r_wl)
+            5'd1: vtm = 15'h0001;
+            5'd2: vtm = 15'h0007;
+            5'd3: vtm = 15'h007F;
+            5'd4: vtm = 15'h7FFF;
+            default: vtm = 15'h0000;
+        endcase
     wire [15:0] lat16 = {{(16 - T){1'b0}}, latched};
+    wire [14:0] latched_v = lat16[14:0];
     wire [15:0] wlm   = lowmask(r_wl);
-    wire [15:0] vtm   = (r_wl >= 5'd5) ? 16'h7FFF : lowmask((5'd1 << r_wl) - 5'd1);  // 2^wl - 1 trees
-    wire [4:0]  won   = group_won(lat16 & vtm);
-    wire        collect = r_wl != 5'd0;
-    wire [15:0] answer  = r_vote ? {11'd0, won} : lat16 & wlm;
-    wire [15:0] own     = rd[15:0] & wlm;
-    wire [63:0] row1    = collect ? {rd[63:16], (rd[15:0] & ~wlm) | (answer & wlm)} : rd[63:0];
-    wire        s1_act  = s1_v && run[s1_p] && !cab[s1_p] && bar[s1_p] == bf &&
-                          !(touch_any && st_p == s1_p);
-    wire [6:0]  w7      = {2'd0, r_w};
-    wire [4:0]  ws      = (r_left < w7) ? r_left[4:0] : r_w;
+    wire        s1_act = s1_v && run[s1_p] && !cab[s1_p] && bar[s1_p] == bf &&
+                         !(tq_v && tq_p == s1_p);
+
+    reg          t_v, t_vote, t_running, t_collect;
+    reg [PW-1:0] t_p;
+    reg [63:0]   t_row;
+    reg [15:0]   t_wlm, t_lat;
+    reg [3:0]    t_won;
+    reg [4:0]    t_w;
+    reg [6:0]    t_left;
+    always @(posedge clk) begin
+        t_v       <= !rst && s1_act;
+        t_p       <= s1_p;
+        t_row     <= rd[63:0];
+        t_vote    <= r_vote;
+        t_running <= r_running;
+        t_collect <= r_wl != 5'd0;
+        t_wlm     <= wlm;
+        t_lat     <= lat16 & wlm;
+        t_won     <= group_won(latched_v & vtm);
+        t_w       <= r_w;
+        t_left    <= r_left;
+    end
+
+    // ---- S1b: collect the last step and decide -----------------------------------
+    wire [15:0] answer = t_vote ? {12'd0, t_won} : t_lat;
+    wire [15:0] own    = t_row[15:0] & t_wlm;
+    wire [63:0] row1   = t_collect ? {t_row[63:16], (t_row[15:0] & ~t_wlm) | (answer & t_wlm)} : t_row;
+    wire [4:0]  ws     = (t_left < {2'd0, t_w}) ? t_left[4:0] : t_w;
 
     reg          s2_v, s2_fin, s2_vote, s2_running;
     reg [PW-1:0] s2_p;
@@ -163,19 +215,22 @@ module nand_seq #(
     reg [4:0]    s2_ws, s2_w;
     reg [6:0]    s2_left;
     always @(posedge clk) begin
-        s2_v       <= !rst && s1_act;
-        s2_p       <= s1_p;
+        s2_v       <= !rst && t_v && !(tq_v && tq_p == t_p);
+        s2_p       <= t_p;
         s2_row     <= row1;
-        s2_fin     <= collect && r_left == 7'd0;
+        s2_fin     <= t_collect && t_left == 7'd0;
         s2_ws      <= ws;
-        s2_w       <= r_w;
-        s2_vote    <= r_vote;
-        s2_left    <= r_left - {2'd0, ws};
-        s2_running <= r_running && !(collect && r_vote && own[4:0] != won);
+        s2_w       <= t_w;
+        s2_vote    <= t_vote;
+        s2_left    <= t_left - {2'd0, ws};
+        s2_running <= t_running && !(t_collect && t_vote && own[3:0] != t_won);
     end
 
     // ---- S2: rotate by the step's width, the step's data bits -----------------
-    wire [127:0] dbl = {s2_row, s2_row} << s2_ws;
+    // A step is at most T bits wide (w <= T; a VOTE's i <= log2(T+1)): the
+    // rotator takes only the bits of ws that can be set (3 levels at T = 4).
+    localparam integer SWB = (T >= 16) ? 5 : (T >= 8) ? 4 : (T >= 4) ? 3 : (T >= 2) ? 2 : 1;
+    wire [127:0] dbl = {s2_row, s2_row} << s2_ws[SWB-1:0];
     wire [63:0]  rot = dbl[127:64];
     wire [15:0]  wsm = lowmask(s2_ws);
     wire [15:0]  slice = rot[15:0] | ~wsm;                 // SLICES: 1s above w
@@ -189,7 +244,7 @@ module nand_seq #(
     reg [6:0]    s3_left;
     reg [T-1:0]  s3_data;
     always @(posedge clk) begin
-        s3_v       <= !rst && s2_v && !(touch_any && st_p == s2_p);
+        s3_v       <= !rst && s2_v && !(tq_v && tq_p == s2_p);
         s3_p       <= s2_p;
         s3_row     <= s2_fin ? s2_row : rot;
         s3_fin     <= s2_fin;
@@ -202,16 +257,17 @@ module nand_seq #(
     end
 
     // ---- S3: commit --------------------------------------------------------------
-    wire commit = s3_v && !(touch_any && st_p == s3_p) && !st_v;  // a start owns the RAM's write port
+    wire commit = s3_v && !(tq_v && tq_p == s3_p) && !stq_v;  // a start's row owns the RAM's write port
     assign cm_step = commit && !s3_fin;
+    assign cm_any  = commit;
     assign cm_p    = s3_p;
     assign cm_data = s3_data;
 
     always @* begin
-        wen = st_v || commit;
-        wa  = st_v ? st_p : s3_p;
-        wd  = st_v ? {1'b1, st_k, 5'd0, st_w, st_vote, st_row}
-                   : {s3_running, s3_left, s3_wl, s3_w, s3_vote, s3_row};
+        wen = stq_v || commit;
+        wa  = stq_v ? tq_p : s3_p;
+        wd  = stq_v ? {1'b1, stq_k, 5'd0, stq_w, stq_vote, stq_row}
+                    : {s3_running, s3_left, s3_wl, s3_w, s3_vote, s3_row};
     end
 
     // per PE a one-hot of st_p and s3_p (no indexed stores into the flop vectors)
@@ -224,8 +280,6 @@ module nand_seq #(
         end
     end
     always @(posedge clk) begin
-        fresh_v <= commit;
-        fresh_p <= s3_p;
         for (a = 0; a < N; a = a + 1) begin
             if (commit && s3_fin && s3_hot[a]) begin
                 run[a] <= 1'b0;
@@ -238,10 +292,9 @@ module nand_seq #(
         if (rst) begin
             run     <= {N{1'b0}};
             fin     <= {N{1'b0}};
-            fresh_v <= 1'b0;
         end
     end
 
-    wire unused_ok = &{1'b0, own[15:5], dbl[63:0], slice, vdata};  // bits at and above T unused
+    wire unused_ok = &{1'b0, own[15:4], dbl[63:0], slice, vdata};  // bits at and above T unused
 endmodule
 `default_nettype wire
