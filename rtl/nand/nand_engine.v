@@ -255,10 +255,12 @@ module nand_engine #(
     wire         a_call_ok = bus_req_call && {26'd0, bus_req_pe} < N &&
                              (bus_req_addr[11:0] == NAND_R_CANCEL ||
                               (bus_req_addr[11] && (a_vote ? I_OK[a_sw1] : W_OK[a_sw1])));
-    reg          q_call, q_vote, q_run, q_fin, q_start, q_canc, q_ask, q_fresh;
+    reg          q_call, q_vote, q_run, q_fin, q_start, q_canc, q_ask, q_fresh, q_bar, q_ack;
     reg [4:0]    q_sw;   // w (SLICES) or i (VOTE)
     reg [6:0]    q_sk;   // k
     wire [N-1:0]  sq_run, sq_fin;   // the sequencer's: an operation runs; a result waits
+    wire [63:0]   sq_run64 = {{(64 - N){1'b0}}, sq_run}, sq_fin64 = {{(64 - N){1'b0}}, sq_fin};
+    wire [63:0]   bar64 = {{(64 - N){1'b0}}, bar}, ack64 = {{(64 - N){1'b0}}, ack};
     wire          cm_step, cm_any;  // its commit this cycle: a step's OUT for cm_p; any commit
     wire [PW-1:0] cm_p;
     integer qh, ow;
@@ -287,13 +289,10 @@ module nand_engine #(
         // finishing (run 1 -> 0, fin 0 -> 1), where the answer is then the
         // cautious one (an OUT write or a start refused, an ask PENDING: the
         // host asks again), so the early look is safe
-        q_run <= 1'b0;
-        q_fin <= 1'b0;
-        for (qh = 0; qh < N; qh = qh + 1)
-            if ({26'd0, bus_req_pe} == qh) begin
-                q_run <= sq_run[qh];
-                q_fin <= sq_fin[qh];
-            end
+        q_run <= sq_run64[bus_req_pe];  // a mux, not a chain of compares; 0 beyond N
+        q_bar <= bar64[bus_req_pe];
+        q_ack <= ack64[bus_req_pe];
+        q_fin <= sq_fin64[bus_req_pe];
         q_reg   <= bus_req_addr[11:0];
         q_wdata <= bus_req_wdata;
     end
@@ -330,9 +329,12 @@ module nand_engine #(
     // completed, or that moves its ACK while its acknowledge is still open
     // (ACK != AF).  A PE on its cable cannot be refused: its pins are what
     // its PC drives.
-    wire        bar_p = |(bar & q_hot), ack_p = |(ack & q_hot);
-    wire        out_of_order = (q_wdata[NAND_OUT_BAR] != bar_p && bar_p != bf) ||
-                               (q_wdata[NAND_OUT_ACK] != ack_p && ack_p != af);
+    wire        bar_p = |(bar & q_hot);  // now (a cancel's answer and LEFT)
+    // (the PE's BAR and ACK as they stood in the request's first stage:
+    // between the stages only its cable or its sequencer can move them, and
+    // a write is refused then anyway; off the write enables' path)
+    wire        out_of_order = (q_wdata[NAND_OUT_BAR] != q_bar && q_bar != bf) ||
+                               (q_wdata[NAND_OUT_ACK] != q_ack && q_ack != af);
     wire [63:0] cab64 = {{(64 - N){1'b0}}, cab} ;
 
     // ---- the sequencer (rtl/nand/nand_seq.v): CALLs ------------------------------
