@@ -235,7 +235,11 @@ module nand_seq #(
     wire [15:0]  wsm = lowmask(s2_ws);
     wire [15:0]  slice = rot[15:0] | ~wsm;                 // SLICES: 1s above w
     wire [3:0]   grp = rot[3:0] & wsm[3:0];                // VOTE: this PE's group
-    wire [15:0]  vdata = (s2_running && grp != 4'd0) ? ~(16'd1 << (grp - 4'd1)) : 16'hFFFF;
+    // VOTE: 0 on tree grp-1 while in the running (a compare per tree: no carry chain)
+    reg  [15:0]  vdata;
+    integer vb;
+    always @*
+        for (vb = 0; vb < 16; vb = vb + 1) vdata[vb] = !(s2_running && {1'b0, grp} == vb[4:0] + 5'd1);
 
     reg          s3_v, s3_fin, s3_vote, s3_running;
     reg [PW-1:0] s3_p;
