@@ -23,6 +23,8 @@
 #include <Vnand_engine_n16.h>
 #include <aggnet/nand_regs.hpp>
 #include <Vnand_engine_n3.h>
+#include <Vnand_engine_t16.h>
+#include <Vnand_engine_t8.h>
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -78,12 +80,18 @@ struct Bus {
     unsigned status(unsigned pe) {
         return unsigned(aggnet::sim::get_bits(h.dut().nand_pins_out, pe * P_OUT_LINES, P_OUT_LINES));
     }
-    Rsp access(bool we, unsigned pe, uint16_t reg, uint32_t wdata = 0) {
+    Rsp access(bool we, unsigned pe, uint16_t reg, uint32_t wdata = 0) { return raw(we, false, pe, reg, wdata).first; }
+    /// Any access, a CALL's too (call: operands 63..0, result rdata_hi:rdata).
+    std::pair<Rsp, uint64_t> raw(bool we, bool call, unsigned pe, uint16_t reg, uint64_t wdata = 0) {
+        h->bus_req_call = call;
+        h->bus_req_wdata_hi = call && we ? uint32_t(wdata >> 32) : 0;
+        h->bus_req_len = call && we ? 8 : 0;
+        wdata &= 0xffffffffu;
         h->bus_req_valid = 1;
         h->bus_req_we = we;
         h->bus_req_pe = pe;
         h->bus_req_addr = uint16_t(WIN | reg);
-        h->bus_req_wdata = wdata;
+        h->bus_req_wdata = uint32_t(wdata);
         h->bus_req_size = 4;
         REQUIRE(h->bus_req_ready);
         h.tick();
@@ -91,8 +99,10 @@ struct Bus {
         for (unsigned i = 0; i < 8; ++i) {
             if (h->bus_rsp_valid) {
                 Rsp r{h->bus_rsp_err, h->bus_rsp_rdata};
+                const uint64_t full = uint64_t(h->bus_rsp_rdata_hi) << 32 | h->bus_rsp_rdata;
+                if (call && r.err == OK) REQUIRE(h->bus_rsp_len == (we ? 1u : 8u));  // CANCEL 1 byte, a result 8
                 h.tick();
-                return r;
+                return {r, full};
             }
             h.tick();
         }
@@ -353,6 +363,10 @@ struct NandModel {
             for (unsigned j = 0; j < n; ++j) b |= uint64_t(cab[j]) << j;
             return we ? Rsp{REFUSED, 0} : Rsp{OK, uint32_t(reg == R_CABLE0 ? b : b >> 32)};
         }
+        // no CALLs here (test_nand_ops has them): nobody ever left an operation;
+        // CANCEL, SLICES and VOTE take only CALLs (plain accesses: NO_REG, below)
+        case R::LEFT0:
+        case R::LEFT1: return we ? Rsp{REFUSED, 0} : Rsp{OK, 0};
         default: return {NO_REG, 0};
         }
     }
@@ -649,4 +663,64 @@ TEST_CASE("nand: the cable's skew guards: a BAR seen up to 2 cycles before its d
         CHECK(data_at != 0);
         CHECK(busy_at >= data_at + 2);
     }
+}
+
+// ---- the step sequencer (rtl/nand/nand_seq.v) at t = 8 and 16 -----------------------
+// test_nand_ops runs every operation over CALL at t = 4; here the widths
+// only a wider engine allows: SLICES of w = 1..t, VOTE of i = 1..log2(t+1)
+// (3 and 4: groups on 7 and 15 trees), random k and values, every PE
+// starting the same operation and asking until it has finished, against
+// the NAND of the values (SLICES) and their maximum (VOTE).
+template <class V>
+void sequencer_widths(const char* name, unsigned n, unsigned t, unsigned rounds) {
+    const uint64_t seed = aggnet::sim::test_seed(name);
+    std::mt19937_64 g(seed);
+    Bus<V> b(name, n);
+    unsigned imax = 1;
+    while ((1u << (imax + 1)) - 1 <= t) ++imax;
+    // a width the engine cannot run: NO_REG
+    if (t < 16)  // (at t = 16 every w the field can say runs)
+        CHECK(b.raw(true, true, 0, uint16_t(R::SLICES | t << R::CA_SLICES_W), 0).first.err == NO_REG);
+    CHECK(b.raw(true, true, 0, uint16_t(R::VOTE | imax << R::CA_SLICES_W), 0).first.err == NO_REG);
+    uint64_t checks = 0, max_asks = 0;
+    for (unsigned r = 0; r < rounds; ++r) {
+        const bool vote = g() % 2;
+        const unsigned k = 1 + unsigned(g() % 64), w = 1 + unsigned(g() % (vote ? imax : t));
+        const uint64_t km = k >= 64 ? ~uint64_t(0) : (uint64_t(1) << k) - 1;
+        std::vector<uint64_t> v(n);
+        uint64_t all = km, mx = 0;
+        for (auto& x : v) {
+            x = g() & km;
+            if (g() % 4 == 0) x = g() % 2 ? km : 0;  // ties and extremes
+            all &= x, mx = std::max(mx, x);
+        }
+        const uint16_t reg = uint16_t((vote ? R::VOTE : R::SLICES) | (w - 1) << R::CA_SLICES_W | (k - 1));
+        INFO(name << " seed " << seed << " round " << r << (vote ? " VOTE" : " SLICES") << " k " << k << " w " << w);
+        for (unsigned pe = 0; pe < n; ++pe)
+            REQUIRE(b.raw(true, true, pe, reg, v[pe] << (64 - k)).first.err == 3u);  // PENDING
+        std::vector<bool> done(n, false);
+        unsigned left = n, asks = 0;
+        while (left) {
+            REQUIRE(++asks < 10000);
+            for (unsigned pe = 0; pe < n; ++pe) {
+                if (done[pe]) continue;
+                const auto [rsp, res] = b.raw(false, true, pe, reg);
+                if (rsp.err == 3u) continue;
+                REQUIRE(rsp.err == OK);
+                CHECK((res & km) == (vote ? mx : ~all & km));
+                CHECK((res & ~km) == 0u);  // the operand's low bits, 0 here
+                done[pe] = true, --left, ++checks;
+            }
+        }
+        max_asks = std::max<uint64_t>(max_asks, asks);
+    }
+    CHECK(checks == uint64_t(rounds) * n);
+    std::printf("[nand] sequencer at t = %u, N = %u: %u random operations, at most %llu asks per PE\n", t, n, rounds,
+                static_cast<unsigned long long>(max_asks));
+}
+
+TEST_CASE("nand: the step sequencer's SLICES and VOTE at every width t = 8 and 16 allow, against NAND and max",
+          "[nand][call]") {
+    sequencer_widths<Vnand_engine_t8>("nand_seq_t8", 5, 8, 400);
+    sequencer_widths<Vnand_engine_t16>("nand_seq_t16", 2, 16, 300);
 }

@@ -78,6 +78,20 @@ uint64_t on_link(unsigned n, const std::function<void(unsigned, NandPe&)>& fn) {
     return hub.cycle();
 }
 
+/// Every PE over the link, driving each step itself (a WRITE and a WAIT per
+/// step: the path before the sequencer, and the cable's).
+uint64_t on_link_steps(unsigned n, const std::function<void(unsigned, NandPe&)>& fn) {
+    LinkHub hub(n, "nand_ops_steps_n" + std::to_string(n));
+    sim::on_pe_threads(n, [&](unsigned pe) {
+        link::LinkClient c(hub.endpoint(pe), "linkhub:pe" + std::to_string(pe), cfg(n));
+        LinkNandPort port(c, pe);
+        port.use_sequencer(false);
+        NandPe p(port, milliseconds(2000));
+        fn(pe, p);
+    });
+    return hub.cycle();
+}
+
 /// Every PE on its cable: LptNandPort over a simulated PC parallel port
 /// (sim/lockstep.hpp: 1 us per port access at 100 MHz, random OS delays;
 /// `access` cycles per access and no OS delays when given).
@@ -99,7 +113,10 @@ uint64_t on_cable(unsigned n, const std::function<void(unsigned, NandPe&)>& fn, 
     return hub.cycle();
 }
 
-void random_ops(unsigned n, unsigned rounds, const Runner& runner = on_link, const char* how = "link") {
+/// `frames_per_op`: link frames each operation takes (1 over the link: one
+/// CALL to the engine's sequencer; 0 on the cable).
+void random_ops(unsigned n, unsigned rounds, const Runner& runner = on_link, const char* how = "link",
+                unsigned frames_per_op = 1) {
     const uint64_t seed = aggnet::sim::test_seed(("nand_ops_n" + std::to_string(n) + "_" + how).c_str());
     Log log;
     const uint64_t cycles = runner(n, [&](unsigned pe, NandPe& p) {
@@ -114,6 +131,9 @@ void random_ops(unsigned n, unsigned rounds, const Runner& runner = on_link, con
             const unsigned root = unsigned(g() % n);
             const std::string at = "seed " + std::to_string(seed) + " round " + std::to_string(r) + " PE" +
                                    std::to_string(pe) + " k " + std::to_string(k) + " op " + std::to_string(op);
+            // operations per case (count_vote: an OR, then one step that depends on it: 2)
+            static const unsigned ops_of[13] = {1, 1, 2, 1, 1, 2, 2, 2, 2, 2, 3, 2, 1};
+            const uint64_t frames0 = p.link_frames();
             uint64_t a = wmask(k), o = 0, mx = 0, mn = wmask(k);
             int64_t smx = std::numeric_limits<int64_t>::min(), smn = std::numeric_limits<int64_t>::max();
             for (unsigned j = 0; j < n; ++j) {
@@ -199,6 +219,7 @@ void random_ops(unsigned n, unsigned rounds, const Runner& runner = on_link, con
                 log.eq(p.max_u_bits(v[pe], k, 1), mx, at + " max_u_bits(1)");
                 break;
             }
+            log.eq(p.link_frames() - frames0, uint64_t(ops_of[op]) * frames_per_op, at + " link frames");
         }
     });
     INFO(log.bad.size() << " mismatches of " << log.checks << " checks; first: "
@@ -212,34 +233,42 @@ void random_ops(unsigned n, unsigned rounds, const Runner& runner = on_link, con
 }  // namespace
 
 TEST_CASE("nand ops: every operation of seed 002 section 2 against a C++ reference, random values, widths and "
-          "thread timing, N = 4 and N = 16",
+          "thread timing, one CALL per operation over the link, N = 4, 16 and 40",
           "[nand][ops]") {
     random_ops(4, 300);
     // The same operations with every PE on its cable (LptNandPort): t = 4
     // trees through a PC parallel port's data and status registers.
     random_ops(4, 60, [](unsigned n, const std::function<void(unsigned, NandPe&)>& fn) {
         return on_cable(n, fn, aggnet::sim::test_seed("nand_ops_cable_timing"));
-    }, "cable");
+    }, "cable", 0);
     random_ops(16, 60);
+    random_ops(40, 12);
 }
 
 TEST_CASE("nand ops: I/O cycles per operation <= seed 002 Table 2's TTL_PAPERS column (t = 4, k = 32)",
           "[nand][ops]") {
-    // over the link (register accesses) and on the cable (port accesses; a wait that polls counts once)
-    for (const char* how : {"link", "cable"}) {
+    // over the link with the engine's sequencer (one CALL per operation; the
+    // I/O cycles the steps stand for), over the link driving each step
+    // (register accesses, one frame each), and on the cable (port accesses; a
+    // wait that polls counts once)
+    for (const char* how : {"link", "link, steps", "cable"}) {
         INFO("PEs on the " << how);
-        const Runner run = std::string(how) == "link" ? Runner(on_link) : Runner([](unsigned n, const std::function<void(unsigned, NandPe&)>& fn) {
+        const std::string h = how;
+        const Runner run = h == "link" ? Runner(on_link) : h == "link, steps" ? Runner(on_link_steps)
+                         : Runner([](unsigned n, const std::function<void(unsigned, NandPe&)>& fn) {
             return on_cable(n, fn);
         });
         std::mutex m;
         std::vector<std::pair<std::string, uint64_t>> got;  // from PE0
+        std::map<std::string, uint64_t> frames;              // PE0's link frames per operation
         run(4, [&](unsigned pe, NandPe& p) {
             auto count = [&](const char* name, const std::function<void()>& fn) {
-                const uint64_t before = p.io_cycles();
+                const uint64_t before = p.io_cycles(), f0 = p.link_frames();
                 fn();
                 if (pe == 0) {
                     std::lock_guard<std::mutex> l(m);
                     got.emplace_back(name, p.io_cycles() - before);
+                    frames[name] = p.link_frames() - f0;
                 }
             };
             count("barrier", [&] { p.barrier(); });
@@ -275,8 +304,13 @@ TEST_CASE("nand ops: I/O cycles per operation <= seed 002 Table 2's TTL_PAPERS c
             REQUIRE(t2 != nullptr);
             CHECK(n == want.at(name));
             CHECK(n <= t2->io);
-            std::printf("[nand] %-12s %3llu I/O cycles (TTL_PAPERS, Table 2: %llu)\n", name.c_str(),
-                        static_cast<unsigned long long>(n), static_cast<unsigned long long>(t2->io));
+            // link frames: one CALL per operation (the signal: one WRITE);
+            // driving the steps, one per I/O cycle; none on the cable
+            const uint64_t f = h == "link" ? 1 : h == "link, steps" ? n : 0;
+            CHECK(frames.at(name) == f);
+            std::printf("[nand] %-12s %-11s %3llu I/O cycles (TTL_PAPERS, Table 2: %llu), %3llu link frames\n",
+                        name.c_str(), how, static_cast<unsigned long long>(n), static_cast<unsigned long long>(t2->io),
+                        static_cast<unsigned long long>(frames.at(name)));
         }
     }
 }
@@ -388,14 +422,18 @@ TEST_CASE("nand ops: a signal is pending until every PE acknowledged; a barrier 
         CHECK(after_all == 0);  // PE3's acknowledge completes it: PE0's first one stood
     }
     {
-        // PEs 0..2 arrive; PE3 holds back until all three have timed out.
+        // Driving the steps (no sequencer: the cable's way): PEs 0..2
+        // arrive; PE3 holds back until all three have timed out; their
+        // barrier stays open and their next one waits for it first.
         LinkHub hub(4, "nand_timeout");
         std::vector<std::string> msg(4);
         std::vector<uint64_t> missing(4);
         std::atomic<unsigned> timed_out{0}, after{0};
         sim::on_pe_threads(4, [&](unsigned pe) {
             link::LinkClient c(hub.endpoint(pe), "linkhub:pe" + std::to_string(pe), cfg(4));
-            NandPe p(c, pe, milliseconds(pe == 3 ? 5000 : 200));
+            LinkNandPort port(c, pe);
+            port.use_sequencer(false);
+            NandPe p(port, milliseconds(pe == 3 ? 2000 : 10));
             if (pe == 3) {
                 while (timed_out < 3) std::this_thread::sleep_for(milliseconds(1));
                 p.barrier();  // the one the others gave up on
@@ -420,4 +458,126 @@ TEST_CASE("nand ops: a signal is pending until every PE acknowledged; a barrier 
         }
         CHECK(after == 4);
     }
+}
+
+TEST_CASE("nand ops over CALL: a PE that never calls makes the others time out naming it; they cancel; the next "
+          "operation works",
+          "[nand][ops][call]") {
+    const uint64_t seed = aggnet::sim::test_seed("nand_call_timeout");
+    LinkHub hub(4, "nand_call_timeout");
+    std::vector<std::string> msg(4);
+    std::vector<uint64_t> missing(4);
+    std::vector<unsigned> again(4, 99);
+    std::atomic<unsigned> timed_out{0};
+    Log log;
+    sim::on_pe_threads(4, [&](unsigned pe) {
+        link::LinkClient c(hub.endpoint(pe), "linkhub:pe" + std::to_string(pe), cfg(4));
+        // 5 ms on the hub's clock for the operation PE3 never joins (every
+        // waiting PE advances that clock: sim/link_hub.hpp), then the usual
+        // 2 s for the rest
+        NandPe p(c, pe, milliseconds(5));
+        std::mt19937_64 g(seed);
+        std::vector<uint64_t> v(4);
+        for (auto& x : v) x = g() & wmask(40);
+        if (pe != 3) {
+            const uint64_t f0 = p.link_frames();
+            try {
+                p.max_u(v[pe], 40);  // PE3 never makes this call
+            } catch (const TimeoutError& e) {
+                msg[pe] = e.what();
+                missing[pe] = e.never_arrived;
+            }
+            // the CALL, BARS, LEFT, CANCEL
+            log.eq(p.link_frames() - f0, uint64_t(4), "PE" + std::to_string(pe) + " frames of a timed-out operation");
+            again[pe] = p.cancel();  // cancelled already: nothing left
+            ++timed_out;
+        } else {
+            while (timed_out < 3) std::this_thread::sleep_for(milliseconds(1));
+            again[pe] = p.cancel();
+        }
+        // every PE: the next operations work
+        p.set_timeout(milliseconds(2000));
+        uint64_t mx = 0, o = 0;
+        for (uint64_t x : v) mx = std::max(mx, x), o |= x;
+        log.eq(p.max_u(v[pe], 40), mx, "PE" + std::to_string(pe) + " max after the cancel");
+        log.eq(p.reduce_or(v[pe], 40), o, "PE" + std::to_string(pe) + " OR after the cancel");
+        p.barrier();
+        // the signal still goes through plain writes (BAR kept in step)
+        if (pe == 1) p.signal();
+        p.wait_signal(milliseconds(2000));
+        p.acknowledge();
+        p.barrier();
+    });
+    for (unsigned pe = 0; pe < 3; ++pe) {
+        INFO("PE" << pe << ": " << msg[pe]);
+        CHECK(missing[pe] == (1u << 3));
+        CHECK(msg[pe].find("never arrived: 3") != std::string::npos);
+        CHECK(msg[pe].find("cancelled") != std::string::npos);
+    }
+    for (unsigned pe = 0; pe < 4; ++pe) CHECK(again[pe] == nand_regs::CANCEL_WAS_IDLE);
+    INFO((log.bad.empty() ? std::string("-") : log.bad[0]));
+    CHECK(log.bad.empty());
+    CHECK(log.checks == 4 * 2 + 3);
+}
+
+TEST_CASE("nand ops over CALL: refusals, NO_REG, CANCEL of a running and of a finished operation",
+          "[nand][ops][call]") {
+    namespace R = nand_regs;
+    LinkHub hub(2, "nand_call_refuse");
+    link::LinkClient c0(hub.endpoint(0), "linkhub:pe0", cfg(2));
+    link::LinkClient c1(hub.endpoint(1), "linkhub:pe1", cfg(2));
+    NandPe p0(c0, 0), p1(c1, 1);  // attach: each cancels whatever was left (nothing)
+    const uint16_t barrier = R::addr(R::SLICES | 3 << R::CA_SLICES_W | 3 << R::CA_SLICES_K);  // k = 4, w = 4: 1 step
+    auto code = [](const std::function<void()>& fn) -> int {
+        try {
+            fn();
+        } catch (const RegisterError& e) {
+            return e.code;
+        }
+        return 0;
+    };
+    // NO_REG: a CALL to a plain register, a plain access to a CALL register,
+    // parameters this engine's t = 4 cannot run (w = 5; i = 3 needs 7 trees)
+    CHECK(code([&] { c0.call(0, R::addr(R::OUT), 0, 0, milliseconds(100)); }) == link_defs::ERR_NO_REG);
+    CHECK(code([&] { c0.read(0, R::addr(R::CANCEL), 4); }) == link_defs::ERR_NO_REG);
+    CHECK(code([&] { c0.write(0, R::addr(R::SLICES), 0, 4); }) == link_defs::ERR_NO_REG);
+    CHECK(code([&] { c0.call(0, R::addr(R::SLICES | 4 << R::CA_SLICES_W), 0, 8, milliseconds(100)); }) ==
+          link_defs::ERR_NO_REG);
+    CHECK(code([&] { c0.call(0, R::addr(R::VOTE | 2 << R::CA_SLICES_W), 0, 8, milliseconds(100)); }) ==
+          link_defs::ERR_NO_REG);
+    // a running operation: PE0 alone starts one and gives up waiting
+    CHECK_THROWS_AS(c0.call(0, barrier, ~uint64_t(0), 8, milliseconds(2)), TimeoutError);
+    const uint32_t out = c0.read(0, R::addr(R::OUT), 4);
+    CHECK((out >> R::OUT_BAR & 1) == 1);  // it arrived at its step's barrier
+    // plain OUT writes and a second start are refused while it runs
+    CHECK(code([&] { c0.write(0, R::addr(R::OUT), out, 4); }) == link_defs::ERR_REFUSED);
+    CHECK(code([&] { c0.call(0, barrier, 0, 8, milliseconds(2)); }) == link_defs::ERR_REFUSED);
+    // cancel: it was running; the open barrier is withdrawn
+    uint64_t r = c0.call(0, R::addr(R::CANCEL), 0, 0, milliseconds(100)).value;
+    CHECK((r >> R::CANCEL_WAS & 3) == R::CANCEL_WAS_RUNNING);
+    CHECK((r >> R::CANCEL_BAR & 1) == 0);
+    CHECK((c0.read(0, R::addr(R::OUT), 4) >> R::OUT_BAR & 1) == 0);
+    CHECK(c1.read(1, R::addr(R::LEFT0), 4) == 1u);  // PE0 left (until its next start)
+    r = c0.call(0, R::addr(R::CANCEL), 0, 0, milliseconds(100)).value;
+    CHECK((r >> R::CANCEL_WAS & 3) == R::CANCEL_WAS_IDLE);
+    // a finished operation whose RESULT nobody took: PE0 starts, gives up,
+    // and its next command (a READ) makes the hub forget the CALL; PE1 then
+    // completes the step, so PE0's operation finishes in the engine
+    CHECK_THROWS_AS(c0.call(0, barrier, ~uint64_t(0), 8, milliseconds(2)), TimeoutError);
+    CHECK(c1.read(1, R::addr(R::LEFT0), 4) == 0u);  // PE0 started again
+    c0.read(0, R::addr(R::SHAPE), 4);
+    CHECK(c1.call(1, barrier, 0x5ull << 60, 8, milliseconds(2000)).value == 0xa);  // NAND(1111, 0101)
+    // the step is done for PE0 too: its next start is refused until it cancels
+    CHECK(code([&] { c0.call(0, barrier, 0, 8, milliseconds(2)); }) == link_defs::ERR_REFUSED);
+    r = c0.call(0, R::addr(R::CANCEL), 0, 0, milliseconds(100)).value;
+    CHECK((r >> R::CANCEL_WAS & 3) == R::CANCEL_WAS_FINISHED);
+    CHECK((r >> R::CANCEL_BAR & 1) == 1);  // the step's barrier completed: BAR stays
+    // and NandPe on both works from there (PE0's phase from a fresh attach)
+    NandPe q0(c0, 0);
+    std::atomic<uint64_t> got0{0}, got1{0};
+    std::thread t([&] { got1 = p1.broadcast(0, 0, 32); });
+    got0 = q0.broadcast(0, 0xdeadbeef, 32);
+    t.join();
+    CHECK(got0 == 0xdeadbeefu);
+    CHECK(got1 == 0xdeadbeefu);
 }

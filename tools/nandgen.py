@@ -12,7 +12,7 @@ generate:
 
 `python3 tools/nandgen.py` rewrites the three files; `--check` fails when a
 committed file differs (`make lint`).  The map hash (INFO MAP_HASH+2) covers
-REGS and FIELDS; the cable is pins, not registers, and is left out of it, as
+REGS, FIELDS and the CALL tables; the cable is pins, not registers, and is left out of it, as
 PAPERS leaves out its DB25 table.
 """
 import pathlib
@@ -38,6 +38,20 @@ REGS = [
     ("BARS1",  0x005, "ro", "bit j: PE 32+j's OUT.BAR (PEs 32..63)"),
     ("CABLE0", 0x006, "ro", "bit j: PE j is on its cable, which then drives its OUT instead of the link (PEs 0..31)"),
     ("CABLE1", 0x007, "ro", "bit j: PE 32+j is on its cable (PEs 32..63)"),
+    ("CANCEL", 0x008, "call", "ends this PE's sequenced operation (running or finished and not yet handed over) "
+                              "at once; result (1 byte, fields below): what there was and BAR after it"),
+    ("LEFT0",  0x009, "ro", "bit j: PE j left a sequenced operation: its CANCEL withdrew a barrier it had arrived "
+                            "at (cleared by its next start; PEs 0..31), so that a PE whose operation times out can "
+                            "tell the PEs that left from those that never arrived"),
+    ("LEFT1",  0x00A, "ro", "bit j: PE 32+j left a sequenced operation (PEs 32..63)"),
+    ("SLICES", 0x800, "call", "a sequenced operation of k bits in steps of w: step j drives the next w operand "
+                              "bits (from the top) on trees 0..w-1 (1s above) and collects the trees; address "
+                              "+ (w-1) << 6 | (k-1); operands: 8 bytes, the k bits at 63..64-k; result: 8 bytes, "
+                              "the k NANDs at k-1..0, above them the "
+                              "operand's bits 63-k..0 (libaggnet sends 0s)"),
+    ("VOTE",   0xC00, "call", "a sequenced section 2.4 maximum of k bits, i bits per step on 2^i - 1 trees, a PE "
+                              "that loses a step dropping out; address + (i-1) << 6 | (k-1); operands as SLICES "
+                              "(unsigned, the k bits at 63..64-k); result: 8 bytes, the maximum at k-1..0, above as SLICES"),
 ]
 
 # ---- their fields (register, name, lowest bit, width, meaning) -----------------------
@@ -61,7 +75,25 @@ FIELDS = [
     ("LIVE",  "DATA", 16, 16, "bit 16+k: tree k's NAND now (0 for k >= T)"),
     ("SHAPE", "N",    0,  8,  "PEs (1..64)"),
     ("SHAPE", "T",    8,  8,  "data trees (1..16)"),
+    ("CANCEL", "WAS", 0,  2,  "result: 0 nothing pending, 1 an operation was running (cancelled: a barrier this "
+                              "PE had arrived at and that had not completed is withdrawn, DATA all 1), 2 one had "
+                              "finished (its result is dropped)"),
+    ("CANCEL", "BAR", 2,  1,  "result: this PE's OUT.BAR after the cancel"),
 ]
+
+# ---- the CALL registers' address parameters (register, name, lowest address bit, width, meaning) --
+# A CALL's operands are at most 8 bytes, so an operation's parameters ride in
+# its register address (window offset 11..0): register = base | field << lsb.
+ADDR_FIELDS = [
+    ("SLICES", "K", 0, 6, "k - 1: operand and result bits, 1..64"),
+    ("SLICES", "W", 6, 4, "w - 1: bits per step, 1..T (a wider w: no such register)"),
+    ("VOTE",   "K", 0, 6, "k - 1: bits, 1..64"),
+    ("VOTE",   "I", 6, 4, "i - 1: bits resolved per step, on 2^i - 1 trees (2^i - 1 > T: no such register)"),
+]
+# Result codes of CANCEL.WAS
+CANCEL_WAS = [("IDLE", 0), ("RUNNING", 1), ("FINISHED", 2)]
+# bytes of a SLICES / VOTE operand and result
+SEQ_BYTES = 8
 
 # ---- the cable: one PC parallel port per PE ------------------------------------------
 # (name, line, width, active low on the cable, meaning).  CABLE_IN are the
@@ -123,6 +155,16 @@ def check():
                 m = ((1 << w) - 1) << lsb
                 assert lsb + w <= 32 and not used & m, "FIELDS: %s.%s overlaps or passes bit 31" % (r, name)
                 used |= m
+    calls = {n: a for n, a, acc, _m in REGS if acc == "call"}
+    for reg in calls:
+        used = 0
+        for r, name, lsb, w, _m in ADDR_FIELDS:
+            if r == reg:
+                m = ((1 << w) - 1) << lsb
+                assert not used & m and not m & calls[reg] and lsb + w <= 12, "ADDR_FIELDS: %s.%s" % (r, name)
+                used |= m
+        others = [a for n, a, acc, _m in REGS if n != reg]
+        assert all((a & ~used) != calls[reg] for a in others), "ADDR_FIELDS: %s's addresses overlap a register" % reg
     for direction, table, lines in (("in", CABLE_IN, CABLE_IN_LINES), ("out", CABLE_OUT, CABLE_OUT_LINES)):
         covered = sorted(ln + i for _n, ln, w, _lo, _m in table for i in range(w))
         assert covered == list(range(lines)), "CABLE_%s: lines 0..%d once each" % (direction.upper(), lines - 1)
@@ -139,7 +181,7 @@ def check():
 
 
 def map_hash():
-    return gentables.map_hash(REGS, FIELDS)
+    return gentables.map_hash(REGS, FIELDS, ADDR_FIELDS, CANCEL_WAS, SEQ_BYTES)
 
 
 def bits(lsb, w):
@@ -160,6 +202,12 @@ def field_consts():
         o.append((f"{r}_{n}", lsb, m))
         if w > 1:
             o.append((f"{r}_{n}_W", w, "its width"))
+    for r, n, lsb, w, m in ADDR_FIELDS:
+        o.append((f"CA_{r}_{n}", lsb, "address bit: " + m))
+        o.append((f"CA_{r}_{n}_W", w, "its width"))
+    for n, v in CANCEL_WAS:
+        o.append((f"CANCEL_WAS_{n}", v, "CANCEL.WAS code"))
+    o.append(("SEQ_BYTES", SEQ_BYTES, "bytes of a SLICES / VOTE operand and result"))
     for pre, table, lines in (("CABLE_IN", CABLE_IN, CABLE_IN_LINES), ("CABLE_OUT", CABLE_OUT, CABLE_OUT_LINES)):
         o.append((f"{pre}_LINES", lines, "lines per PE"))
         for n, ln, w, low, m in table:
@@ -181,7 +229,7 @@ def gen_vh():
         o.append(f"localparam [11:0] NAND_R_{n:<6} = 12'h{a:03X};  // {acc}: {m}")
     for n, v, m in field_consts():
         o.append(f"localparam integer NAND_{n} = {v};  // {m}")
-    o.append(f"localparam [31:0] NAND_MAP_HASH = 32'h{map_hash():08X};  // CRC-32 of REGS and FIELDS")
+    o.append(f"localparam [31:0] NAND_MAP_HASH = 32'h{map_hash():08X};  // CRC-32 of the register tables")
     return "\n".join(o) + "\n"
 
 
@@ -203,7 +251,7 @@ def gen_hpp():
             o.append(f"constexpr unsigned CABLE_{reg[0]}_{n} = {bit};  // {reg.lower()} bit{'s' if w > 1 else ''} {lines(bit, w)}")
     o += [f"constexpr unsigned CABLE_PC_CONTROL_LINE = {PC_CONTROL_LINE};  // the in-line of control bit C0",
           f"constexpr unsigned CABLE_PC_STATUS_AT = {PC_STATUS_AT};  // the status bit of out-line 0", "",
-          f"constexpr uint32_t MAP_HASH = 0x{map_hash():08X};  // CRC-32 of REGS and FIELDS (INFO MAP_HASH+{WINDOW})",
+          f"constexpr uint32_t MAP_HASH = 0x{map_hash():08X};  // CRC-32 of the register tables (INFO MAP_HASH+{WINDOW})",
           "", "}  // namespace aggnet::nand_regs"]
     return "\n".join(o) + "\n"
 
@@ -216,10 +264,19 @@ def gen_md():
          f"## Registers (address bits 11..0 in window {WINDOW}, 32 bits, per PE)", "",
          "| register | address | access | meaning |", "| --- | --- | --- | --- |"]
     o += [f"| {n} | `0x{a:03X}` | {acc} | {m} |" for n, a, acc, m in REGS]
-    o += ["", "## Fields", "", "| register | bits | field | meaning |", "| --- | --- | --- | --- |"]
+    o += ["", "Access: rw / ro a READ, WRITE or WAIT (docs/link.md); **call** only a CALL",
+          "(link rule 8: one request frame, one RESULT when the engine has finished), any",
+          "other access to it, and a CALL to any other register, is NO_REG.", "",
+          "## Fields", "", "| register | bits | field | meaning |", "| --- | --- | --- | --- |"]
     o += [f"| {r} | {bits(lsb, w)} | {n} | {m} |" for r, n, lsb, w, m in FIELDS]
     o += ["", "Bits not listed read 0 and are ignored when written. A PE beyond N or an",
           "unknown register: ERR NO_REG; which writes the engine refuses: [nand.md](nand.md).", "",
+          "## CALL registers: parameters in the address", "",
+          "A CALL carries at most 8 operand bytes, so the parameters of an operation ride in",
+          "its register address: register = base | field << bit (window offset 11..0).", "",
+          "| register | address bits | field | meaning |", "| --- | --- | --- | --- |"]
+    o += [f"| {r} | {bits(lsb, w)} | {n} | {m} |" for r, n, lsb, w, m in ADDR_FIELDS]
+    o += ["", "CANCEL.WAS: " + ", ".join(f"{v} {n}" for n, v in CANCEL_WAS) + ".", "",
           "## The cable (per PE: 12 lines in, 5 out)", "",
           "Levels on the DB25 cable (`nand_pins_in[a*12 + line]`, `nand_pins_out[a*5 + line]`",
           "of PE a). An active-low line is one the PC's port inverts, so the PC's register",

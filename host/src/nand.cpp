@@ -57,27 +57,46 @@ LinkNandPort::LinkNandPort(link::LinkClient& link, unsigned pe) : link_(link), p
     if (n_ < 1 || n_ > 64 || t_ < 1 || t_ > R::IN_DATA_W || pe_ >= n_)
         throw DeviceError("PE" + std::to_string(pe) + ": the NAND engine reports N = " + std::to_string(n_) +
                           ", t = " + std::to_string(t_));
+    // Start between operations: an earlier program's sequenced operation on
+    // this PE (still running, or a result nobody collected) would refuse
+    // every start and OUT write.  The cancel says where BAR stands after it.
+    const uint64_t c = link_.call(pe_, R::addr(R::CANCEL), 0, 0, std::chrono::seconds(1)).value;
+    out0_ = (out0_ & ~(1u << R::OUT_BAR)) | uint32_t(field(uint32_t(c), R::CANCEL_BAR, 1)) << R::OUT_BAR;
 }
 
 void LinkNandPort::write_out(uint32_t out) {
-    ++accesses_;
+    ++accesses_, ++frames_;
     link_.write(pe_, R::addr(R::OUT), out, 4);
 }
 
 uint32_t LinkNandPort::read_in(unsigned) {
-    ++accesses_;
+    ++accesses_, ++frames_;
     return link_.read(pe_, R::addr(R::IN), 4);
 }
 
 uint32_t LinkNandPort::wait_in(unsigned want, bool value, std::chrono::nanoseconds timeout) {
-    ++accesses_;
+    ++accesses_, ++frames_;
     return link_.wait(pe_, R::addr(R::IN), 1u << want, uint32_t(value) << want, 4, timeout);
 }
 
-std::optional<uint64_t> LinkNandPort::bars() {
-    uint64_t b = link_.read(pe_, R::addr(R::BARS0), 4);
-    if (n_ > 32) b |= uint64_t(link_.read(pe_, R::addr(R::BARS1), 4)) << 32;
+uint64_t LinkNandPort::read64(uint16_t lo, uint16_t hi) {
+    ++frames_;
+    uint64_t b = link_.read(pe_, R::addr(lo), 4);
+    if (n_ > 32) ++frames_, b |= uint64_t(link_.read(pe_, R::addr(hi), 4)) << 32;
     return b;
+}
+
+std::optional<uint64_t> LinkNandPort::bars() { return read64(R::BARS0, R::BARS1); }
+
+std::optional<uint64_t> LinkNandPort::left() { return read64(R::LEFT0, R::LEFT1); }
+
+uint64_t LinkNandPort::call(uint16_t reg, uint64_t operands, unsigned len, std::chrono::nanoseconds timeout) {
+    ++frames_;
+    return link_.call(pe_, R::addr(reg), operands, len, timeout).value;
+}
+
+uint64_t NandPort::call(uint16_t, uint64_t, unsigned, std::chrono::nanoseconds) {
+    throw std::logic_error(describe() + ": no NAND sequencer on this port");
 }
 
 std::string LinkNandPort::describe() const { return "NAND window of PE" + std::to_string(pe_) + " over the link"; }
@@ -238,7 +257,65 @@ uint32_t NandPe::wait_phase() {
     }
 }
 
+uint64_t NandPe::sequenced(bool vote, uint64_t v, unsigned k, unsigned w, const char* op) {
+    // The operand's k bits at the top of the 64-bit row, 0s below (they
+    // come back above the result: nand_regs SLICES).
+    const unsigned steps = (k + w - 1) / w;
+    const uint16_t reg = uint16_t((vote ? R::VOTE : R::SLICES) | (w - 1) << R::CA_SLICES_W |
+                                  (k - 1) << R::CA_SLICES_K);
+    const uint64_t operand = (v & width_mask(k)) << (64 - k);
+    uint64_t r = 0;
+    try {
+        r = port_.call(reg, operand, R::SEQ_BYTES, timeout_);
+    } catch (const TimeoutError&) {
+        // Who is missing: the PEs whose BAR is not this PE's (it arrived at
+        // the step it waits in; they did not), read before LEFT, so that a PE
+        // that cancels in between counts as one that left (LEFT: its cancel
+        // withdrew its BAR), never as one that never arrived.  Then this PE
+        // leaves the operation too.
+        const auto bars = port_.bars();
+        const auto gone = port_.left();
+        uint64_t miss = 0, left = 0;
+        if (bars) miss = ((*bars >> pe_ & 1) ? ~*bars : *bars) & width_mask(n_);
+        if (gone) left = *gone & width_mask(n_) & ~(uint64_t(1) << pe_), miss &= ~*gone;
+        const unsigned was = cancel();
+        std::ostringstream m;
+        m << "PE" << pe_ << ": NAND " << op << " (" << k << " bits, one CALL to the engine's sequencer) did not "
+          << "finish within " << std::chrono::duration<double, std::milli>(timeout_).count() << " ms; PEs that "
+          << "never arrived:";
+        for (unsigned j = 0; j < n_; ++j)
+            if (miss >> j & 1) m << " " << j;
+        if (!miss) m << " none seen";
+        if (left) {
+            m << "; PEs that left it (cancelled):";
+            for (unsigned j = 0; j < n_; ++j)
+                if (left >> j & 1) m << " " << j;
+        }
+        m << (was == R::CANCEL_WAS_FINISHED ? " (it finished as this PE cancelled: its result is lost)"
+                                            : " (cancelled: this PE left the operation too)");
+        throw TimeoutError(m.str(), miss, left);
+    } catch (const RegisterError& e) {
+        if (e.code != link_defs::ERR_REFUSED) throw;
+        std::ostringstream m;
+        m << "PE" << pe_ << ": NAND " << op << ": the engine's sequencer refused it (an earlier operation of this "
+          << "PE is still running or its result was never collected; NandPe::cancel() ends it)";
+        throw ProtocolError(m.str());
+    }
+    seq_io_ += 2 * uint64_t(steps);  // what the cable would take: a write and a wait per step
+    if (steps & 1) phase_ = !phase_;
+    return r & width_mask(k);
+}
+
+unsigned NandPe::cancel() {
+    if (!port_.sequencer()) return R::CANCEL_WAS_IDLE;
+    const uint64_t c = port_.call(R::CANCEL, 0, 0, std::chrono::seconds(1));
+    phase_ = field(uint32_t(c), R::CANCEL_BAR, 1);
+    data_ = uint32_t(width_mask(t_));
+    return field(uint32_t(c), R::CANCEL_WAS, R::CANCEL_WAS_W);
+}
+
 uint32_t NandPe::step(uint32_t out) {
+    if (port_.sequencer()) return uint32_t(sequenced(false, out, t_, t_, "step (barrier, any, all)"));
     // A barrier that timed out is still open: the PEs' operations must stay
     // in step, so it completes before this one starts.
     if (pending_) wait_phase();
@@ -250,7 +327,11 @@ uint32_t NandPe::step(uint32_t out) {
 
 void NandPe::barrier() { step(uint32_t(width_mask(t_))); }
 
-uint64_t NandPe::chunked(uint64_t v, unsigned k, bool invert_out, bool invert_in) {
+uint64_t NandPe::chunked(uint64_t v, unsigned k, bool invert_out, bool invert_in, const char* op) {
+    if (port_.sequencer()) {
+        const uint64_t r = sequenced(false, invert_out ? ~v : v, k, t_, op);
+        return (invert_in ? ~r : r) & width_mask(k);
+    }
     uint64_t result = 0;
     for (unsigned at = 0; at < k; at += t_) {
         const unsigned w = std::min(t_, k - at);
@@ -270,7 +351,7 @@ uint64_t NandPe::broadcast(unsigned root, uint64_t value, unsigned k) {
         throw std::invalid_argument("nand broadcast: root PE" + std::to_string(root) + " is beyond N = " +
                                     std::to_string(n_));
     // 2.2: the sender outputs the complement, every other PE 1s.
-    return pe_ == root ? chunked(value, k, true, false) : chunked(~uint64_t(0), k, false, false);
+    return pe_ == root ? chunked(value, k, true, false, "broadcast") : chunked(~uint64_t(0), k, false, false, "broadcast");
 }
 
 bool NandPe::any(bool a) {
@@ -288,19 +369,19 @@ bool NandPe::all(bool a) {
 // 2.4: reduceAND = ~NAND(a), reduceOR = NAND(~a), reduceNOR = ~NAND(~a).
 uint64_t NandPe::reduce_and(uint64_t v, unsigned k) {
     check_k(k, "reduce_and");
-    return chunked(v, k, false, true);
+    return chunked(v, k, false, true, "reduce_and");
 }
 uint64_t NandPe::reduce_or(uint64_t v, unsigned k) {
     check_k(k, "reduce_or");
-    return chunked(v, k, true, false);
+    return chunked(v, k, true, false, "reduce_or");
 }
 uint64_t NandPe::reduce_nand(uint64_t v, unsigned k) {
     check_k(k, "reduce_nand");
-    return chunked(v, k, false, false);
+    return chunked(v, k, false, false, "reduce_nand");
 }
 uint64_t NandPe::reduce_nor(uint64_t v, unsigned k) {
     check_k(k, "reduce_nor");
-    return chunked(v, k, true, true);
+    return chunked(v, k, true, true, "reduce_nor");
 }
 
 uint64_t NandPe::max_u_bits(uint64_t v, unsigned k, unsigned bits) {
@@ -310,6 +391,9 @@ uint64_t NandPe::max_u_bits(uint64_t v, unsigned k, unsigned bits) {
                                     std::to_string((1u << std::min(bits, 16u)) - 1) + " trees, the engine has " +
                                     std::to_string(t_));
     v &= width_mask(k);
+    // The sequencer's VOTE makes the last group the narrow one (rtl/nand/
+    // nand_seq.v): the same maximum in the same number of steps.
+    if (port_.sequencer()) return sequenced(true, v, k, bits, "maximum");
     // 2.4: from the most significant group down, a PE still in the running
     // whose group is j > 0 outputs 0 on tree j-1 (m = 2^bits - 1 trees); the
     // highest 1 of the NAND is the group of the maximum; a PE whose group
@@ -452,7 +536,7 @@ uint64_t NandPe::vote_vector(bool vote, unsigned my_bit, unsigned k) {
     check_k(k, "vote_vector");
     uint64_t out = ~uint64_t(0);
     if (my_bit < k && vote) out &= ~(uint64_t(1) << my_bit);
-    return chunked(out, k, false, false);
+    return chunked(out, k, false, false, "vote_vector");
 }
 
 uint64_t NandPe::resource_vector(uint64_t wants, unsigned k) { return reduce_or(wants, k); }

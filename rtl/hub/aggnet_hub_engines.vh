@@ -66,10 +66,12 @@
     endgenerate
 
     // ---- window 2: nand (rtl/nand/manifest.json) ----
-    wire        nand_sel = bus_req_valid && win == 4'd2 && EN_NAND != 0 && !bus_req_call;
+    wire        nand_sel = bus_req_valid && win == 4'd2 && EN_NAND != 0;
     wire        nand_req_ready, nand_rsp_valid;
     wire [31:0] nand_rsp_rdata;
     wire [1:0]  nand_rsp_err;
+    wire [31:0] nand_rsp_rdata_hi;
+    wire [3:0]  nand_rsp_len;
     generate
         if (EN_NAND != 0) begin : g_nand
             nand_engine #(.N(N), .T(NAND_T)) u_nand (
@@ -85,6 +87,11 @@
                 .bus_rsp_valid(nand_rsp_valid),
                 .bus_rsp_rdata(nand_rsp_rdata),
                 .bus_rsp_err(nand_rsp_err),
+                .bus_req_call(bus_req_call),
+                .bus_req_wdata_hi(bus_req_wdata_hi),
+                .bus_req_len(bus_req_len),
+                .bus_rsp_rdata_hi(nand_rsp_rdata_hi),
+                .bus_rsp_len(nand_rsp_len),
                 .nand_pins_in(nand_pins_in),
                 .nand_pins_out(nand_pins_out)
             );
@@ -93,6 +100,8 @@
             assign nand_rsp_valid = 1'b0;
             assign nand_rsp_rdata = 32'd0;
             assign nand_rsp_err   = 2'd0;
+            assign nand_rsp_rdata_hi = 32'd0;
+            assign nand_rsp_len = 4'd0;
             assign nand_pins_out = {(N*5){1'b0}};
             wire unused_nand = &{1'b0, nand_sel, nand_pins_in};
         end
@@ -174,8 +183,8 @@
     wire        eng_rsp_valid = papers_rsp_valid | nand_rsp_valid | besu_rsp_valid | scratch_rsp_valid;
     wire [31:0] eng_rsp_rdata = papers_rsp_rdata | nand_rsp_rdata | besu_rsp_rdata | scratch_rsp_rdata;
     wire [1:0]  eng_rsp_err   = papers_rsp_err | nand_rsp_err | besu_rsp_err | scratch_rsp_err;
-    wire [31:0] eng_rsp_rdata_hi = papers_rsp_rdata_hi | besu_rsp_rdata_hi;
-    wire [3:0]  eng_rsp_len   = papers_rsp_len | besu_rsp_len;
+    wire [31:0] eng_rsp_rdata_hi = papers_rsp_rdata_hi | nand_rsp_rdata_hi | besu_rsp_rdata_hi;
+    wire [3:0]  eng_rsp_len   = papers_rsp_len | nand_rsp_len | besu_rsp_len;
     wire        eng_busy      = papers_busy;
     // cycles from a bus write to the engines' registers' final value (link_port's
     // SETTLE, for its idle output): the largest of the built engines' "settle"

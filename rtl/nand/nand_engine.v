@@ -37,14 +37,26 @@
 // PE makes after its read.  IN.LIVE shows the trees unlatched.
 //
 // Registers (docs/nand_regmap.md; names and bits from nand_regs.vh, which
-// tools/nandgen.py generates): OUT (rw), IN, LIVE, SHAPE, BARS0/1, CABLE0/1
-// (ro), 32 bits each, per PE; a PE beyond N: no such register.  After
-// reset OUT holds BAR 0, ACK 0, SEL 0, DATA all 1 (neutral in a NAND).
+// tools/nandgen.py generates): OUT (rw), IN, LIVE, SHAPE, BARS0/1, CABLE0/1,
+// LEFT0/1 (ro), 32 bits each, per PE; a PE beyond N: no such register.
+// After reset OUT holds BAR 0, ACK 0, SEL 0, DATA all 1 (neutral in a NAND).
 // Writes to the read-only registers are refused, and so is a write to the
-// OUT of a PE on its cable (the cable drives it) and a write to OUT out of
+// OUT of a PE on its cable (the cable drives it), a write to OUT out of
 // protocol order: one that changes BAR while BAR != BF (the PE's barrier
-// has not completed) or ACK while ACK != AF; anything else is no such
-// register.
+// has not completed) or ACK while ACK != AF, and a write to OUT while the
+// PE's sequenced operation runs; anything else is no such register.
+//
+// CALL registers (link rule 8; only a CALL reaches them, and a CALL reaches
+// nothing else): SLICES and VOTE start a whole section-2 operation on the
+// step sequencer (rtl/nand/nand_seq.v), their parameters in the address
+// (SLICES | (w-1) << 6 | (k-1)); the engine answers PENDING until it has
+// finished, then the 8-byte result once.  A start is refused while the
+// PE's previous operation runs or its result waits, and for a PE on its
+// cable; a w or i this T cannot run is no such register.  CANCEL (answered
+// at once) ends the PE's operation, withdrawing a barrier it had arrived
+// at that has not completed (BAR back to BF, DATA all 1, the PE into LEFT
+// until its next start; not if the barrier completes in that very cycle,
+// which the withdrawal would turn into an arrival at the next one).
 //
 // Pins (docs/nand.md, "The cable"; the lines in docs/nand_regmap.md): each
 // PE may instead drive its outputs from a PC's parallel port, 12 lines in
@@ -79,6 +91,12 @@
 // applied).  After reset BF = 0 with every BAR 0: the S0 barrier is the one
 // just done, the first barrier is an S1 barrier.
 //
+// CALL ports (docs/link.md, "The engine register bus"): bus_req_call marks
+// a CALL access (write: start, operands bus_req_wdata_hi:bus_req_wdata;
+// read: ask); the answer's bus_rsp_rdata_hi and bus_rsp_len carry a
+// finished CALL's result (bus_rsp_err 3 while it runs).  bus_req_len is not
+// needed: the operand is always the 64-bit value (short frames zero-extend).
+//
 // Parameters: N in 1..64 PEs, T in 1..16 data trees.
 module nand_engine #(
     parameter integer N = 4,
@@ -96,6 +114,11 @@ module nand_engine #(
     output reg         bus_rsp_valid,
     output reg  [31:0] bus_rsp_rdata,
     output reg  [1:0]  bus_rsp_err,
+    input  wire        bus_req_call,
+    input  wire [31:0] bus_req_wdata_hi,
+    input  wire [3:0]  bus_req_len,
+    output reg  [31:0] bus_rsp_rdata_hi,
+    output reg  [3:0]  bus_rsp_len,
     input  wire [N*12-1:0] nand_pins_in,
     output reg  [N*5-1:0]  nand_pins_out
 `ifdef FORMAL
@@ -117,13 +140,19 @@ module nand_engine #(
         if (T < 1 || T > NAND_OUT_DATA_W) begin : g_bad_t
             $error("nand_engine: T must be in 1..16");
         end
+        if (NAND_CA_VOTE_K != NAND_CA_SLICES_K || NAND_CA_VOTE_I != NAND_CA_SLICES_W ||
+            NAND_CA_SLICES_K_W != 6 || NAND_CA_SLICES_W_W != 4 || NAND_CA_VOTE_I_W != 4 ||
+            NAND_R_SLICES != 12'h800 || NAND_R_VOTE != 12'hC00 || NAND_SEQ_BYTES != 8) begin : g_bad_calls
+            $error("nand_engine: the CALL address layout is decoded as SLICES | (w-1) << 6 | (k-1), VOTE above it (nand_regs.vh)");
+        end
         if (NAND_CABLE_IN_LINES != 12 || NAND_CABLE_OUT_LINES != 5) begin : g_bad_cable
             $error("nand_engine: the ports carry 12 cable lines in and 5 out per PE (nand_regs.vh)");
         end
     endgenerate
 
-    localparam [1:0]  ERR_OK = 2'd0, ERR_NO_REG = 2'd1, ERR_REFUSED = 2'd2;
+    localparam [1:0]  ERR_OK = 2'd0, ERR_NO_REG = 2'd1, ERR_REFUSED = 2'd2, ERR_PENDING = 2'd3;
     localparam integer PW = (N > 1) ? $clog2(N) : 1;
+    localparam integer N_I = N, T_I = T;
 
     // ---- the cable: synchronized pins, attach and request edges -------------
     localparam integer PINW = NAND_CABLE_IN_LINES;
@@ -213,19 +242,61 @@ module nand_engine #(
     reg [PW-1:0] q_p;
     reg [N-1:0]  q_hot;   // q_p one-hot (none beyond N): OUT writes are per-PE enables, not indexed stores
     reg [11:0]   q_reg;
-    reg [31:0]   q_wdata;
+    reg [31:0]   q_wdata, q_whi;
+    // A CALL, decoded here (registered, off the answer's path): CANCEL, or
+    // SLICES / VOTE with their parameters in the address (nand_regs.vh
+    // NAND_CA_*) and whether this engine's T runs them.
+    wire [3:0]   a_sw1 = bus_req_addr[NAND_CA_SLICES_W +: NAND_CA_SLICES_W_W];  // w - 1 or i - 1
+    wire         a_vote = bus_req_addr[11] && bus_req_addr[10];                   // NAND_R_VOTE (checked above)
+    // the widest VOTE step this T runs: i with 2^i - 1 <= T
+    localparam integer IMAX = (T >= 15) ? 4 : (T >= 7) ? 3 : (T >= 3) ? 2 : 1;
+    // bit j: w - 1 = j (SLICES) or i - 1 = j (VOTE) runs on this T (a table, not a compare)
+    localparam [15:0] W_OK = 16'hFFFF >> (16 - T), I_OK = 16'hFFFF >> (16 - IMAX);
+    wire         a_call_ok = bus_req_call && {26'd0, bus_req_pe} < N &&
+                             (bus_req_addr[11:0] == NAND_R_CANCEL ||
+                              (bus_req_addr[11] && (a_vote ? I_OK[a_sw1] : W_OK[a_sw1])));
+    reg          q_call, q_vote, q_run, q_fin, q_start, q_canc, q_ask, q_fresh, q_bar, q_ack;
+    reg [4:0]    q_sw;   // w (SLICES) or i (VOTE)
+    reg [6:0]    q_sk;   // k
+    wire [N-1:0]  sq_run, sq_fin;   // the sequencer's: an operation runs; a result waits
+    wire [63:0]   sq_run64 = {{(64 - N){1'b0}}, sq_run}, sq_fin64 = {{(64 - N){1'b0}}, sq_fin};
+    wire [63:0]   bar64 = {{(64 - N){1'b0}}, bar}, ack64 = {{(64 - N){1'b0}}, ack};
+    wire          cm_step, cm_any;  // its commit this cycle: a step's OUT for cm_p; any commit
+    wire [PW-1:0] cm_p;
     integer qh, ow;
     always @(posedge clk) begin
         q_valid <= bus_req_valid && !rst;
         q_we    <= bus_req_we;
+        q_call  <= bus_req_call;
+        q_whi   <= bus_req_wdata_hi;
+        q_vote  <= a_vote;
+        q_sw    <= {1'b0, a_sw1} + 5'd1;
+        q_sk    <= {1'b0, bus_req_addr[NAND_CA_SLICES_K +: NAND_CA_SLICES_K_W]} + 7'd1;
+        // what a CALL asks for, decided here (the answer's cycle only adds
+        // the PE's state): a start, a cancel, an ask; or a CALL to a
+        // register that takes none (or with a w or i this T cannot run)
+        q_start <= a_call_ok && bus_req_we && bus_req_addr[11];
+        q_canc  <= a_call_ok && bus_req_we && !bus_req_addr[11];
+        q_ask   <= a_call_ok && !bus_req_we;
+        // the row the ask reads in this cycle is the one a commit in this
+        // cycle is replacing: answer PENDING, the next ask gets the new one
+        q_fresh <= cm_any && cm_p == bus_req_pe[PW-1:0];
         q_pe_ok <= {26'd0, bus_req_pe} < N;
         q_p     <= bus_req_pe[PW-1:0];
         for (qh = 0; qh < N; qh = qh + 1) q_hot[qh] <= {26'd0, bus_req_pe} == qh;
+        // the PE's sequencer state, looked up here and not on the answer's
+        // path; it can change before the answer only by the sequencer
+        // finishing (run 1 -> 0, fin 0 -> 1), where the answer is then the
+        // cautious one (an OUT write or a start refused, an ask PENDING: the
+        // host asks again), so the early look is safe
+        q_run <= sq_run64[bus_req_pe];  // a mux, not a chain of compares; 0 beyond N
+        q_bar <= bar64[bus_req_pe];
+        q_ack <= ack64[bus_req_pe];
+        q_fin <= sq_fin64[bus_req_pe];
         q_reg   <= bus_req_addr[11:0];
         q_wdata <= bus_req_wdata;
     end
 
-    localparam integer N_I = N, T_I = T;
     wire [T-1:0] data_p = data[q_p*T +: T];
     wire        bs = sel[q_p] ? sp : bf;
     // What a read returns, field by field (nand_regs.vh); other bits read 0.
@@ -258,10 +329,47 @@ module nand_engine #(
     // completed, or that moves its ACK while its acknowledge is still open
     // (ACK != AF).  A PE on its cable cannot be refused: its pins are what
     // its PC drives.
-    wire        bar_p = |(bar & q_hot), ack_p = |(ack & q_hot);
-    wire        out_of_order = (q_wdata[NAND_OUT_BAR] != bar_p && bar_p != bf) ||
-                               (q_wdata[NAND_OUT_ACK] != ack_p && ack_p != af);
+    wire        bar_p = |(bar & q_hot);  // now (a cancel's answer and LEFT)
+    // (the PE's BAR and ACK as they stood in the request's first stage:
+    // between the stages only its cable or its sequencer can move them, and
+    // a write is refused then anyway; off the write enables' path)
+    wire        out_of_order = (q_wdata[NAND_OUT_BAR] != q_bar && q_bar != bf) ||
+                               (q_wdata[NAND_OUT_ACK] != q_ack && q_ack != af);
     wire [63:0] cab64 = {{(64 - N){1'b0}}, cab} ;
+
+    // ---- the sequencer (rtl/nand/nand_seq.v): CALLs ------------------------------
+    // Second stage: what a CALL does (at most one of start, cancel, take).
+    // A start is refused while the PE has an operation on (run) or a result
+    // not handed over (fin: CANCEL drops it), and for a PE on its cable.
+    wire [63:0]   sq_row;
+    wire [T-1:0]  cm_data;
+    wire          q_ok_call = q_valid && (q_start || q_canc || q_ask);
+    wire          run_p = q_run, fin_p = q_fin, cab_p = |(cab & q_hot);
+    wire          st_v = q_valid && q_start && !run_p && !fin_p && !cab_p;
+    wire          cx_v = q_valid && q_canc;
+    wire          tk_v = q_valid && q_ask && fin_p && !q_fresh;
+    wire          ask_v = bus_req_valid && bus_req_call && !bus_req_we;
+    // The barrier completes in this cycle (BF toggles at its end): a cancel
+    // then leaves BAR where it is (the step is done; withdrawing it would
+    // make the PE arrive at the next barrier).
+    wire          bdone = (s1_done && !bf) || (s0_done && bf);
+    nand_seq #(.N(N), .T(T), .PW(PW)) u_seq (
+        .clk(clk), .rst(rst), .bf(bf), .latched(latched), .bar(bar), .cab(cab),
+        .ask_v(ask_v), .ask_p(bus_req_pe[PW-1:0]),
+        .st_v(st_v), .cx_v(cx_v), .tk_v(tk_v), .st_p(q_p), .st_vote(q_vote), .st_w(q_sw), .st_k(q_sk),
+        .st_row({q_whi, q_wdata}),
+        .run(sq_run), .fin(sq_fin), .row_rd(sq_row),
+        .cm_step(cm_step), .cm_any(cm_any), .cm_p(cm_p), .cm_data(cm_data)
+    );
+
+    // LEFT: a PE whose CANCEL withdrew a barrier it had arrived at (until
+    // its next start), so the others' timeouts can tell it from a PE that
+    // never arrived (BARS alone cannot).
+    reg [N-1:0] left;
+    wire [63:0] left64 = {{(64 - N){1'b0}}, left};
+    reg [N-1:0] cm_hot;  // cm_p one-hot
+    integer ch;
+    always @* for (ch = 0; ch < N; ch = ch + 1) cm_hot[ch] = {{(32 - PW){1'b0}}, cm_p} == ch;
 
     always @(posedge clk) begin
         req_any <= 1'b0;
@@ -270,20 +378,66 @@ module nand_engine #(
             ack           <= {N{1'b0}};
             sel           <= {N{1'b0}};
             data          <= {(N*T){1'b1}};
+            left          <= {N{1'b0}};
             bus_rsp_valid <= 1'b0;
             bus_rsp_rdata <= 32'd0;
             bus_rsp_err   <= ERR_OK;
+            bus_rsp_rdata_hi <= 32'd0;
+            bus_rsp_len   <= 4'd0;
         end else begin
             bus_rsp_valid <= q_valid;
             bus_rsp_rdata <= 32'd0;
             bus_rsp_err   <= ERR_OK;
+            bus_rsp_rdata_hi <= 32'd0;
+            bus_rsp_len   <= 4'd0;
+            // The sequencer's step for PE cm_p: its next data, BAR flipped
+            // (no bus write races it: plain OUT writes are refused while the
+            // PE's operation runs, a cancel or start drops the commit).
+            if (cm_step)
+                for (ow = 0; ow < N; ow = ow + 1)
+                    if (cm_hot[ow]) begin
+                        bar[ow] <= !bar[ow];
+                        data[ow*T +: T] <= cm_data;
+                    end
             if (q_valid) begin
-                if (!q_pe_ok) begin
+                if (!q_pe_ok || (q_call && !q_ok_call)) begin  // (q_ok_call implies q_call)
+                    // a PE beyond N; a CALL to a register that takes none, or
+                    // with parameters this engine's T cannot run
                     bus_rsp_err <= ERR_NO_REG;
+                end else if (q_canc) begin
+                    // CANCEL: answered at once; a running operation's open
+                    // barrier is withdrawn (BAR back to BF) unless it
+                    // completes in this very cycle, DATA back to all 1s
+                    bus_rsp_len <= 4'd1;
+                    bus_rsp_rdata[NAND_CANCEL_WAS +: NAND_CANCEL_WAS_W] <=
+                        fin_p ? NAND_CANCEL_WAS_FINISHED[NAND_CANCEL_WAS_W-1:0] :
+                        run_p ? NAND_CANCEL_WAS_RUNNING[NAND_CANCEL_WAS_W-1:0] : NAND_CANCEL_WAS_IDLE[NAND_CANCEL_WAS_W-1:0];
+                    bus_rsp_rdata[NAND_CANCEL_BAR] <= (run_p && !bdone) ? bf : bar_p;
+                    if (run_p)
+                        for (ow = 0; ow < N; ow = ow + 1)
+                            if (q_hot[ow]) begin
+                                if (!bdone) bar[ow] <= bf;
+                                if (!bdone && bar_p != bf) left[ow] <= 1'b1;
+                                data[ow*T +: T] <= {T{1'b1}};
+                            end
+                end else if (q_start) begin
+                    // SLICES / VOTE start: pending until finished
+                    bus_rsp_err <= st_v ? ERR_PENDING : ERR_REFUSED;
+                    if (st_v) left <= left & ~q_hot;
+                end else if (q_ask) begin
+                    // an ask: the result once (fresh: the row read predates
+                    // the commit that finished it: ask again)
+                    if (tk_v) begin
+                        bus_rsp_rdata    <= sq_row[31:0];
+                        bus_rsp_rdata_hi <= sq_row[63:32];
+                        bus_rsp_len      <= 4'd8;
+                    end else begin
+                        bus_rsp_err <= (run_p || fin_p) ? ERR_PENDING : ERR_REFUSED;
+                    end
                 end else begin
                     case (q_reg)
                         NAND_R_OUT: begin
-                            if (q_we && (|(cab & q_hot) || out_of_order)) begin
+                            if (q_we && (cab_p || out_of_order || run_p)) begin
                                 bus_rsp_err <= ERR_REFUSED;
                             end else if (q_we) begin
                                 req_any <= q_wdata[NAND_OUT_REQ];
@@ -305,6 +459,8 @@ module nand_engine #(
                         NAND_R_BARS1:  if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= bars64[63:32];
                         NAND_R_CABLE0: if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= cab64[31:0];
                         NAND_R_CABLE1: if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= cab64[63:32];
+                        NAND_R_LEFT0:  if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= left64[31:0];
+                        NAND_R_LEFT1:  if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= left64[63:32];
                         default: bus_rsp_err <= ERR_NO_REG;
                     endcase
                 end
@@ -348,7 +504,7 @@ module nand_engine #(
 `endif
 
     // The window is decoded by the hub; sizes are the register's own.
-    wire unused_ok = &{1'b0, bus_req_addr[15:12], bus_req_size, q_wdata, pq,
+    wire unused_ok = &{1'b0, bus_req_addr[15:12], bus_req_size, bus_req_len, q_wdata, pq,
                         in_data[NAND_IN_DATA_W-1:NAND_CABLE_OUT_DATA_W]};
 endmodule
 `default_nettype wire

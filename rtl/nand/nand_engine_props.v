@@ -26,11 +26,16 @@ module nand_engine_props #(
     input wire [15:0] bus_req_addr,
     input wire [31:0] bus_req_wdata,
     input wire [2:0]  bus_req_size,
+    input wire        bus_req_call,
+    input wire [31:0] bus_req_wdata_hi,
+    input wire [3:0]  bus_req_len,
     input wire [N*12-1:0] nand_pins_in
 );
     wire         bus_req_ready, bus_rsp_valid;
     wire [31:0]  bus_rsp_rdata;
     wire [1:0]   bus_rsp_err;
+    wire [31:0]  bus_rsp_rdata_hi;
+    wire [3:0]   bus_rsp_len;
     wire [N-1:0] f_bar, f_ack;
     wire         f_bf, f_sp, f_af, f_req_any;
 
@@ -39,7 +44,9 @@ module nand_engine_props #(
         .bus_req_valid(bus_req_valid), .bus_req_ready(bus_req_ready), .bus_req_we(bus_req_we),
         .bus_req_pe(bus_req_pe), .bus_req_addr(bus_req_addr), .bus_req_wdata(bus_req_wdata),
         .bus_req_size(bus_req_size), .bus_rsp_valid(bus_rsp_valid), .bus_rsp_rdata(bus_rsp_rdata),
-        .bus_rsp_err(bus_rsp_err), .nand_pins_in(nand_pins_in), .nand_pins_out(), .f_bar(f_bar), .f_ack(f_ack), .f_bf(f_bf), .f_sp(f_sp), .f_af(f_af),
+        .bus_rsp_err(bus_rsp_err), .bus_req_call(bus_req_call), .bus_req_wdata_hi(bus_req_wdata_hi),
+        .bus_req_len(bus_req_len), .bus_rsp_rdata_hi(bus_rsp_rdata_hi), .bus_rsp_len(bus_rsp_len),
+        .nand_pins_in(nand_pins_in), .nand_pins_out(), .f_bar(f_bar), .f_ack(f_ack), .f_bf(f_bf), .f_sp(f_sp), .f_af(f_af),
         .f_req_any(f_req_any)
     );
 
@@ -75,6 +82,6 @@ module nand_engine_props #(
         end
     end
 `endif
-    wire unused_ok = &{1'b0, bus_req_ready, bus_rsp_valid, bus_rsp_rdata, bus_rsp_err};
+    wire unused_ok = &{1'b0, bus_req_ready, bus_rsp_valid, bus_rsp_rdata, bus_rsp_err, bus_rsp_rdata_hi, bus_rsp_len};
 endmodule
 `default_nettype wire

@@ -19,7 +19,7 @@ struct Engine {
 
 inline constexpr Engine kEngines[] = {
     {1, "papers", "PAPERS unit (seed 000)", 0xA4DA48EB},
-    {2, "nand", "NAND aggregate network (seed 002, TTL_PAPERS)", 0x9AA930F6},
+    {2, "nand", "NAND aggregate network (seed 002, TTL_PAPERS)", 0x4B2392EE},
     {3, "besu", "Barrier/eureka synchronization units (seed 001, Cray)", 0x35CA402E},
     {15, "scratch", "scratch registers", 0x00000000},
 };

@@ -9,6 +9,10 @@
 // every operation, in the same order (SPMD), as on TTL_PAPERS; a PE that has
 // nothing to contribute outputs the neutral value (all 1s).
 //
+// Over the link every operation is one CALL to the engine's step sequencer
+// (one request frame, one RESULT: link_frames()); io_cycles() still counts
+// what the steps would cost as register accesses, Table 2's measure.
+//
 // Cost: each register access is one I/O cycle (io_cycles() counts them).  A
 // step of t bits (t = trees(), 4 by default) is a write and a WAIT: 2 I/O
 // cycles, because the engine latches the trees when the barrier completes
@@ -55,19 +59,43 @@ public:
     virtual uint32_t wait_in(unsigned want, bool value, std::chrono::nanoseconds timeout) = 0;
     /// Every PE's BAR, where the port can see it (the link: BARS0/1); else empty.
     virtual std::optional<uint64_t> bars() = 0;
+    /// The PEs whose CANCEL withdrew a barrier they had arrived at (the link:
+    /// LEFT0/1); else empty.
+    virtual std::optional<uint64_t> left() { return std::nullopt; }
     virtual std::string describe() const = 0;
+    /// Whether the port runs whole operations on the engine's sequencer
+    /// (call(); docs/nand.md, "The sequencer"): the link, unless turned off.
+    virtual bool sequencer() const { return false; }
+    /// One CALL to the sequencer register `reg` (nand_regs SLICES, VOTE,
+    /// CANCEL, parameters included) with `len` operand bytes; returns its
+    /// RESULT.  Throws TimeoutError when the operation has not finished in
+    /// `timeout` (it then still runs in the engine: CANCEL it), RegisterError
+    /// when the engine refuses it.  Not an I/O cycle: it counts in frames().
+    virtual uint64_t call(uint16_t reg, uint64_t operands, unsigned len, std::chrono::nanoseconds timeout);
     uint64_t accesses() const { return accesses_; }
+    /// Link frames (commands: READ, WRITE, WAIT, CALL; not resends) sent for
+    /// this PE; 0 on the cable.
+    uint64_t frames() const { return frames_; }
 
 protected:
     uint64_t accesses_ = 0;
+    uint64_t frames_ = 0;
 };
 
 /// The NAND window over the link (a LinkClient that serves `pe`).  Throws
 /// DeviceError if the hub has no NAND engine, or one whose register map
 /// hash (INFO MAP_HASH+2) is not this library's nand_regs::MAP_HASH.
+/// Opening cancels whatever sequenced operation an earlier program left on
+/// the PE (one CANCEL), so a new program starts between operations.
+/// NandPe runs every operation as one CALL to the engine's sequencer;
+/// `use_sequencer(false)` makes it drive each step itself (a WRITE and a
+/// WAIT per step, as the cable does).
 class LinkNandPort final : public NandPort {
 public:
     LinkNandPort(link::LinkClient& link, unsigned pe);
+    bool sequencer() const override { return seq_; }
+    void use_sequencer(bool on) { seq_ = on; }
+    uint64_t call(uint16_t reg, uint64_t operands, unsigned len, std::chrono::nanoseconds timeout) override;
     unsigned pe() const override { return pe_; }
     unsigned pes() const override { return n_; }
     unsigned trees() const override { return t_; }
@@ -76,12 +104,15 @@ public:
     uint32_t read_in(unsigned want) override;
     uint32_t wait_in(unsigned want, bool value, std::chrono::nanoseconds timeout) override;
     std::optional<uint64_t> bars() override;
+    std::optional<uint64_t> left() override;
     std::string describe() const override;
 
 private:
+    uint64_t read64(uint16_t lo, uint16_t hi);
     link::LinkClient& link_;
     unsigned pe_, n_ = 0, t_ = 0;
     uint32_t out0_ = 0;
+    bool seq_ = true;
 };
 
 /// The engine's cable on a PC's parallel port (a Transport: ppdev:, or a
@@ -145,7 +176,19 @@ public:
     unsigned pe() const { return pe_; }
     unsigned n() const { return n_; }        ///< PEs in the hub
     unsigned trees() const { return t_; }    ///< data NAND trees (t)
-    uint64_t io_cycles() const { return port_.accesses(); }  ///< I/O cycles (port accesses) so far
+    /// I/O cycles so far, as Table 2 counts them: port accesses, and for an
+    /// operation the sequencer ran, the 2 per step the cable would take.
+    uint64_t io_cycles() const { return port_.accesses() + seq_io_; }
+    /// Link frames (commands) so far: 1 per operation on the sequencer, 2
+    /// per step without it; 0 on the cable.
+    uint64_t link_frames() const { return port_.frames(); }
+    /// Ends this PE's sequenced operation in the engine, if any (one CANCEL;
+    /// a timed-out operation is cancelled already).  Returns nand_regs
+    /// CANCEL_WAS_IDLE, _RUNNING (a barrier this PE had arrived at is
+    /// withdrawn) or _FINISHED (its result is dropped).
+    unsigned cancel();
+    /// Bounds every later wait for the other PEs.
+    void set_timeout(std::chrono::nanoseconds timeout) { timeout_ = timeout; }
 
     // ---- 2.1 barrier ------------------------------------------------------
     void barrier();
@@ -211,9 +254,13 @@ private:
     bool ack_ = false;
     uint32_t data_ = 0;       ///< the data trees' outputs
     bool pending_ = false;    ///< a barrier that timed out is still open
+    uint64_t seq_io_ = 0;     ///< I/O cycles the sequencer's operations stand for
     void write_out(uint32_t extra = 0);
+    /// One operation on the engine's sequencer: k bits (the low k of v), w
+    /// per step; SLICES or VOTE.  Returns the result's k bits.
+    uint64_t sequenced(bool vote, uint64_t v, unsigned k, unsigned w, const char* op);
     uint32_t wait_phase();
-    uint64_t chunked(uint64_t v, unsigned k, bool invert_out, bool invert_in);
+    uint64_t chunked(uint64_t v, unsigned k, bool invert_out, bool invert_in, const char* op);
     void check_k(unsigned k, const char* op) const;
     std::optional<uint64_t> missing();
 };

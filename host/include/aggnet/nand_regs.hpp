@@ -17,6 +17,11 @@ constexpr uint16_t BARS0 = 0x004;  // ro: bit j: PE j's OUT.BAR (PEs 0..31), so 
 constexpr uint16_t BARS1 = 0x005;  // ro: bit j: PE 32+j's OUT.BAR (PEs 32..63)
 constexpr uint16_t CABLE0 = 0x006;  // ro: bit j: PE j is on its cable, which then drives its OUT instead of the link (PEs 0..31)
 constexpr uint16_t CABLE1 = 0x007;  // ro: bit j: PE 32+j is on its cable (PEs 32..63)
+constexpr uint16_t CANCEL = 0x008;  // call: ends this PE's sequenced operation (running or finished and not yet handed over) at once; result (1 byte, fields below): what there was and BAR after it
+constexpr uint16_t LEFT0 = 0x009;  // ro: bit j: PE j left a sequenced operation: its CANCEL withdrew a barrier it had arrived at (cleared by its next start; PEs 0..31), so that a PE whose operation times out can tell the PEs that left from those that never arrived
+constexpr uint16_t LEFT1 = 0x00A;  // ro: bit j: PE 32+j left a sequenced operation (PEs 32..63)
+constexpr uint16_t SLICES = 0x800;  // call: a sequenced operation of k bits in steps of w: step j drives the next w operand bits (from the top) on trees 0..w-1 (1s above) and collects the trees; address + (w-1) << 6 | (k-1); operands: 8 bytes, the k bits at 63..64-k; result: 8 bytes, the k NANDs at k-1..0, above them the operand's bits 63-k..0 (libaggnet sends 0s)
+constexpr uint16_t VOTE = 0xC00;  // call: a sequenced section 2.4 maximum of k bits, i bits per step on 2^i - 1 trees, a PE that loses a step dropping out; address + (i-1) << 6 | (k-1); operands as SLICES (unsigned, the k bits at 63..64-k); result: 8 bytes, the maximum at k-1..0, above as SLICES
 constexpr uint16_t addr(uint16_t reg) { return uint16_t(WINDOW << 12 | reg); }
 
 // Fields: <REG>_<FIELD> its lowest bit, _W its width where wider than one bit;
@@ -42,6 +47,21 @@ constexpr unsigned SHAPE_N = 0;  // PEs (1..64)
 constexpr unsigned SHAPE_N_W = 8;  // its width
 constexpr unsigned SHAPE_T = 8;  // data trees (1..16)
 constexpr unsigned SHAPE_T_W = 8;  // its width
+constexpr unsigned CANCEL_WAS = 0;  // result: 0 nothing pending, 1 an operation was running (cancelled: a barrier this PE had arrived at and that had not completed is withdrawn, DATA all 1), 2 one had finished (its result is dropped)
+constexpr unsigned CANCEL_WAS_W = 2;  // its width
+constexpr unsigned CANCEL_BAR = 2;  // result: this PE's OUT.BAR after the cancel
+constexpr unsigned CA_SLICES_K = 0;  // address bit: k - 1: operand and result bits, 1..64
+constexpr unsigned CA_SLICES_K_W = 6;  // its width
+constexpr unsigned CA_SLICES_W = 6;  // address bit: w - 1: bits per step, 1..T (a wider w: no such register)
+constexpr unsigned CA_SLICES_W_W = 4;  // its width
+constexpr unsigned CA_VOTE_K = 0;  // address bit: k - 1: bits, 1..64
+constexpr unsigned CA_VOTE_K_W = 6;  // its width
+constexpr unsigned CA_VOTE_I = 6;  // address bit: i - 1: bits resolved per step, on 2^i - 1 trees (2^i - 1 > T: no such register)
+constexpr unsigned CA_VOTE_I_W = 4;  // its width
+constexpr unsigned CANCEL_WAS_IDLE = 0;  // CANCEL.WAS code
+constexpr unsigned CANCEL_WAS_RUNNING = 1;  // CANCEL.WAS code
+constexpr unsigned CANCEL_WAS_FINISHED = 2;  // CANCEL.WAS code
+constexpr unsigned SEQ_BYTES = 8;  // bytes of a SLICES / VOTE operand and result
 constexpr unsigned CABLE_IN_LINES = 12;  // lines per PE
 constexpr unsigned CABLE_IN_DATA = 0;  // OUT.DATA 0..3: trees 0..3 (a cabled PE drives 1 on trees 4..T-1)
 constexpr unsigned CABLE_IN_DATA_W = 4;  // its width
@@ -71,6 +91,6 @@ constexpr unsigned CABLE_S_BS = 7;  // status bit 7
 constexpr unsigned CABLE_PC_CONTROL_LINE = 8;  // the in-line of control bit C0
 constexpr unsigned CABLE_PC_STATUS_AT = 3;  // the status bit of out-line 0
 
-constexpr uint32_t MAP_HASH = 0x9AA930F6;  // CRC-32 of REGS and FIELDS (INFO MAP_HASH+2)
+constexpr uint32_t MAP_HASH = 0x4B2392EE;  // CRC-32 of the register tables (INFO MAP_HASH+2)
 
 }  // namespace aggnet::nand_regs
