@@ -8,6 +8,7 @@
 // link.  The hub-side waits are one link CALL each (BAR_CALL,
 // docs/besu_regmap.md): exactly one request frame per PE per barrier, the
 // timeout + CANCEL path, and the CALL refusals over the link.
+#include "pe_check.hpp"
 #include "besu_link.hpp"
 #include "besu_model.hpp"
 #include "link_hub.hpp"
@@ -123,14 +124,14 @@ TEST_CASE("besu over the link: barriers with the three waits, eureka, eureka the
     std::atomic<unsigned> arrived[6] = {};
     std::atomic<unsigned> early{0};
     run_pes(hub, 8, [&](unsigned pe, B::Node& nd) {
-        CHECK(nd.mesh().nodes() == 8);
-        CHECK(nd.besus() == 8);
+        PE_CHECK(nd.mesh().nodes() == 8);
+        PE_CHECK(nd.besus() == 8);
         const B::Wait how[3] = {B::Wait::Polled, B::Wait::Hub, B::Wait::Interrupt};
         for (unsigned k = 0; k < 6; ++k) {
             ++arrived[k];
             const unsigned s = nd.barrier(3, how[(pe + k) % 3]);
             if (arrived[k] != 8) ++early;
-            CHECK(s == ((pe + k) % 3 == 2 ? B::S_BAR_I : B::S_BAR));
+            PE_CHECK(s == ((pe + k) % 3 == 2 ? B::S_BAR_I : B::S_BAR));
         }
         // eureka with interrupt, then a barrier (seed 001 figures 15-17); node 7 finds it
         if (pe == 1 || pe == 2 || pe == 7) {
@@ -140,14 +141,14 @@ TEST_CASE("besu over the link: barriers with the three waits, eureka, eureka the
             nd.arm_eureka_interrupt(5);
             nd.barrier(4);
             if (pe == 7) nd.eureka(5);
-            CHECK(nd.wait_eureka(5, B::Wait::Interrupt) == B::S_EUR_I);
-            CHECK(nd.barrier(5, B::Wait::Interrupt) == B::S_BAR_I);
+            PE_CHECK(nd.wait_eureka(5, B::Wait::Interrupt) == B::S_EUR_I);
+            PE_CHECK(nd.barrier(5, B::Wait::Interrupt) == B::S_BAR_I);
             // eureka-then-barrier in one write: OP_EUR_B from everyone
             nd.eureka_barrier(5);
-            CHECK(nd.wait_barrier(5) == B::S_BAR);
-            CHECK(nd.ir_status() == 0);
+            PE_CHECK(nd.wait_barrier(5) == B::S_BAR);
+            PE_CHECK(nd.ir_status() == 0);
         }
-        CHECK(nd.error_reg() == 0);
+        PE_CHECK(nd.error_reg() == 0);
     });
     CHECK(early == 0);
 }
@@ -300,11 +301,10 @@ TEST_CASE("besu over CALL: one request frame per PE per barrier (Table 3 codes 1
             ++arrived[k];
             const unsigned s = nd.barrier(3);  // Wait::Hub: BAR_CALL[3] <- OP_BAR (100)
             if (arrived[k] != 8) ++early;
-            CHECK(s == B::S_BAR);
+            PE_CHECK(s == B::S_BAR);
             const uint64_t dr = requests(c) - r0, dio = nd.io_cycles() - io0;
-            INFO("PE" << pe << " barrier " << k << ": " << dr << " request frames, " << dio << " link commands");
-            CHECK(dr == 1u);
-            CHECK(dio == 1u);
+            PE_CHECK_MSG(dr == 1u, "PE" << pe << " barrier " << k << ": " << dr << " request frames");
+            PE_CHECK_MSG(dio == 1u, "PE" << pe << " barrier " << k << ": " << dio << " link commands");
             if (dr != 1) ++extra;
         }
         if (pe == 1 || pe == 2 || pe == 7) {
@@ -312,15 +312,15 @@ TEST_CASE("besu over CALL: one request frame per PE per barrier (Table 3 codes 1
             nd.barrier(4);
             if (pe == 7) nd.eureka(5);
             const uint64_t r0 = requests(c);
-            CHECK(nd.wait_eureka(5) == B::S_EUR_I);  // a wait-only CALL
-            CHECK(requests(c) - r0 == 1u);
+            PE_CHECK(nd.wait_eureka(5) == B::S_EUR_I);  // a wait-only CALL
+            PE_CHECK(requests(c) - r0 == 1u);
             nd.clear_ir(1u << 5);
             nd.clear(5);
             const uint64_t r1 = requests(c);
-            CHECK(nd.eureka_then_barrier(5) == B::S_BAR);  // BAR_CALL[5] <- OP_EUR_B (110)
-            CHECK(requests(c) - r1 == 1u);
+            PE_CHECK(nd.eureka_then_barrier(5) == B::S_BAR);  // BAR_CALL[5] <- OP_EUR_B (110)
+            PE_CHECK(requests(c) - r1 == 1u);
         }
-        CHECK(nd.error_reg() == 0);
+        PE_CHECK(nd.error_reg() == 0);
     });
     CHECK(early == 0);
     CHECK(extra == 0);
@@ -345,28 +345,27 @@ TEST_CASE("besu over CALL: a PE that never arrives; the others time out naming i
             nd.partition(2, tree);
             try {
                 nd.barrier(2);
-                FAIL("PE" << pe << " passed a barrier PE4 never arrived at");
+                PE_FAIL("PE" << pe << " passed a barrier PE4 never arrived at");
             } catch (const TimeoutError& e) {
-                INFO("PE" << pe << ": " << e.what());
                 ++timeouts;
                 const std::string w = e.what();
-                CHECK(w.find("CALL cancelled") != std::string::npos);
+                PE_CHECK_MSG(w.find("CALL cancelled") != std::string::npos, "PE" << pe << ": " << e.what());
                 if (pe == 0) {
                     // the root's router knows +Z (node 4) has not joined; whether
                     // PEs 1 and 2 had joined before PE 0's deadline depends on
                     // how their threads ran, so only PE 4 is certain
-                    CHECK(w.find("+Z (node 4)") != std::string::npos);
-                    CHECK(w.find("not arrived (behind the links it waits for): ") != std::string::npos);
-                    CHECK((e.never_arrived >> 4 & 1) == 1u);
-                    CHECK((e.never_arrived & ~uint64_t(0x16)) == 0u);  // only PEs 1, 2, 4 can be named
+                    PE_CHECK_MSG(w.find("+Z (node 4)") != std::string::npos, "PE" << pe << ": " << e.what());
+                    PE_CHECK_MSG(w.find("not arrived (behind the links it waits for): ") != std::string::npos, "PE" << pe << ": " << e.what());
+                    PE_CHECK_MSG((e.never_arrived >> 4 & 1) == 1u, "PE" << pe << ": " << e.what());
+                    PE_CHECK_MSG((e.never_arrived & ~uint64_t(0x16)) == 0u, "PE" << pe << ": " << e.what());  // only PEs 1, 2, 4 can be named
                 } else {  // a leaf: its join went up
-                    CHECK(w.find("holds no join") != std::string::npos);
+                    PE_CHECK_MSG(w.find("holds no join") != std::string::npos, "PE" << pe << ": " << e.what());
                 }
             }
             // withdrawn: the node has no CALL left (CANCEL again: none), the BESU stays armed
-            CHECK((nd.cancel() >> 4 & 3) == B::CANCEL_NONE);
-            CHECK(nd.state(2) == B::S_ARM);
-            CHECK(nd.error_reg() == 0);
+            PE_CHECK((nd.cancel() >> 4 & 3) == B::CANCEL_NONE);
+            PE_CHECK(nd.state(2) == B::S_ARM);
+            PE_CHECK(nd.error_reg() == 0);
             (void)c;
         },
         milliseconds(20));
@@ -381,12 +380,12 @@ TEST_CASE("besu over CALL: a PE that never arrives; the others time out naming i
     std::atomic<unsigned> arrived{0}, early{0};
     run_pes_c(hub, 8, [&](unsigned pe, B::Node& nd, link::LinkClient& c) {
         if (pe != 0 && pe != 1 && pe != 2 && pe != 4) return;
-        CHECK(nd.state(2) == B::S_BAR);
+        PE_CHECK(nd.state(2) == B::S_BAR);
         const uint64_t r0 = requests(c);
         ++arrived;
-        CHECK(nd.barrier(2) == B::S_BAR);
+        PE_CHECK(nd.barrier(2) == B::S_BAR);
         if (arrived != 4) ++early;
-        CHECK(requests(c) - r0 == 1u);
+        PE_CHECK(requests(c) - r0 == 1u);
     });
     CHECK(early == 0);
 }

@@ -22,8 +22,8 @@
 // together.
 //
 // LEDs D2..D9: every PE's section 3.2 display in turn (below).
-// Clock: the hub runs at 100.5 MHz from the PLL (rtl/common/pll.v); 4 hub
-// cycles pin to pin are 39.8 ns.
+// Clock: the hub runs at 90 MHz from the PLL (rtl/common/pll.v); 4 hub
+// cycles pin to pin are 44.4 ns.
 module top (
     input  wire        clk_12mhz,
     input  wire [31:0] pe_d,      // PE a's data pins D0..D7 at [8a +: 8]
@@ -37,20 +37,23 @@ module top (
     localparam integer W = 8;    // papers_hub's register width at N = 4
     localparam integer LW = 10;  // and its LED column width
 
-    // Hub clock: 100.5 MHz from the 12 MHz oscillator (SB_PLL40_CORE: the clock ball J3 is not the PLL pad).
-    // icepll -i 12 -o 100.5: DIVR = 0, DIVF = 66, DIVQ = 3, FILTER_RANGE = 1
-    // (PFD 12 MHz, VCO 804 MHz).  With the link (and the NAND engine) the
-    // HX8K top has too little margin at the 120 MHz of the pins-only hub, so
-    // 100.5 MHz (its placed Fmax: docs/hardware.md, "make bitstreams", from
-    // docs/figures/bitstreams.csv).  mk/hw.mk reads HUB_KHZ: nextpnr and
-    // icetime must meet it or the bitstream build fails.
-    localparam integer HUB_KHZ = 100500;
+    // Hub clock: 90 MHz from the 12 MHz oscillator (SB_PLL40_CORE: the clock ball J3 is not the PLL pad).
+    // icepll -i 12 -o 90: DIVR = 0, DIVF = 59, DIVQ = 3, FILTER_RANGE = 1
+    // (PFD 12 MHz, VCO 720 MHz).  With the link (and the NAND engine) the
+    // HX8K top has too little margin at the 120 MHz of the pins-only hub; it
+    // ran at 100.5 MHz until the NAND engine's step sequencer (the CALL path,
+    // issue 22) grew the top to about 73% of the HX8K, after which it placed
+    // below 100 MHz at every seed tried, so 90 MHz (its placed Fmax:
+    // docs/hardware.md, "make bitstreams", from docs/figures/bitstreams.csv).
+    // mk/hw.mk reads HUB_KHZ: nextpnr and icetime must meet it or the
+    // bitstream build fails.  12 Mbaud is 7.5 clocks per bit (uart_rx).
+    localparam integer HUB_KHZ = 90000;
     // Status display: 0.5 s per page (a parameter so that simulation can shorten it).
     parameter integer PAGE_CYCLES = HUB_KHZ * 500;
     localparam integer LINK_BAUD = 12000000;
     wire clk, pll_locked;
     pll #(.ARCH("ICE40_CORE"), .IN_KHZ(12000), .OUT_KHZ(HUB_KHZ),
-          .DIVR(0), .DIVF(66), .DIVQ(3), .FILTER_RANGE(1))
+          .DIVR(0), .DIVF(59), .DIVQ(3), .FILTER_RANGE(1))
         u_pll (.clk_in(clk_12mhz), .clk_out(clk), .locked(pll_locked));
 
     wire rst;
@@ -73,9 +76,9 @@ module top (
     // pe_d is the data register's layout {B3..B0, S, IR, PROBE, D} per PE already.
     // The one hub top with its link port on the USB UART (rtl/hub/aggnet_uart_hub.v).
     // The NAND engine (seed 002, rtl/nand), on the link only: every PE
-    // reaches it over the USB UART (docs/nand.md).  The top meets the
-    // 100.5 MHz clock with it because uart_tx registers its bit tick and
-    // nand_engine its PE one-hot (without them it missed).
+    // reaches it over the USB UART (docs/nand.md).  uart_tx registers its
+    // bit tick and nand_engine its PE one-hot so that the top meets its
+    // clock with it (without them it missed 100.5 MHz before the sequencer).
     localparam integer EN_NAND = 1;
     wire [N*5-1:0] nand_pins_out;
     aggnet_uart_hub #(.N(N), .CLK_HZ(HUB_KHZ * 1000), .BAUD(LINK_BAUD), .EN_NAND(EN_NAND)) u_hub (

@@ -22,18 +22,18 @@
 // FT2232H channel B (pins 6 = RX into the FPGA, 9 = TX out of it; sources:
 // icestorm examples/icebreaker/icebreaker.pcf RX 6, TX 9, and amaranth-boards
 // icebreaker.py UARTResource rx="6" tx="9"; tools/boards/icebreaker.py), at
-// 12 Mbaud (LINK_BAUD: 4 hub clocks per bit at 48 MHz, uart_rx's least;
-// the FT2232H makes 12 Mbaud exactly, 120 MHz / 10).  One PC on that cable
+// 6 Mbaud (LINK_BAUD: 6.6 hub clocks per bit at 39.75 MHz; the FT2232H
+// makes 6 Mbaud exactly, 120 MHz / 20).  One PC on that cable
 // can be all four PEs, with full PAPERS (D, PROBE, IR, the I bits, INT)
-// through the PAPERS window: serial:/dev/ttyUSB1@12000000?pe=K
+// through the PAPERS window: serial:/dev/ttyUSB1@6000000?pe=K
 // (channel B is the second ttyUSB of the FT2232H).  A PE on the link and a PE
 // on its pins barrier together.
 //
 // LEDs: every PE's section 3.2 display in turn on LEDR_N, LEDG_N and the
 // RGB LED (below).
 // The user button BTN_N resets the hub.
-// Clock: the hub runs at 48 MHz from the PLL (rtl/common/pll.v); 4 hub
-// cycles pin to pin are 83 ns.
+// Clock: the hub runs at 39.75 MHz from the PLL (rtl/common/pll.v); 4 hub
+// cycles pin to pin are 100.6 ns.
 module top (
     input  wire        clk_12mhz,
     input  wire        btn_n,
@@ -51,18 +51,22 @@ module top (
     localparam integer W = 8;    // papers_hub's register width at N = 4
     localparam integer LW = 10;  // and its LED column width
 
-    // Hub clock: 48 MHz from the 12 MHz oscillator (SB_PLL40_PAD: pin 35 is the PLL's own pad).
-    // icepll -i 12 -o 48: DIVR = 0, DIVF = 63, DIVQ = 4, FILTER_RANGE = 1
-    // (PFD 12 MHz, VCO 768 MHz).  mk/hw.mk reads HUB_KHZ: nextpnr and
-    // icetime must meet it or the bitstream build fails (docs/hardware.md,
-    // "Clocks", has the placed Fmax).
-    localparam integer HUB_KHZ = 48000;
+    // Hub clock: 39.75 MHz from the 12 MHz oscillator (SB_PLL40_PAD: pin 35 is the PLL's own pad).
+    // icepll -i 12 -o 40: DIVR = 0, DIVF = 52, DIVQ = 4, FILTER_RANGE = 1
+    // (PFD 12 MHz, VCO 636 MHz).  The top ran at 48 MHz with a 12 Mbaud
+    // link until the link's CALL and the PAPERS SYNC machines (issue 22)
+    // grew it to about 70% of the UP5K; it then placed at 40-50 MHz over
+    // seeds and revisions, at the edge of 48, so it runs at 39.75 MHz and
+    // 6 Mbaud (12 Mbaud needs 4 clocks per bit, 48 MHz).  mk/hw.mk reads
+    // HUB_KHZ: nextpnr and icetime must meet it or the bitstream build fails
+    // (docs/hardware.md, "Clocks", has the placed Fmax).
+    localparam integer HUB_KHZ = 39750;
     // Status display: 0.5 s per page (a parameter so that simulation can shorten it).
     parameter integer PAGE_CYCLES = HUB_KHZ * 500;
-    localparam integer LINK_BAUD = 12000000;
+    localparam integer LINK_BAUD = 6000000;
     wire clk, pll_locked;
     pll #(.ARCH("ICE40_PAD"), .IN_KHZ(12000), .OUT_KHZ(HUB_KHZ),
-          .DIVR(0), .DIVF(63), .DIVQ(4), .FILTER_RANGE(1))
+          .DIVR(0), .DIVF(52), .DIVQ(4), .FILTER_RANGE(1))
         u_pll (.clk_in(clk_12mhz), .clk_out(clk), .locked(pll_locked));
 
     wire rst;

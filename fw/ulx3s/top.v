@@ -27,8 +27,8 @@
 // The ESP32 module shares six header pins (GP11..GN13).  wifi_en, its EN
 // pin, is held low: the ESP32 stays in reset while the hub runs, and the
 // constraint file puts only hub outputs on the shared pins.
-// Clock: the hub runs at 100 MHz from the PLL (rtl/common/pll.v); 4 hub
-// cycles pin to pin are 40 ns.
+// Clock: the hub runs at 90 MHz from the PLL (rtl/common/pll.v); 4 hub
+// cycles pin to pin are 44.4 ns.
 module top (
     input  wire        clk_25mhz,
     input  wire        btn_fire1,
@@ -50,16 +50,17 @@ module top (
     localparam integer W = 8;    // papers_hub's register width at N = 4
     localparam integer LW = 10;  // and its LED column width
 
-    // Hub clock: 100 MHz from the 25 MHz oscillator (EHXPLLL, CLKOP fed back).
-    // CLKI_DIV = 1, CLKFB_DIV = 4, CLKOP_DIV = 6, CLKOP_CPHASE = 2 (ecppll
-    // -i 25 -o 100; PFD 25 MHz, VCO 600 MHz; pll.v checks the ranges and the
-    // result).  With the link and the BESU engine the ECP5-85F top has
-    // little margin above 100 MHz (its placed Fmax: docs/hardware.md,
-    // "make bitstreams", from docs/figures/bitstreams.csv; docs/besu.md
-    // "Timing"), so 100 MHz, not the 120 MHz of the pins-only hub;
-    // 33.3 clocks per bit at the FT231X's 3 Mbaud.  mk/hw.mk reads HUB_KHZ:
-    // nextpnr must meet it or the bitstream build fails.
-    localparam integer HUB_KHZ = 100000;
+    // Hub clock: 90 MHz from the 25 MHz oscillator (EHXPLLL, CLKOP fed back).
+    // CLKI_DIV = 5, CLKFB_DIV = 18, CLKOP_DIV = 6, CLKOP_CPHASE = 2 (PFD
+    // 5 MHz, VCO 540 MHz; pll.v checks the ranges and the result).  With the
+    // link and the BESU engine the ECP5-85F top ran at 100 MHz with under 1%
+    // margin; with BESU's CALL path (issue 22) it placed at 98.5 MHz, so 90
+    // MHz (its placed Fmax: docs/hardware.md, "make bitstreams", from
+    // docs/figures/bitstreams.csv; docs/besu.md "Timing"), not the 120 MHz
+    // of the pins-only hub; 30 clocks per bit at the FT231X's 3 Mbaud.
+    // mk/hw.mk reads HUB_KHZ: nextpnr must meet it or the bitstream build
+    // fails.
+    localparam integer HUB_KHZ = 90000;
     // Status display: 0.5 s per page (a parameter so that simulation can shorten it).
     parameter integer PAGE_CYCLES = HUB_KHZ * 500;
     localparam integer LINK_BAUD = 3000000;
@@ -74,7 +75,7 @@ module top (
     localparam integer EN_NAND = 0;
     wire clk, pll_locked;
     pll #(.ARCH("ECP5"), .IN_KHZ(25000), .OUT_KHZ(HUB_KHZ),
-          .CLKI_DIV(1), .CLKFB_DIV(4), .CLKOP_DIV(6), .CLKOP_CPHASE(2))
+          .CLKI_DIV(5), .CLKFB_DIV(18), .CLKOP_DIV(6), .CLKOP_CPHASE(2))
         u_pll (.clk_in(clk_25mhz), .clk_out(clk), .locked(pll_locked));
 
     wire rst;

@@ -72,6 +72,7 @@
     wire [1:0]  nand_rsp_err;
     wire [31:0] nand_rsp_rdata_hi;
     wire [3:0]  nand_rsp_len;
+    wire        nand_busy;
     generate
         if (EN_NAND != 0) begin : g_nand
             nand_engine #(.N(N), .T(NAND_T)) u_nand (
@@ -92,6 +93,7 @@
                 .bus_req_len(bus_req_len),
                 .bus_rsp_rdata_hi(nand_rsp_rdata_hi),
                 .bus_rsp_len(nand_rsp_len),
+                .busy(nand_busy),
                 .nand_pins_in(nand_pins_in),
                 .nand_pins_out(nand_pins_out)
             );
@@ -102,6 +104,7 @@
             assign nand_rsp_err   = 2'd0;
             assign nand_rsp_rdata_hi = 32'd0;
             assign nand_rsp_len = 4'd0;
+            assign nand_busy = 1'b0;
             assign nand_pins_out = {(N*5){1'b0}};
             wire unused_nand = &{1'b0, nand_sel, nand_pins_in};
         end
@@ -185,14 +188,14 @@
     wire [1:0]  eng_rsp_err   = papers_rsp_err | nand_rsp_err | besu_rsp_err | scratch_rsp_err;
     wire [31:0] eng_rsp_rdata_hi = papers_rsp_rdata_hi | nand_rsp_rdata_hi | besu_rsp_rdata_hi;
     wire [3:0]  eng_rsp_len   = papers_rsp_len | nand_rsp_len | besu_rsp_len;
-    wire        eng_busy      = papers_busy;
+    wire        eng_busy      = papers_busy | nand_busy;
     // cycles from a bus write to the engines' registers' final value (link_port's
     // SETTLE, for its idle output): the largest of the built engines' "settle"
     function integer eng_settle_max(input integer unused);
         begin
             eng_settle_max = 1 + 0 * unused;
             if (EN_PAPERS != 0 && (8) > eng_settle_max) eng_settle_max = 8;
-            if (EN_NAND != 0 && (8) > eng_settle_max) eng_settle_max = 8;
+            if (EN_NAND != 0 && (2 * ((N < 5) ? 5 : N) + 16) > eng_settle_max) eng_settle_max = 2 * ((N < 5) ? 5 : N) + 16;
             if (EN_BESU != 0 && (2 * N + 2) > eng_settle_max) eng_settle_max = 2 * N + 2;
             if (EN_SCRATCH != 0 && (8) > eng_settle_max) eng_settle_max = 8;
         end

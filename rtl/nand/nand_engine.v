@@ -119,6 +119,7 @@ module nand_engine #(
     input  wire [3:0]  bus_req_len,
     output reg  [31:0] bus_rsp_rdata_hi,
     output reg  [3:0]  bus_rsp_len,
+    output wire        busy,
     input  wire [N*12-1:0] nand_pins_in,
     output reg  [N*5-1:0]  nand_pins_out
 `ifdef FORMAL
@@ -353,6 +354,19 @@ module nand_engine #(
     // then leaves BAR where it is (the step is done; withdrawing it would
     // make the PE arrive at the next barrier).
     wire          bdone = (s1_done && !bf) || (s0_done && bf);
+    // busy: the sequencer moves on by itself (for the link port's idle,
+    // which only a simulation reads): for two of its rounds after it
+    // committed a step or a result (the step's OUT reaches the trees and BF,
+    // and each PE is visited again within a round, max(N, 5) + 4 cycles)
+    localparam integer MOVE_CYCLES = 2 * ((N < 5) ? 5 : N) + 16;
+    reg [7:0] mv_cnt;
+    always @(posedge clk) begin
+        if (rst) mv_cnt <= 8'd0;
+        else if (cm_any) mv_cnt <= MOVE_CYCLES[7:0];
+        else if (mv_cnt != 8'd0) mv_cnt <= mv_cnt - 8'd1;
+    end
+    assign busy = cm_any || mv_cnt != 8'd0;
+
     nand_seq #(.N(N), .T(T), .PW(PW)) u_seq (
         .clk(clk), .rst(rst), .bf(bf), .latched(latched), .bar(bar), .cab(cab),
         .ask_v(ask_v), .ask_p(bus_req_pe[PW-1:0]),

@@ -42,16 +42,16 @@
 // Papers::sync + waitvec do it over the link in four round trips:
 //   RWAIT   wait for GO low (the previous barrier's reset; our D may still
 //           be read by the PEs of that barrier, so D is not changed yet)
-//   ARRIVE  SIG := D|S|PROBE (IR kept), LAST := 0; wait for GO high; once
-//           PROBE has settled, LAST collects every PE of our mask seen
-//           arrived (I bits with PROBE), for a CANCEL to tell those that
-//           arrived and left from those that never came
+//   ARRIVE  SIG := D|S|PROBE (IR kept); wait for GO high; once PROBE has
+//           settled, collect every PE of our mask seen arrived (I bits with
+//           PROBE), for a CANCEL to tell those that arrived and left from
+//           those that never came
 //   SETTLE  SIG := D|S (PROBE off, S kept so that nobody's GO resets and
 //           changes D under us); wait SETTLE cycles for the I bits to show D
 //   SDONE   LAST := the I bits (PE order) of our mask, our own bit = D;
 //           SIG := D (S off: the barrier resets); the result waits for its ask
 // and for CANCEL:
-//   WDRAW1  (from ARRIVE) wait until PROBE has settled, LAST |= arrivals
+//   WDRAW1  (from ARRIVE) wait until PROBE has settled, LAST := arrivals
 //           (I bits with PROBE, of our mask: every PE seen arrived during
 //           the wait), SIG := D (S and PROBE off)
 //   WDRAW2  SETTLE cycles more, watching GO (sticky): a GO our S caused
@@ -488,10 +488,18 @@ module papers_bus #(
             assign m_start[gc]   = start;
             assign m_count[gc]   = st_settle || st_wdraw1 || st_wdraw2;
             assign m_sig[gc]     = to_arrive || to_settle || fin_sync || to_wdraw2;
-            // LAST: cleared on entry to ARRIVE, then collecting the arrivals
-            // (once PROBE has settled: cz) until the withdrawal, or the vector
-            assign m_last_we[gc] = fin_sync || to_wdraw2 || to_arrive || (st_arrive && cz);
-            assign m_last[gc*N +: N] = st_settle ? vec : to_arrive ? {N{1'b0}} : (last[gc] | arrived);
+            // seen: the arrivals collected in ARRIVE once PROBE has settled
+            // (cz), cleared while idle or waiting for the reset; at a
+            // withdrawal LAST takes them with the arrivals of that moment
+            // (timing: collected in LAST itself, its enable ran from the
+            // CANCEL decode through the state's next value on the UP5K)
+            reg [N-1:0] seen;
+            always @(posedge clk) begin
+                if (rst || st_idle || st_rwait) seen <= {N{1'b0}};
+                else if (st_arrive && cz) seen <= seen | arrived;
+            end
+            assign m_last_we[gc] = fin_sync || to_wdraw2;
+            assign m_last[gc*N +: N] = st_settle ? vec : (seen | arrived);
         end
     endgenerate
 

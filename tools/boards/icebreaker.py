@@ -20,12 +20,6 @@ PACKAGE = "sg48"
 PACKAGE_DB = "5k-sg48"
 CONSTRAINTS = "constraints/icebreaker.pcf"
 OSC_MHZ = 12
-# The placer's seed (mk/hw.mk).  With the link's CALL and the PAPERS SYNC
-# machines the top fills about 70% of the UP5K and sits at the edge of 48 MHz:
-# over seeds 1-6 nextpnr and icetime both meet 48 MHz for seeds 4 and 6 only
-# (docs/hardware.md, "Measured figures").  The lasting fix is registers or
-# area on the link's paths, not the seed.
-PNR_SEED = 4
 OPENFPGALOADER = "ice40_generic"
 USB = [("0403", "6010", "FT2232H")]
 USB_PRODUCT = "iCEBreaker"
