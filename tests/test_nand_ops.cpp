@@ -468,14 +468,17 @@ TEST_CASE("nand ops over CALL: a PE that never calls makes the others time out n
     std::vector<std::string> msg(4);
     std::vector<uint64_t> missing(4);
     std::vector<unsigned> again(4, 99);
-    std::atomic<unsigned> timed_out{0};
+    std::atomic<unsigned> timed_out{0}, attached{0};
     Log log;
     sim::on_pe_threads(4, [&](unsigned pe) {
         link::LinkClient c(hub.endpoint(pe), "linkhub:pe" + std::to_string(pe), cfg(4));
-        // 5 ms on the hub's clock for the operation PE3 never joins (every
+        // 20 ms on the hub's clock for the operation PE3 never joins (every
         // waiting PE advances that clock: sim/link_hub.hpp), then the usual
-        // 2 s for the rest
-        NandPe p(c, pe, milliseconds(5));
+        // 2 s for the rest; every PE attaches before any starts, so that a
+        // PE whose thread starts late is not taken for one that never came
+        NandPe p(c, pe, milliseconds(20));
+        ++attached;
+        while (attached < 4) std::this_thread::yield();
         std::mt19937_64 g(seed);
         std::vector<uint64_t> v(4);
         for (auto& x : v) x = g() & wmask(40);
@@ -491,6 +494,9 @@ TEST_CASE("nand ops over CALL: a PE that never calls makes the others time out n
             log.eq(p.link_frames() - f0, uint64_t(4), "PE" + std::to_string(pe) + " frames of a timed-out operation");
             again[pe] = p.cancel();  // cancelled already: nothing left
             ++timed_out;
+            // nobody starts the next operation (which clears its LEFT bit)
+            // before every PE has read LEFT for its own message
+            while (timed_out < 3) std::this_thread::yield();
         } else {
             while (timed_out < 3) std::this_thread::sleep_for(milliseconds(1));
             again[pe] = p.cancel();
