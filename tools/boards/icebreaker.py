@@ -47,6 +47,6 @@ USES = [
     (r"btn_n", r"^BTN_N", "input", "hub reset"),
     (r"led[rg]_n", r"^LED[RG]_N", "output", "the status display (every PE in turn)"),
     (r"rgb_n\[\d\]", r"^RGB LED ", "output", "the status display: which PE it shows"),
-    (r"uart_rx", r"^FT2232H UART RX ", "input", "the link (rtl/link/uart_stream.v), 12 Mbaud"),
-    (r"uart_tx", r"^FT2232H UART TX ", "output", "the link (rtl/link/uart_stream.v), 12 Mbaud"),
+    (r"uart_rx", r"^FT2232H UART RX ", "input", "the link (rtl/link/uart_stream.v), 6 Mbaud"),
+    (r"uart_tx", r"^FT2232H UART TX ", "output", "the link (rtl/link/uart_stream.v), 6 Mbaud"),
 ]
