@@ -7,6 +7,7 @@
 // returns exactly the mask PEs' bits; partitions; a timeout names the PE
 // that never arrived; and a hub whose register map differs is refused.
 #include "link_hub.hpp"
+#include "pe_check.hpp"
 #include "seed.hpp"
 
 #include <aggnet/link_papers.hpp>
@@ -149,7 +150,6 @@ TEST_CASE("papers over the link: a timeout names the PE that never arrived, with
         }
         tend[pe] = std::chrono::duration_cast<microseconds>(hub.endpoint(pe).now());
         const auto took = tend[pe] - t0[pe];
-        INFO("PE" << pe << " took " << took.count() << " us of simulated time");
         // Not before its timeout less the tenth the library keeps for its
         // cleanup accesses (cleanup_margin in host/src/papers.cpp), on the
         // hub's clock.  The other PE threads
@@ -159,8 +159,8 @@ TEST_CASE("papers over the link: a timeout names the PE that never arrived, with
         // certain is that it gave up before PE3, which never arrives, left
         // at 8000 us (then nothing else runs the clock).  test_vhub_faults
         // checks the timeout's precision in real time.
-        CHECK(took >= to[pe] * 9 / 10);
-        CHECK(took <= microseconds(8000) + to[pe]);
+        PE_CHECK_MSG(took >= to[pe] * 9 / 10, "PE" << pe << " took " << took.count() << " us of simulated time");
+        PE_CHECK_MSG(took <= microseconds(8000) + to[pe], "PE" << pe << " took " << took.count() << " us of simulated time");
     });
     // PE3 never arrived, and every PE says so.  Which of the PEs that gave
     // up themselves a PE names depends on when, on the hub's clock, they
