@@ -52,12 +52,12 @@ public:
     unsigned pe_index() const override { return p_.pe_index(); }
     std::chrono::nanoseconds now() override { return p_.now(); }
     void out(reg_t v, Deadline d) override { p_.out(v, d); }
-    reg_t in(Deadline d) override {
+    PapersStatus in(Deadline d) override {
         std::this_thread::sleep_for(delay_);
         return p_.in(d);
     }
     void mode(uint8_t c, Deadline d) override { p_.mode(c, d); }
-    reg_t wait(reg_t w, reg_t l, Deadline d) override { return p_.wait(w, l, d); }
+    PapersStatus wait_go(bool level, Deadline d) override { return p_.wait_go(level, d); }
     void flush(Deadline d) override { p_.flush(d); }
     uint64_t accesses() const override { return p_.accesses(); }
     std::string describe() const override { return "slow " + p_.describe(); }
@@ -149,7 +149,6 @@ pid_t doomed_pe(const std::string& dev, DiesAt at) {
         Papers p(*port);
         p.enqueue(0xf, kTo);
         const reg_t all = reg_t(0xf) << R::DATA_B0, s = reg_t(1) << R::DATA_S;
-        const reg_t go = reg_t(1) << R::STATUS_GO(4);
         switch (at) {
         case DiesAt::BeforeS:
             break;
@@ -158,7 +157,7 @@ pid_t doomed_pe(const std::string& dev, DiesAt at) {
             break;
         case DiesAt::WithGo:
             port->out(all | s, port->in_time(kTo));
-            while (!(port->in(port->in_time(kTo)) & go)) {}
+            while (!port->in(port->in_time(kTo)).go) {}
             break;
         case DiesAt::AfterRelease:
             p.wait(kTo);

@@ -189,11 +189,10 @@ struct Link {
 
     /// Waits for GO == level at every port; returns the PEs that did not get there.
     uint64_t wait_all(std::vector<std::unique_ptr<LinkPapersPort>>& ports, bool level) {
-        const reg_t go = reg_t(1) << R::STATUS_GO(h.hub_pes);
         const Deadline d{pipe.now() + o.step_timeout};
         uint64_t missing = 0;
         for (unsigned p = 0; p < ports.size(); ++p)
-            if (bool(ports[p]->wait(go, level ? 0 : go, d) & go) != level) missing |= uint64_t(1) << p;
+            if (ports[p]->wait_go(level, d).go != level) missing |= uint64_t(1) << p;
         return missing;
     }
 
@@ -514,16 +513,15 @@ bool check_pins(PapersPort& port, const Options& o, const Sink& out) {
     // times; the last reading counts (the hub answers in 4 of its cycles,
     // far less than one port access).
     constexpr unsigned kReads = 16;
-    const reg_t gobit = reg_t(1) << R::STATUS_GO(n), intbit = reg_t(1) << R::STATUS_INT(n);
     std::vector<std::pair<bool, bool>> got;  // GO, INT
     unsigned reads = 0;
     for (const Step& s : steps) {
         const Deadline d = port.in_time(o.step_timeout);
         port.mode(s.control, d);
         port.out(s.data, d);
-        reg_t st = 0;
+        PapersStatus st;
         for (unsigned r = 0; r < kReads; ++r, ++reads) st = port.in(d);
-        got.emplace_back((st & gobit) != 0, (st & intbit) != 0);
+        got.emplace_back(st.go, st.intr);
     }
     port.mode(base, port.in_time(o.step_timeout));  // as Papers attaches: CE|U0, mask = ourselves, S low
     port.out(own, port.in_time(o.step_timeout));

@@ -62,18 +62,14 @@ void LinkPapersPort::out(reg_t data, Deadline) {
     }
 }
 
-reg_t LinkPapersPort::in(Deadline) {
-    // P_IN in the PC's layout: GO at W-1 (reads 1 when fired), INT at W-2,
-    // I_k at 3+k = PE (x+k+1)%N (seed 000 Table 4).
+PapersStatus LinkPapersPort::in(Deadline) {
     const uint32_t st = c_.read(pe_, addr(R::W_STAT), 1);
-    uint64_t iv = c_.read(pe_, addr(R::W_IVEC0), 4);
+    PapersStatus r;
+    r.go = st >> R::W_STAT_GO & 1;
+    r.intr = st >> R::W_STAT_INT & 1;
+    r.ivec = c_.read(pe_, addr(R::W_IVEC0), 4);
     accesses_ += 2;
-    if (n_ > 32) iv |= uint64_t(c_.read(pe_, addr(R::W_IVEC1), 4)) << 32, ++accesses_;
-    reg_t r = 0;
-    if (st >> R::W_STAT_GO & 1) r |= reg_t(1) << R::STATUS_GO(n_);
-    if (st >> R::W_STAT_INT & 1) r |= reg_t(1) << R::STATUS_INT(n_);
-    for (unsigned k = 0; k + 1 < n_; ++k)
-        if (iv >> ((pe_ + k + 1) % n_) & 1) r |= reg_t(1) << (R::STATUS_I0 + k);
+    if (n_ > 32) r.ivec |= uint64_t(c_.read(pe_, addr(R::W_IVEC1), 4)) << 32, ++accesses_;
     return r;
 }
 
@@ -89,28 +85,20 @@ void LinkPapersPort::mode(uint8_t control, Deadline) {
     ++accesses_;
 }
 
-reg_t LinkPapersPort::wait(reg_t watch, reg_t last, Deadline d) {
-    const reg_t gobit = reg_t(1) << R::STATUS_GO(n_);
-    if (watch == gobit) {
-        // One link WAIT: the hub answers when GO has the other level.  Only
-        // GO (and INT) are current in what we return on a wake-up; the I
-        // bits are read when the wait runs out (Papers samples them then).
-        const bool want = !(last & gobit);
-        try {
-            ++accesses_;
-            const uint32_t st = c_.wait(pe_, addr(R::W_STAT), 1u << R::W_STAT_GO, want ? 1u << R::W_STAT_GO : 0, 1,
-                                        left(d, now()));
-            reg_t r = want ? gobit : 0;
-            if (st >> R::W_STAT_INT & 1) r |= reg_t(1) << R::STATUS_INT(n_);
-            return r;
-        } catch (const TimeoutError&) {
-            return in(d);
-        }
-    }
-    // Any other watch: poll (not used by Papers).
-    for (;;) {
-        const reg_t st = in(d);
-        if (((st ^ last) & watch) != 0 || now() >= d.at) return st;
+PapersStatus LinkPapersPort::wait_go(bool level, Deadline d) {
+    // One link WAIT: the hub answers when GO has the level.  Only GO and
+    // INT are current in what we return on a wake-up; the IVEC is read when
+    // the wait runs out (Papers samples it then).
+    try {
+        ++accesses_;
+        const uint32_t st = c_.wait(pe_, addr(R::W_STAT), 1u << R::W_STAT_GO, level ? 1u << R::W_STAT_GO : 0, 1,
+                                    left(d, now()));
+        PapersStatus r;
+        r.go = level;
+        r.intr = st >> R::W_STAT_INT & 1;
+        return r;
+    } catch (const TimeoutError&) {
+        return in(d);
     }
 }
 

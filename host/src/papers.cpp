@@ -41,11 +41,27 @@ LptPort::LptPort(Transport& t) : t_(t) {}
 
 void LptPort::out(reg_t data, Deadline d) { t_.write_data(data, d); }
 
-// The PC inverts Busy; the hub drives the Busy pin with /GO exactly as the
-// seed's PAL (equation for /PEaGO) does, so the register already reads GO.
-reg_t LptPort::in(Deadline d) { return t_.read_status(d); }
+namespace {
+/// The PC's status register in the window's terms.  The PC inverts Busy;
+/// the hub drives the Busy pin with /GO exactly as the seed's PAL (equation
+/// for /PEaGO) does, so the register already reads GO.  I_k carries PE
+/// (x+k+1) mod N (seed 000 Table 4 for N = 4; generalised).
+PapersStatus from_pc(reg_t st, unsigned n, unsigned pe) {
+    PapersStatus s;
+    s.go = (st >> R::STATUS_GO(n)) & 1;
+    s.intr = (st >> R::STATUS_INT(n)) & 1;
+    for (unsigned k = 0; k + 1 < n; ++k)
+        if ((st >> (R::STATUS_I0 + k)) & 1) s.ivec |= uint64_t(1) << ((pe + k + 1) % n);
+    return s;
+}
+}  // namespace
 
-reg_t LptPort::wait(reg_t watch, reg_t last, Deadline d) { return t_.wait_status(watch, last, d); }
+PapersStatus LptPort::in(Deadline d) { return from_pc(t_.read_status(d), hub_pes(), pe_index()); }
+
+PapersStatus LptPort::wait_go(bool level, Deadline d) {
+    const reg_t gobit = reg_t(1) << R::STATUS_GO(hub_pes());
+    return from_pc(t_.wait_status(gobit, level ? 0 : gobit, d), hub_pes(), pe_index());
+}
 
 void LptPort::mode(uint8_t control, Deadline d) {
     t_.write_control(static_cast<uint8_t>(control ^ R::LPT_CONTROL_XOR), d);
@@ -93,16 +109,6 @@ reg_t Papers::pout(uint64_t mask) const { return reg_t(mask) << R::DATA_B0; }
 
 reg_t Papers::ir_bit() const { return ir_ ? bit(R::DATA_IR) : 0; }
 
-bool Papers::go_of(reg_t status) const { return (status >> R::STATUS_GO(n_)) & 1; }
-
-uint64_t Papers::i_to_mask(reg_t status) const {
-    // Ik carries PE (x+k+1)%N (seed Table 4 for N = 4; generalised).
-    uint64_t m = 0;
-    for (unsigned k = 0; k + 1 < n_; ++k)
-        if ((status >> (R::STATUS_I0 + k)) & 1) m |= uint64_t(1) << ((pe_ + k + 1) % n_);
-    return m;
-}
-
 namespace {
 /// Leave this much of a wait's time for the accesses after it expires (read
 /// who is there, withdraw S), so that the whole call ends within its timeout.
@@ -118,25 +124,23 @@ Papers::Waited Papers::wait_go(bool level, uint64_t mask, Deadline end, std::chr
     const reg_t out_now = cur_ & ~bit(R::DATA_PROBE);
     bool probing = (cur_ >> R::DATA_PROBE) & 1;
     const Deadline wait_until{end.at - cleanup_margin(timeout)};
-    const reg_t gobit = bit(R::STATUS_GO(n_));
     const uint64_t others = mask & ~our_mask();
     // Wake on GO only (waking on each arrival would cost a round trip per PE
-    // on the virtual hub), with a status that has GO not at `level`, so the
-    // first wait returns at once if GO is there already.  But look at who is
+    // on the virtual hub); the first wait returns at once if GO is there
+    // already.  But look at who is
     // there at least every kArrivalSample, so that a PE that arrives and
     // later withdraws (it timed out itself) is told apart from one that never
     // came.  PROBE is set from the first sample on: in phase 2 it went out
     // with S; in phase 1 only if GO is not there at once.
-    const reg_t not_yet = level ? 0 : gobit;
     // At least eight samples in a wait, however short.
     const std::chrono::nanoseconds sample = std::min<std::chrono::nanoseconds>(kArrivalSample, timeout / 8);
     uint64_t seen = 0;  // PEs seen arrived during this wait
-    reg_t st;
+    PapersStatus st;
     for (;;) {
         const Deadline slice{std::min(wait_until.at, port_.now() + sample)};
-        st = port_.wait(gobit, not_yet, slice);
-        if (go_of(st) == level) return {st, false};
-        if (probing) seen |= i_to_mask(st) & others;
+        st = port_.wait_go(level, slice);
+        if (st.go == level) return {st, false};
+        if (probing) seen |= st.ivec & others;
         if (port_.now() >= wait_until.at) break;
         if (!probing) {
             put(out_now | bit(R::DATA_PROBE), end);
@@ -148,12 +152,12 @@ Papers::Waited Papers::wait_go(bool level, uint64_t mask, Deadline end, std::chr
     if (!probing) {  // a timeout shorter than one sample
         put(out_now | bit(R::DATA_PROBE), cleanup);
         st = port_.in(cleanup);
-        if (go_of(st) == level) {
+        if (st.go == level) {
             put(out_now, cleanup);
             return {st, false};
         }
     }
-    const uint64_t here = i_to_mask(st) & others;
+    const uint64_t here = st.ivec & others;
     abandoned_ = true;
     if (level) {
         // Waiting for GO: withdraw S (and PROBE) so that the barrier cannot
@@ -161,8 +165,8 @@ Papers::Waited Papers::wait_go(bool level, uint64_t mask, Deadline end, std::chr
         // reached the hub, GO is up: the barrier completed after all.
         const reg_t withdrawn = out_now & ~bit(R::DATA_S);
         put(withdrawn, cleanup);
-        const reg_t after = port_.in(cleanup);
-        if (go_of(after)) {
+        const PapersStatus after = port_.in(cleanup);
+        if (after.go) {
             abandoned_ = false;
             return {after, true};
         }
@@ -234,7 +238,7 @@ bool Papers::hub_sync(bool d, Deadline end, std::chrono::nanoseconds timeout, co
         abandoned_ = false;
         return true;
     case R::W_CANCEL_FIRED:  // GO came as S was withdrawn: completed for everyone
-        vec = (i_to_mask(port_.in(cleanup)) & last_mask_) | (d ? our_mask() : 0);
+        vec = (port_.in(cleanup).ivec & last_mask_) | (d ? our_mask() : 0);
         abandoned_ = false;
         return true;
     case R::W_CANCEL_WITHDRAWN: {
@@ -318,9 +322,9 @@ uint64_t Papers::waitvec(bool flag, Timeout timeout) {
         // PROBE off (S kept up, so nobody's GO resets and changes D under us),
         // then x = P_IN(): the data bit vector.
         if (!w.s_dropped) put(b | bit(R::DATA_S) | ir_bit(), end);
-        const reg_t x = port_.in(end);
+        const PapersStatus x = port_.in(end);
         put(b | ir_bit(), end);  // P_OUT(b): reset synchronization
-        result |= i_to_mask(x) & last_mask_;
+        result |= x.ivec & last_mask_;
         abandoned_ = false;
     }
     return result;
@@ -341,16 +345,16 @@ void Papers::set_mode(bool gi, bool ie, uint8_t user) {
 }
 
 Papers::Status Papers::status() {
-    const reg_t st = port_.in(io());
-    return {go_of(st), bool((st >> R::STATUS_INT(n_)) & 1), i_to_mask(st)};
+    const PapersStatus st = port_.in(io());
+    return {st.go, st.intr, st.ivec};
 }
 
 uint64_t Papers::arrived() {
     const reg_t was = cur_;
     put(was | bit(R::DATA_PROBE), io());
-    const reg_t st = port_.in(io());
+    const PapersStatus st = port_.in(io());
     put(was, io());
-    return i_to_mask(st);
+    return st.ivec;
 }
 
 }  // namespace aggnet

@@ -16,9 +16,9 @@ public:
     unsigned pe_index() const override { return inner().pe_index(); }
     std::chrono::nanoseconds now() override { return inner().now(); }
     void out(reg_t data, Deadline d) override { inner().out(data, d); }
-    reg_t in(Deadline d) override { return inner().in(d); }
+    PapersStatus in(Deadline d) override { return inner().in(d); }
     void mode(uint8_t control, Deadline d) override { inner().mode(control, d); }
-    reg_t wait(reg_t watch, reg_t last, Deadline d) override { return inner().wait(watch, last, d); }
+    PapersStatus wait_go(bool level, Deadline d) override { return inner().wait_go(level, d); }
     void flush(Deadline d) override { inner().flush(d); }
     bool present(uint64_t& pes, Deadline d) override { return inner().present(pes, d); }
     bool can_sync() const override { return inner().can_sync(); }

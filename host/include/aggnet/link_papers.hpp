@@ -10,7 +10,7 @@
 //   p.enqueue(p.all_mask()); p.wait();
 //
 // P_OUT becomes writes of SIG and MASK (each only when it changed), P_IN a
-// read of STAT and IVEC put back into the PC's status layout, P_MODE a write
+// read of STAT and IVEC (the window's terms: no PC layout), P_MODE a write
 // of CTRL, and a wait for GO one link WAIT on STAT: the hub answers when GO
 // has the awaited level, so a waiting PE sends nothing but keep-alives.
 // On attach the port checks the hub: the PAPERS engine is present and its
@@ -35,9 +35,9 @@ public:
     unsigned pe_index() const override { return pe_; }
     std::chrono::nanoseconds now() override { return pipe_.now(); }
     void out(reg_t data, Deadline d) override;
-    reg_t in(Deadline d) override;
+    PapersStatus in(Deadline d) override;  ///< STAT and IVEC0/1
     void mode(uint8_t control, Deadline d) override;
-    reg_t wait(reg_t watch, reg_t last, Deadline d) override;
+    PapersStatus wait_go(bool level, Deadline d) override;  ///< one link WAIT on STAT
     bool present(uint64_t& pes, Deadline d) override;  ///< PRESENT0/1
     bool can_sync() const override { return sync_; }
     /// Barriers as one SYNC CALL each (the default), or, off, pin by pin as

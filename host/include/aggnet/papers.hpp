@@ -41,12 +41,22 @@
 
 namespace aggnet {
 
+/// What a PE reads of its PAPERS unit, in the hub window's terms
+/// (docs/papers_regmap.md: STAT and IVEC), whatever the port: PE k at bit k.
+struct PapersStatus {
+    bool go = false;    ///< Table 7 GO, 1 when fired
+    bool intr = false;  ///< Table 7 INT
+    /// The other PEs' D bits (their arrivals while our PROBE is set), PE k
+    /// at bit k; our own bit 0.
+    uint64_t ivec = 0;
+};
+
 /// What the PAPERS routines need of a PE's port: seed 000's P_OUT, P_IN and
-/// P_MODE (section 4.2), in the PC's register layout (papers_regs.hpp), plus
-/// a wait for a status change.  Two implementations: LptPort (a PC parallel
-/// port, or the pin-level virtual hub: the three port registers) and
-/// LinkPapersPort (aggnet/link_papers.hpp: the PAPERS window of a hub over
-/// the link, for a PC without a parallel port).
+/// P_MODE (section 4.2) in the hub window's terms, plus a wait for GO.  Two
+/// implementations: LptPort (a PC parallel port, or the pin-level virtual
+/// hub: the only one that speaks the PC's register layout, seed 000 Tables
+/// 3-5, with its I-bit order and inversions) and LinkPapersPort
+/// (aggnet/link_papers.hpp: the PAPERS window of a hub over the link).
 class PapersPort {
 public:
     virtual ~PapersPort() = default;
@@ -55,12 +65,14 @@ public:
     /// The clock deadlines are measured on.
     virtual std::chrono::nanoseconds now() = 0;
     Deadline in_time(std::chrono::nanoseconds after) { return {now() + after}; }
-    virtual void out(reg_t data, Deadline d) = 0;        ///< P_OUT: data register
-    virtual reg_t in(Deadline d) = 0;                    ///< P_IN: status register; GO reads 1 when fired
-    virtual void mode(uint8_t control, Deadline d) = 0;  ///< P_MODE: control bits at logic level
-    /// The status once a bit of `watch` differs from `last`, or at the deadline.
-    /// Only the watched bits are sure to be current in the value returned.
-    virtual reg_t wait(reg_t watch, reg_t last, Deadline d) = 0;
+    /// P_OUT: the window's SIG (papers_regs DATA_D, DATA_PROBE, DATA_IR,
+    /// DATA_S) and MASK (PE k at bit DATA_B0 + k) in one word.
+    virtual void out(reg_t data, Deadline d) = 0;
+    virtual PapersStatus in(Deadline d) = 0;             ///< P_IN: STAT and IVEC
+    virtual void mode(uint8_t control, Deadline d) = 0;  ///< P_MODE: CTRL, control bits at logic level
+    /// The status once GO reads `level`, or at the deadline.  Only `go` and
+    /// `intr` are sure to be current in the value returned.
+    virtual PapersStatus wait_go(bool level, Deadline d) = 0;
     /// Every P_OUT / P_MODE so far has taken effect at the hub.
     virtual void flush(Deadline) {}
     /// The PEs the hub counts as present (CE at 1: rtl/papers/papers_hub.v,
@@ -96,8 +108,9 @@ public:
     virtual std::string describe() const = 0;
 };
 
-/// The PC parallel port: the only place that knows the PC inverts some pins
-/// (seed 000 section 2.2).
+/// The PC parallel port: the only place that knows the PC's register layout
+/// (seed 000 Tables 3-5: I_k carries PE (x+k+1) mod N) and that the PC
+/// inverts some pins (section 2.2).
 class LptPort final : public PapersPort {
 public:
     explicit LptPort(Transport& t);
@@ -105,9 +118,9 @@ public:
     unsigned pe_index() const override { return t_.pe_index(); }
     std::chrono::nanoseconds now() override { return t_.now(); }
     void out(reg_t data, Deadline d) override;
-    reg_t in(Deadline d) override;
+    PapersStatus in(Deadline d) override;              ///< the PC's status register, I bits to PE order
     void mode(uint8_t control, Deadline d) override;  ///< PC inversion undone here
-    reg_t wait(reg_t watch, reg_t last, Deadline d) override;
+    PapersStatus wait_go(bool level, Deadline d) override;
     void flush(Deadline d) override { t_.flush(d); }
     uint64_t accesses() const override { return t_.requests(); }
     std::string describe() const override { return t_.describe(); }
@@ -166,12 +179,10 @@ public:
 private:
     reg_t pout(uint64_t mask) const;
     reg_t ir_bit() const;
-    uint64_t i_to_mask(reg_t status) const;  ///< IToMask(): I bits to PE positions
-    bool go_of(reg_t status) const;
     Deadline io() { return port_.in_time(io_); }
     void attach();
     struct Waited {
-        reg_t status;     ///< the status that showed the awaited GO level
+        PapersStatus status;  ///< the status that showed the awaited GO level
         bool s_dropped;   ///< GO came as we withdrew S at the deadline: S is low now
     };
     /// Waits for GO == level, our data pins kept as they are (PROBE added).
