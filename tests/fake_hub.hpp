@@ -1,13 +1,13 @@
 // fake_hub.hpp: a C++ hub register file behind one link port, answering
 // frames by docs/link.md's rules (per PE: the last seq and its stored reply,
-// HELLO always carried out, a duplicate answered again and never re-applied,
-// WAIT answered with DATA at once or with ACK and later DATA, any seq but
-// last + 1 stale and dropped, a new seq
-// cancelling a pending WAIT silently).  For tests that need a hub at the far
-// end of a byte stream without the RTL: feed it decoded frames, send what it
-// appends to `out`.  (tests/test_link_client.cpp's MiniHub plays the same
-// part with one shared register map; this one keeps per-PE registers so that
-// several PEs on one stream can be checked independently.)
+// HELLO carried out unless 1..HELLO_STALE behind, a duplicate answered again
+// and never re-applied, WAIT answered with DATA at once or with ACK and later
+// DATA, any other seq but last + 1 stale: answered ERR STALE, never applied,
+// a new seq cancelling a pending WAIT silently).  For tests that need a hub at
+// the far end of a byte stream without the RTL (test_link_client,
+// test_serial_pipe): feed it decoded frames, send what it appends to `out`.
+// Registers are per PE where it matters, so that several PEs on one stream
+// can be checked independently.
 //
 // Registers:
 //   0x1000..0x1FFF  per PE, read/write, start at 0
@@ -36,9 +36,17 @@ public:
     uint16_t engines = 0x0003;
     uint16_t clk_10khz = 4800;  // 48 MHz
 
-    uint64_t frames = 0, duplicates = 0, dropped = 0;
+    uint64_t frames = 0, duplicates = 0, stale = 0, dropped = 0, applied = 0;
     /// Per PE, every write applied, in order: (addr, value).
     std::array<std::vector<std::pair<uint16_t, uint32_t>>, 64> writes{};
+
+    /// Per PE link state (a test may set seq to play a hub that saw other frames).
+    struct Pe {
+        bool known = false, waiting = false;
+        uint8_t seq = 0;
+        link::Frame last{}, wait{};
+    };
+    std::array<Pe, 64> pes{};
 
     /// The register as the bus sees it (32 bits); reads of size s take the low s bytes.
     uint32_t get(unsigned pe, uint16_t addr) const {
@@ -48,6 +56,14 @@ public:
         return it == regs_.end() ? 0 : it->second;
     }
     void bump() { ++counter_; }
+    /// Sets a register as the engine would (no write is counted).
+    void set(unsigned pe, uint16_t addr, uint32_t v) { regs_[key(pe, addr)] = v; }
+    /// Whether PE pe's WRITEs ever reached addr.
+    bool written(unsigned pe, uint16_t addr) const {
+        for (const auto& w : writes[pe])
+            if (w.first == addr) return true;
+        return false;
+    }
 
     /// One received frame; replies are appended to out.
     void handle(const link::Frame& f, std::vector<link::Frame>& out) {
@@ -57,14 +73,19 @@ public:
             ++dropped;  // not served by this port: the hub does not answer
             return;
         }
-        Pe& p = pes_[f.pe];
+        Pe& p = pes[f.pe];
         if (f.op != D::OP_HELLO && p.known && f.seq == p.seq) {
             ++duplicates;
             out.push_back(p.waiting ? reply(f, D::OP_ACK) : p.last);
             return;
         }
-        if (f.op != D::OP_HELLO && p.known && f.seq != uint8_t(p.seq + 1)) {
-            ++duplicates;  // stale: dropped unanswered, never applied (docs/link.md rule 4)
+        // stale (docs/link.md rules 2 and 4): never applied, answered ERR
+        // STALE, the PE's state kept
+        const uint8_t behind = uint8_t(p.seq - f.seq);
+        if (p.known &&
+            (f.op == D::OP_HELLO ? behind >= 1 && behind <= D::HELLO_STALE : f.seq != uint8_t(p.seq + 1))) {
+            ++stale;
+            out.push_back(error(f, D::ERR_STALE));
             return;
         }
         p.known = true;
@@ -102,6 +123,7 @@ public:
             else {
                 regs_[key(f.pe, f.addr)] = f.value(0, f.len);
                 writes[f.pe].push_back({f.addr, f.value(0, f.len)});
+                ++applied;
                 r = reply(f, D::OP_ACK);
             }
             break;
@@ -124,7 +146,7 @@ public:
 
     /// Re-read the registers of pending WAITs (as link_port does round-robin).
     void poll(std::vector<link::Frame>& out) {
-        for (auto& p : pes_)
+        for (auto& p : pes)
             if (p.waiting && holds(p.wait)) {
                 p.waiting = false;
                 p.last = data_for(p.wait);
@@ -133,11 +155,6 @@ public:
     }
 
 private:
-    struct Pe {
-        bool known = false, waiting = false;
-        uint8_t seq = 0;
-        link::Frame last{}, wait{};
-    };
     static uint32_t mask(unsigned size) { return size >= 4 ? 0xffffffffu : (1u << (8 * size)) - 1; }
     static uint32_t key(unsigned pe, uint16_t addr) {
         return (addr & 0xF000) == 0x1000 ? (uint32_t(pe) << 16 | addr) : (uint32_t(0xFF) << 16 | addr);
@@ -171,7 +188,6 @@ private:
 
     std::map<uint32_t, uint32_t> regs_;
     uint32_t counter_ = 0;
-    std::array<Pe, 64> pes_{};
 };
 
 }  // namespace aggnet::test

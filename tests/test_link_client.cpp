@@ -1,10 +1,12 @@
 // LinkClient (host/src/link_client.cpp) on its own: a fake pipe with a fake
-// clock, and MiniHub, a C++ hub that follows docs/link.md's rules (per-PE
-// last seq and stored reply, HELLO resets, duplicates answered again, WAIT
-// with ACK then DATA).  Checks: the link error within the retry bound with
+// clock, and FakeHub (tests/fake_hub.hpp), a C++ hub that follows
+// docs/link.md's rules (per-PE last seq and stored reply, HELLO resets,
+// duplicates answered again, stale frames answered ERR STALE, WAIT with ACK
+// then DATA).  Checks: the link error within the retry bound with
 // device, PE, op and address in the message; stale and wrong replies
 // ignored; hub ERR -> RegisterError; version mismatch and unserved PEs ->
 // DeviceError; WAIT keep-alives, WAIT timeout, a link cut during a WAIT.
+#include "fake_hub.hpp"
 #include "link_util.hpp"
 
 #include <aggnet/error.hpp>
@@ -18,120 +20,18 @@
 
 using namespace aggnet;
 using namespace aggnet::link;
+using aggnet::test::FakeHub;
 using std::chrono::milliseconds;
 using std::chrono::nanoseconds;
 namespace D = aggnet::link_defs;
 
 namespace {
 
-/// C++ hub, docs/link.md rules.  Registers: a map; addr 0xE000.. missing (ERR
-/// NO_REG), 0xF000.. refused on write.
-struct MiniHub {
-    struct PeState {
-        bool known = false;
-        uint8_t seq = 0;
-        Frame reply{};
-        bool waiting = false;
-        Frame wait{};
-    };
-    std::map<uint16_t, uint32_t> regs;
-    PeState pes[64];
-    unsigned first = 0, n = 4;
-    uint8_t version = D::VERSION;
-    uint64_t applied = 0;
-    uint64_t stale = 0;
-
-    static Frame answer(const Frame& req, uint8_t op) {
-        Frame r;
-        r.pe = req.pe;
-        r.seq = req.seq;
-        r.addr = req.addr;
-        r.op = op;
-        return r;
-    }
-    static Frame err(const Frame& req, uint8_t code) {
-        Frame r = answer(req, D::OP_ERR);
-        r.append(code, 1);
-        return r;
-    }
-    bool wait_holds(const Frame& w) {
-        const unsigned s = w.len / 2;
-        return (regs[w.addr] & w.value(0, s)) == w.value(s, s);
-    }
-    /// Handle one frame; replies appended to out.
-    void handle(const Frame& f, std::vector<Frame>& out) {
-        if (f.pe < first || f.pe >= first + n) return;  // dropped
-        PeState& p = pes[f.pe];
-        if (p.known && f.seq == p.seq && f.op != D::OP_HELLO) {
-            out.push_back(p.waiting ? answer(f, D::OP_ACK) : p.reply);
-            return;
-        }
-        // stale (rules 2 and 4): never applied, answered ERR STALE, state kept
-        const uint8_t behind = uint8_t(p.seq - f.seq);
-        if (p.known && (f.op == D::OP_HELLO ? behind >= 1 && behind <= D::HELLO_STALE : f.seq != uint8_t(p.seq + 1))) {
-            ++stale;
-            out.push_back(err(f, D::ERR_STALE));
-            return;
-        }
-        p.known = true;
-        p.seq = f.seq;
-        p.waiting = false;
-        Frame r;
-        if (f.op == D::OP_HELLO) {
-            r = answer(f, D::OP_HELLO_R);
-            r.append(version, 1);
-            r.append(n, 1);
-            r.append(first, 1);
-            r.append(n, 1);
-            r.append(0x0003, 2);
-            r.append(4800, 2);
-        } else if (f.op == D::OP_READ) {
-            if (f.addr >= 0xE000 && f.addr < 0xF000) r = err(f, D::ERR_NO_REG);
-            else {
-                r = answer(f, D::OP_DATA);
-                r.append(regs[f.addr], f.payload[0]);
-            }
-        } else if (f.op == D::OP_WRITE) {
-            if (f.addr >= 0xF000) r = err(f, D::ERR_REFUSED);
-            else {
-                regs[f.addr] = f.value(0, f.len);
-                ++applied;
-                r = answer(f, D::OP_ACK);
-            }
-        } else if (f.op == D::OP_WAIT) {
-            if (wait_holds(f)) {
-                r = answer(f, D::OP_DATA);
-                r.append(regs[f.addr], f.len / 2);
-            } else {
-                p.waiting = true;
-                p.wait = f;
-                out.push_back(answer(f, D::OP_ACK));
-                return;
-            }
-        } else {
-            r = err(f, D::ERR_BAD_OP);
-        }
-        p.reply = r;
-        out.push_back(r);
-    }
-    /// Re-check pending WAITs (the RTL re-reads the register).
-    void poll(std::vector<Frame>& out) {
-        for (auto& p : pes)
-            if (p.waiting && wait_holds(p.wait)) {
-                p.waiting = false;
-                Frame r = answer(p.wait, D::OP_DATA);
-                r.append(regs[p.wait.addr], p.wait.len / 2);
-                p.reply = r;
-                out.push_back(r);
-            }
-    }
-};
-
 /// A pipe with a fake clock: the hub (when connected) answers after `latency`.
 struct FakePipe : LinkPipe {
     nanoseconds t{0};
     nanoseconds latency = std::chrono::microseconds(100);
-    MiniHub* hub = nullptr;
+    FakeHub* hub = nullptr;
     bool cut = false;
     Decoder dec;
     std::deque<std::pair<nanoseconds, std::vector<uint8_t>>> q;
@@ -180,7 +80,7 @@ LinkConfig cfg() {
 
 TEST_CASE("LinkClient: resends back off to resend_timeout_max, and a sign of life starts again", "[link][client]") {
     FakePipe pipe;
-    MiniHub hub;
+    FakeHub hub;
     pipe.hub = &hub;
     LinkConfig c = cfg();  // 10 ms, 4 attempts
     c.resend_timeout_max = milliseconds(35);
@@ -259,7 +159,7 @@ TEST_CASE("LinkClient: a cut link fails every call with LinkError within the ret
     expect_link_error([&] { c.hello(3); }, "HELLO", "0x0000");
     // once synced, the op itself is named
     pipe.cut = false;
-    MiniHub hub;
+    FakeHub hub;
     pipe.hub = &hub;
     c.hello(3);
     pipe.cut = true;
@@ -271,22 +171,22 @@ TEST_CASE("LinkClient: a cut link fails every call with LinkError within the ret
     expect_link_error([&] { c.wait(3, 0x3456, 1, 1, 1, std::chrono::seconds(5)); }, "WAIT", "0x3456");
     // Mended, the PE resynchronises and carries on.
     pipe.cut = false;
-    c.write(3, 0x0001, 0x42, 1);
-    CHECK(c.read(3, 0x0001, 1) == 0x42);
+    c.write(3, 0x1001, 0x42, 1);
+    CHECK(c.read(3, 0x1001, 1) == 0x42);
 }
 
 TEST_CASE("LinkClient: reads, writes, errors, stale replies", "[link][client]") {
     FakePipe pipe;
-    MiniHub hub;
+    FakeHub hub;
     pipe.hub = &hub;
     LinkClient c(pipe, "sim:test", cfg());
     HelloInfo h = c.hello(1);
     CHECK(h.version == D::VERSION);
     CHECK(h.port_pes == 4);
     CHECK(h.clk_hz == 48000000u);
-    c.write(1, 0x0010, 0x12345678, 4);
-    CHECK(c.read(1, 0x0010, 4) == 0x12345678u);
-    CHECK(c.read(1, 0x0010, 2) == 0x5678u);
+    c.write(1, 0x1010, 0x12345678, 4);
+    CHECK(c.read(1, 0x1010, 4) == 0x12345678u);
+    CHECK(c.read(1, 0x1010, 2) == 0x5678u);
     CHECK(hub.applied == 1);
     try {
         c.read(1, 0xE001, 1);
@@ -298,11 +198,11 @@ TEST_CASE("LinkClient: reads, writes, errors, stale replies", "[link][client]") 
     CHECK_THROWS_AS(c.write(1, 0xF001, 1, 1), RegisterError);
     // PE 9 is outside the port (PEs 0..3): refused without a frame
     const uint64_t sent = pipe.sent_frames;
-    CHECK_THROWS_AS(c.read(9, 0x0010, 1), DeviceError);
+    CHECK_THROWS_AS(c.read(9, 0x1010, 1), DeviceError);
     CHECK(pipe.sent_frames == sent);
-    CHECK_THROWS_AS(c.read(1, 0x0010, 5), std::invalid_argument);
-    CHECK_THROWS_AS(c.write(1, 0x0010, 0x100, 1), std::invalid_argument);
-    CHECK_THROWS_AS(c.wait(1, 0x0010, 0x0f, 0x10, 1, milliseconds(1)), std::invalid_argument);
+    CHECK_THROWS_AS(c.read(1, 0x1010, 5), std::invalid_argument);
+    CHECK_THROWS_AS(c.write(1, 0x1010, 0x100, 1), std::invalid_argument);
+    CHECK_THROWS_AS(c.wait(1, 0x1010, 0x0f, 0x10, 1, milliseconds(1)), std::invalid_argument);
 
     // stale replies (old seq, wrong op, wrong addr, other PE) before the real one
     pipe.tamper = [](std::vector<Frame>& out) {
@@ -315,8 +215,8 @@ TEST_CASE("LinkClient: reads, writes, errors, stale replies", "[link][client]") 
         out.insert(out.begin(), {a, b, d, e});
     };
     const uint64_t stale0 = c.stats().stale;
-    c.write(1, 0x0011, 0x99, 1);
-    CHECK(c.read(1, 0x0011, 1) == 0x99u);
+    c.write(1, 0x1011, 0x99, 1);
+    CHECK(c.read(1, 0x1011, 1) == 0x99u);
     CHECK(c.stats().stale - stale0 == 8);
     CHECK(hub.applied == 2);
 }
@@ -325,27 +225,27 @@ TEST_CASE("LinkClient: ERR STALE: a restarted host's HELLO skips out of the wind
           "rebuilt and the command applied once; a PE another program drives fails with LinkError",
           "[link][client]") {
     FakePipe pipe;
-    MiniHub hub;
+    FakeHub hub;
     pipe.hub = &hub;
     // The PE's last seq in the hub, from an earlier program: 10.  This
     // host starts at seq 0, 10 behind: its HELLO is stale (docs/link.md rule 2).
     hub.pes[1].known = true;
     hub.pes[1].seq = 10;
     LinkClient c(pipe, "sim:test", cfg());
-    c.write(1, 0x0030, 0x55, 1);
+    c.write(1, 0x1030, 0x55, 1);
     CHECK(hub.stale == 1);
     CHECK(c.stats().resyncs == 1);
     CHECK(hub.pes[1].seq == uint8_t(0 + D::HELLO_SKIP + 1));  // HELLO 128, then the write at 129
     CHECK(hub.applied == 1);
-    CHECK(c.read(1, 0x0030, 1) == 0x55u);
+    CHECK(c.read(1, 0x1030, 1) == 0x55u);
 
     // The hub loses the PE's state mid-run (another program said HELLO on
     // it): the next write is stale, not applied; the host says HELLO and
     // sends it again, applied exactly once.
     hub.pes[1].seq = uint8_t(hub.pes[1].seq + 77);
-    c.write(1, 0x0031, 0x66, 1);
+    c.write(1, 0x1031, 0x66, 1);
     CHECK(hub.applied == 2);
-    CHECK(hub.regs[0x0031] == 0x66u);
+    CHECK(hub.get(1, 0x1031) == 0x66u);
     CHECK(c.stats().resyncs == 2);
 
     // Another program on the same PE moves its seq on every frame: the call
@@ -353,46 +253,46 @@ TEST_CASE("LinkClient: ERR STALE: a restarted host's HELLO skips out of the wind
     hub.pes[1].seq = uint8_t(hub.pes[1].seq + 50);
     pipe.tamper = [&](std::vector<Frame>&) { hub.pes[1].seq = uint8_t(hub.pes[1].seq + 50); };
     try {
-        c.write(1, 0x0032, 0x77, 1);
+        c.write(1, 0x1032, 0x77, 1);
         FAIL("no LinkError");
     } catch (const LinkError& e) {
         CHECK_THAT(e.what(), Catch::Contains("ERR STALE") && Catch::Contains("another program") &&
                                  Catch::Contains("PE1"));
     }
-    CHECK(hub.regs.count(0x0032) == 0);
+    CHECK(!hub.written(1, 0x1032));
     CHECK(c.stats().resyncs == 2 + cfg().max_stale + 1);
     pipe.tamper = nullptr;
-    c.write(1, 0x0032, 0x77, 1);
-    CHECK(hub.regs[0x0032] == 0x77u);
+    c.write(1, 0x1032, 0x77, 1);
+    CHECK(hub.get(1, 0x1032) == 0x77u);
 }
 
 TEST_CASE("LinkClient: lost replies are resent and never applied twice", "[link][client]") {
     FakePipe pipe;
-    MiniHub hub;
+    FakeHub hub;
     pipe.hub = &hub;
     LinkClient c(pipe, "sim:test", cfg());
     int n = 0;
     pipe.tamper = [&](std::vector<Frame>& out) {
         if (++n % 2) out.clear();  // every other reply is lost
     };
-    for (uint32_t v = 0; v < 50; ++v) c.write(2, 0x0020, v, 1);
+    for (uint32_t v = 0; v < 50; ++v) c.write(2, 0x1020, v, 1);
     CHECK(hub.applied == 50);
-    CHECK(hub.regs[0x0020] == 49u);
+    CHECK(hub.get(2, 0x1020) == 49u);
     CHECK(c.stats().resends >= 25);
 }
 
 TEST_CASE("LinkClient: WAIT keep-alives, completion, timeout, link cut while pending", "[link][client]") {
     FakePipe pipe;
-    MiniHub hub;
+    FakeHub hub;
     pipe.hub = &hub;
     LinkClient c(pipe, "sim:test", cfg());
     c.hello(0);
     // satisfied at once: DATA without ACK
-    hub.regs[0x30] = 0x81;
-    CHECK(c.wait(0, 0x30, 0x80, 0x80, 1, milliseconds(100)) == 0x81u);
+    hub.set(0, 0x1030, 0x81);
+    CHECK(c.wait(0, 0x1030, 0x80, 0x80, 1, milliseconds(100)) == 0x81u);
     // pending: ACK, keep-alives answered with ACK, then DATA when the register changes
-    hub.regs[0x31] = 0;
-    c.start_wait(0, 0x31, 0x01, 0x01, 1, pipe.now() + milliseconds(500));
+    hub.set(0, 0x1031, 0);
+    c.start_wait(0, 0x1031, 0x01, 0x01, 1, pipe.now() + milliseconds(500));
     uint8_t buf[256];
     while (pipe.now() < milliseconds(200) + nanoseconds(0) && !c.done(0)) {
         const nanoseconds until = c.poll();
@@ -400,7 +300,7 @@ TEST_CASE("LinkClient: WAIT keep-alives, completion, timeout, link cut while pen
         c.feed(buf, k);
     }
     CHECK(!c.done(0));  // 100+ ms of waiting, several keep-alives, no link error
-    hub.regs[0x31] = 0x03;
+    hub.set(0, 0x1031, 0x03);
     while (!c.done(0)) {
         const nanoseconds until = c.poll();
         const size_t k = pipe.recv(buf, sizeof buf, until);
@@ -411,13 +311,13 @@ TEST_CASE("LinkClient: WAIT keep-alives, completion, timeout, link cut while pen
     CHECK(r.value == 0x03u);
     CHECK(r.attempts > cfg().max_attempts);  // keep-alives went on past the retry bound
     // never satisfied: TimeoutError at the deadline
-    hub.regs[0x32] = 0;
+    hub.set(0, 0x1032, 0);
     const nanoseconds t0 = pipe.now();
-    CHECK_THROWS_AS(c.wait(0, 0x32, 1, 1, 1, milliseconds(50)), TimeoutError);
+    CHECK_THROWS_AS(c.wait(0, 0x1032, 1, 1, 1, milliseconds(50)), TimeoutError);
     CHECK(pipe.now() - t0 >= milliseconds(50));
     CHECK(pipe.now() - t0 < milliseconds(60));
     // the link goes down while a WAIT is pending: LinkError after the bound
-    c.start_wait(0, 0x32, 1, 1, 1, pipe.now() + std::chrono::seconds(10));
+    c.start_wait(0, 0x1032, 1, 1, 1, pipe.now() + std::chrono::seconds(10));
     for (int i = 0; i < 3; ++i) {
         const nanoseconds until = c.poll();
         const size_t k = pipe.recv(buf, sizeof buf, until);
@@ -441,7 +341,7 @@ TEST_CASE("LinkClient: WAIT keep-alives, completion, timeout, link cut while pen
 
 TEST_CASE("LinkClient: a hub of another protocol version is refused", "[link][client]") {
     FakePipe pipe;
-    MiniHub hub;
+    FakeHub hub;
     hub.version = D::VERSION + 1;
     pipe.hub = &hub;
     LinkClient c(pipe, "sim:test", cfg());
