@@ -55,9 +55,9 @@ module top (
     // icepll -i 12 -o 40: DIVR = 0, DIVF = 52, DIVQ = 4, FILTER_RANGE = 1
     // (PFD 12 MHz, VCO 636 MHz).  The top ran at 48 MHz with a 12 Mbaud
     // link until the link's CALL and the PAPERS SYNC machines (issue 22)
-    // grew it to about 70% of the UP5K; it then placed at 40-50 MHz over
-    // seeds and revisions, at the edge of 48, so it runs at 39.75 MHz and
-    // 6 Mbaud (12 Mbaud needs 4 clocks per bit, 48 MHz).  mk/hw.mk reads
+    // grew it; it then met 48 MHz at some seeds and revisions and not at
+    // others, so it runs at 39.75 MHz and 6 Mbaud (12 Mbaud needs 4 clocks
+    // per bit, 48 MHz).  mk/hw.mk reads
     // HUB_KHZ: nextpnr and icetime must meet it or the bitstream build fails
     // (docs/hardware.md, "Clocks", has the placed Fmax).
     localparam integer HUB_KHZ = 39750;

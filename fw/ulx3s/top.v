@@ -53,9 +53,9 @@ module top (
     // Hub clock: 90 MHz from the 25 MHz oscillator (EHXPLLL, CLKOP fed back).
     // CLKI_DIV = 5, CLKFB_DIV = 18, CLKOP_DIV = 6, CLKOP_CPHASE = 2 (PFD
     // 5 MHz, VCO 540 MHz; pll.v checks the ranges and the result).  With the
-    // link and the BESU engine the ECP5-85F top ran at 100 MHz with under 1%
-    // margin; with BESU's CALL path (issue 22) it placed at 98.5 MHz, so 90
-    // MHz (its placed Fmax: docs/hardware.md, "make bitstreams", from
+    // link and the BESU engine the ECP5-85F top met 100 MHz with almost no
+    // margin, and after BESU's CALL path (issue 22) no longer did, so 90 MHz
+    // (its placed Fmax: docs/hardware.md, "make bitstreams", from
     // docs/figures/bitstreams.csv; docs/besu.md "Timing"), not the 120 MHz
     // of the pins-only hub; 30 clocks per bit at the FT231X's 3 Mbaud.
     // mk/hw.mk reads HUB_KHZ: nextpnr must meet it or the bitstream build

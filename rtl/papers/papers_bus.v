@@ -76,9 +76,8 @@
 // refused during a SYNC, so the machine looks past the interrupt.
 // Timing: the states are one-hot, the settle counter keeps its own zero
 // flag, SIG is written bit by bit from set and clear terms and the answer
-// is read like a register (each was once the UP5K's critical path); out of
-// context (tools/bench_hw.py) papers_slot at N = 4 places at 50.5 MHz on
-// the UP5K (63.8 without CALL), at N = 8 at 48.1 (48.6).
+// is read like a register (each was once the UP5K's critical path; the
+// board tops' placed Fmax is in docs/figures/bitstreams.csv).
 //
 // SETTLE (the one settle constant, measured by tests/test_papers_call.cpp):
 // a SIG write at clock edge E lands in papers_hub's 2-flop synchronizer at
