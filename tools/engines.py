@@ -121,6 +121,11 @@ SLOT = {
     "busy": F("bool", default=False),        # the slot has an output `busy`: its state moves on by itself
     "settle": F("str", default="8"),         # Verilog expression: cycles from a bus write to its registers' final value
 }
+HUB_MODEL = {
+    "family": F("str", True),      # a model family of the hub: one of its `models`, or a new one
+    "sizes": F("ints"),            # joined: the sizes that carry the engine (default all); new: the family's
+    "params": F("params"),         # hub parameters the engine needs: its EN_<NAME> and its slot's hub_params
+}
 GENERATOR = {
     "run": F("str", True),         # shell command that rewrites the outputs
     "check": F("str", True),       # shell command that fails when an output is stale
@@ -140,6 +145,7 @@ COMPONENT = {
     "formal": F("objs", default=[], schema=FORMAL),
     "bench_hw": F("objs", default=[], schema=BENCH),
     "slot": F("objs", default=[], schema=SLOT),   # at most one: the engine's place in the hub top
+    "hub_models": F("objs", default=[], schema=HUB_MODEL),  # named hub configurations that carry it
 }
 
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -412,6 +418,66 @@ def _linkgen_windows(root):
     spec.loader.exec_module(mod)
     return {w: n for n, w, _ in mod.WINDOWS}
 
+def _join_hub_models(hub, comps, errs):
+    """Fold every engine's `hub_models` into the hub's `models`: an entry that
+    names one of the hub's families adds the engine's parameters to it (at
+    its `sizes`, or all of the family's); one that names a new family makes
+    it, a copy of the hub's first family (top, size parameter, arguments,
+    adapter) with the entry's sizes.  Engines join in window order, so the
+    Verilator arguments come out the same whichever manifest is read first.
+    Each family records the engines that joined it (`engines`)."""
+    joining = sorted((c for c in comps if c.hub_models), key=lambda c: (c.window is None, c.window or 0, c.name))
+    if hub is None:
+        for c in joining:
+            errs.append("%s: hub_models: there is no hub component (rtl/%s/) to build them" % (c.manifest, HUB))
+        return
+    base = json.loads(json.dumps(hub.models[0])) if hub.models else None
+    for m in hub.models:
+        m["engines"] = []
+    for c in joining:
+        mine = set()
+        if c.slot:
+            mine = {"EN_" + c.name.upper()} | {p["name"] for p in c.slot[0]["hub_params"]}
+        for i, h in enumerate(c.hub_models):
+            wi = "%s: hub_models[%d]" % (c.manifest, i)
+            if not c.slot or c.name == HUB:
+                errs.append("%s: only an engine with a slot in the hub can join a hub model family" % wi)
+                continue
+            if len(h["params"]) != 1:
+                errs.append("%s.params: must be one object of hub parameters, not a list" % wi)
+                continue
+            for k in sorted(h["params"][0]):
+                if k not in mine:
+                    errs.append("%s.params: '%s' is not a parameter of %s's slot (it may set: %s)"
+                                % (wi, k, c.name, ", ".join(sorted(mine))))
+            args = ["-G%s=%d" % kv for kv in h["params"][0].items()]
+            fam = [m for m in hub.models if m["family"] == h["family"]]
+            if fam:
+                m = fam[0]
+            elif base is None:
+                errs.append("%s.family: the hub declares no model family to copy for '%s'" % (wi, h["family"]))
+                continue
+            elif h["sizes"] is None:
+                errs.append("%s.sizes: '%s' is not a family of the hub; a new family needs its sizes"
+                            % (wi, h["family"]))
+                continue
+            else:
+                m = dict(json.loads(json.dumps(base)), family=h["family"], sizes=list(h["sizes"]),
+                         size_args={}, engines=[])
+                hub.models.append(m)
+                h = dict(h, sizes=None)   # a new family carries the engine at all its sizes
+            m["engines"].append(c.name)
+            bad = [n for n in (h["sizes"] or []) if n not in m["sizes"]]
+            for n in bad:
+                errs.append("%s.sizes: %d is not one of family %s's sizes (%s)"
+                            % (wi, n, m["family"], ", ".join(str(x) for x in m["sizes"])))
+            if h["sizes"] is None or set(m["sizes"]) <= set(h["sizes"]):
+                m["args"] = m["args"] + args
+            elif not bad:
+                for n in h["sizes"]:
+                    m["size_args"][str(n)] = m["size_args"].get(str(n), []) + args
+
+
 def load(root=ROOT):
     """Read and check every rtl/*/manifest.json; raise ManifestError listing every problem."""
     errs = []
@@ -446,6 +512,7 @@ def load(root=ROOT):
         for c in comps:
             if c.slot and c.name != HUB and c.name not in by[HUB].depends:
                 by[HUB].m["depends"].append(c.name)
+    _join_hub_models(by.get(HUB), comps, errs)
 
     # per component
     windows = {}
@@ -531,7 +598,11 @@ def load(root=ROOT):
         def need_top(top, where):
             if top not in mods:
                 errs.append("%s: top: no module '%s' in the sources of %s" % (where, top, visible))
+        # a test may link the families of its component and its dependencies,
+        # and the hub's (an engine's system tests run it in the hub top)
         fams = {m["family"] for x in reg.closure(c.name) for m in x.models}
+        if HUB in reg.by_name:
+            fams |= {m["family"] for m in reg.by_name[HUB].models}
         for i, m in enumerate(c.models):
             wi = "%s: models[%d]" % (w, i)
             claim("family", m["family"], wi)
@@ -557,7 +628,8 @@ def load(root=ROOT):
                 errs.append("%s.timeout: must be >= 1 s" % wi)
             for f in t["families"]:
                 if f not in fams:
-                    errs.append("%s.families: no model family '%s' in %s" % (wi, f, visible))
+                    errs.append("%s.families: no model family '%s' in %s%s"
+                                % (wi, f, visible, " or the hub" if HUB in reg.by_name else ""))
             prefixes = []
             for j, v in enumerate(t["verilate"]):
                 wj = "%s.verilate[%d]" % (wi, j)
@@ -813,6 +885,17 @@ def selftest(verbose=False):
         m["other"] = {"title": "o", "window": 3, "sources": ["rtl/other/o.v"]}
         fs["rtl/other/o.v"] = "module o; endmodule\n"
 
+    def with_hub(*entries):
+        """A hub component with one model family; eng gets a slot and joins it."""
+        def mut(m, fs):
+            m["hub"] = {"title": "hub", "window": 0, "sources": ["rtl/hub/h.v"],
+                        "models": [{"family": "hub", "top": "h", "param": "N", "sizes": [2, 4], "args": ["-GK=1"],
+                                    "header": "tests/t.cpp", "class": "C", "base": "B"}]}
+            fs["rtl/hub/h.v"] = "module h; endmodule\n"
+            m["eng"]["slot"] = [{"module": "e", "hub_params": [{"name": "E_W", "value": "2"}]}]
+            m["eng"]["hub_models"] = list(entries)
+        return mut
+
     cases = [
         ("unknown field", lambda m, fs: m["eng"].update(sourcez=[]),
          "rtl/eng/manifest.json: unknown field 'sourcez'"),
@@ -861,6 +944,16 @@ def selftest(verbose=False):
             {"name": "test_f", "sources": ["tests/t.cpp"],
              "verilate": [{"prefix": "Ve_n1", "top": "e", "params": {"N": 3}}]}),
          "test test_f: model Ve_n1 is also made by rtl/eng/manifest.json: test test_e"),
+        ("hub_models: not its own", with_hub({"family": "hub", "params": {"EN_BASE": 1}}),
+         "hub_models[0].params: 'EN_BASE' is not a parameter of eng's slot"),
+        ("hub_models: no such size", with_hub({"family": "hub", "sizes": [3], "params": {"EN_ENG": 1}}),
+         "hub_models[0].sizes: 3 is not one of family hub's sizes"),
+        ("hub_models: new, no sizes", with_hub({"family": "hub_e"}),
+         "hub_models[0].sizes: 'hub_e' is not a family of the hub; a new family needs its sizes"),
+        ("hub_models: no slot", lambda m, fs: (with_hub()(m, fs), m["base"].update(hub_models=[{"family": "hub"}])),
+         "rtl/base/manifest.json: hub_models[0]: only an engine with a slot"),
+        ("hub_models: no hub", lambda m, fs: m["eng"].update(hub_models=[{"family": "hub"}]),
+         "hub_models: there is no hub component"),
         ("bad JSON", lambda m, fs: fs.update({"rtl/eng/manifest.json": "{"}), None),
     ]
     bad = 0
@@ -875,6 +968,29 @@ def selftest(verbose=False):
             print("engines selftest: the good tree loads")
     except (ManifestError, AssertionError) as e:
         print("engines selftest: the good tree FAILED: %s" % e)
+        bad += 1
+    finally:
+        shutil.rmtree(d)
+    # an engine joins the hub's family at some sizes, makes a family of its
+    # own, and its test links the hub's family
+    d = tree(with_hub({"family": "hub", "sizes": [4], "params": {"EN_ENG": 1, "E_W": 3}},
+                      {"family": "hub_e", "sizes": [2]}))
+    try:
+        with open(os.path.join(d, "rtl/eng/manifest.json")) as f:
+            e = json.load(f)
+        e["tests"][0]["families"] = ["hub", "hub_e"]
+        with open(os.path.join(d, "rtl/eng/manifest.json"), "w") as f:
+            json.dump(e, f)
+        fams = {f["family"]: f for f in load(d).families()}
+        assert sorted(fams) == ["hub", "hub_e"], sorted(fams)
+        assert fams["hub"]["args"] == ["-GK=1"] and fams["hub"]["size_args"] == {"4": ["-GEN_ENG=1", "-GE_W=3"]}, \
+            fams["hub"]
+        assert fams["hub_e"]["args"] == ["-GK=1"] and fams["hub_e"]["sizes"] == [2], fams["hub_e"]
+        assert fams["hub_e"]["engine"] == "hub" and fams["hub_e"]["engines"] == ["eng"], fams["hub_e"]
+        if verbose:
+            print("engines selftest: an engine joins and adds hub model families")
+    except (ManifestError, AssertionError) as e:
+        print("engines selftest: the hub_models tree FAILED: %s" % e)
         bad += 1
     finally:
         shutil.rmtree(d)
