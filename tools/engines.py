@@ -108,6 +108,7 @@ SLOT_PORT = {
     "dir": F("str", True),         # input | output (as seen from the hub top)
     "name": F("str", True),        # hub top port = slot module port of the same name
     "width": F("str", True),       # Verilog width expression, e.g. N*W
+    "idle": F("int", default=0),   # the level its lines rest at undriven (an input a board top leaves open)
 }
 SLOT = {
     "module": F("str", True),      # the engine's slot module: the bus slave ports + `ports`
@@ -382,12 +383,14 @@ class Registry:
 
 
 LOCALPARAM_RE = re.compile(r"localparam\s+integer\s+([A-Z_][A-Z0-9_]*)\s*=\s*(\d+)\s*;")
+STRING_PARAM_RE = re.compile(r"localparam\s+([A-Z_][A-Z0-9_]*)\s*=\s*\"([A-Za-z0-9_ .-]*)\"\s*;")
 
 
 def board_tops(root):
     """[{name, prefix, top_file, params}] for every board of tools/boards/ (the one
     list of boards; none in the selftest's throw-away trees): its gateware top and
-    the integer localparams the top declares with a literal value."""
+    the integer and string localparams the top declares with a literal value
+    (a string as its Verilog literal, quotes included: DISPLAY = "LED8")."""
     d = os.path.join(root, "tools", "boards")
     if not os.path.isdir(d):
         return []
@@ -400,7 +403,9 @@ def board_tops(root):
         params = {}
         if os.path.isfile(os.path.join(root, top)):
             with open(os.path.join(root, top)) as fh:
-                params = {k: int(v) for k, v in LOCALPARAM_RE.findall(fh.read())}
+                text = fh.read()
+            params = {k: int(v) for k, v in LOCALPARAM_RE.findall(text)}
+            params.update({k: '"%s"' % v for k, v in STRING_PARAM_RE.findall(text)})
         out.append({"name": name, "prefix": "V%s_top" % name, "top_file": top, "params": params})
     return out
 
@@ -698,6 +703,8 @@ def load(root=ROOT):
                     errs.append("%s.ports[%d].dir: '%s' is not input or output" % (wi, j, p["dir"]))
                 if not IDENT.match(p["name"]):
                     errs.append("%s.ports[%d].name: '%s' is not a port name" % (wi, j, p["name"]))
+                if p["idle"] not in (0, 1):
+                    errs.append("%s.ports[%d].idle: must be 0 or 1" % (wi, j))
             for inc in sl["includes"]:
                 if not any(os.path.isfile(os.path.join(root, d, inc)) for d in reg.includes(c.name)):
                     errs.append("%s.includes: '%s' is in no include directory of %s" % (wi, inc, visible))
@@ -819,7 +826,7 @@ def cmake_text(reg):
             for b in t["boards"]:
                 s("%s_BOARD_%s_PREFIX" % (v, b["name"]), b["prefix"])
                 s("%s_BOARD_%s_PARAMS" % (v, b["name"]),
-                  ";".join("%s=%d" % kv for kv in sorted(b["params"].items())))
+                  ";".join("%s=%s" % kv for kv in sorted(b["params"].items())))
     return "\n".join(o) + "\n"
 
 
