@@ -21,12 +21,8 @@ inline unsigned pe_ctrl_lines([[maybe_unused]] unsigned N) {
     return unsigned(5);
 }
 
-/// pe_stat (rtl/papers/manifest.json), lines per PE: W
-inline unsigned pe_stat_lines([[maybe_unused]] unsigned N) {
-    const unsigned MW = (N < 4) ? 4 : N;
-    const unsigned W = MW + 4;
-    return unsigned(W);
-}
+/// pe_stat (rtl/papers/manifest.json): as many lines per PE as pe_data
+inline unsigned pe_stat_lines(unsigned N) { return pe_data_lines(N); }
 
 /// pe_led (rtl/papers/manifest.json), lines per PE: LW
 inline unsigned pe_led_lines([[maybe_unused]] unsigned N) {
@@ -40,10 +36,8 @@ inline unsigned pe_irq_lines([[maybe_unused]] unsigned N) {
     return unsigned(1);
 }
 
-/// pe_bad (rtl/papers/manifest.json), lines per PE: 1
-inline unsigned pe_bad_lines([[maybe_unused]] unsigned N) {
-    return unsigned(1);
-}
+/// pe_bad (rtl/papers/manifest.json): as many lines per PE as pe_irq
+inline unsigned pe_bad_lines(unsigned N) { return pe_irq_lines(N); }
 
 /// nand_pins_in (rtl/nand/manifest.json), lines per PE: 12
 inline unsigned nand_pins_in_lines([[maybe_unused]] unsigned N) {

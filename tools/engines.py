@@ -963,44 +963,42 @@ def selftest(verbose=False):
          "hub_models: there is no hub component"),
         ("bad JSON", lambda m, fs: fs.update({"rtl/eng/manifest.json": "{"}), None),
     ]
-    bad = 0
-    d = tree(lambda m, fs: None)
-    try:
-        reg = load(d)
+    def loads(what, mut, check):
+        """A tree that must load; check(registry) asserts what it holds.  1 if not."""
+        d = tree(mut)
+        try:
+            check(load(d))
+            if verbose:
+                print("engines selftest: %s" % what)
+            return 0
+        except (ManifestError, AssertionError) as e:
+            print("engines selftest: %s FAILED: %s" % (what, e))
+            return 1
+        finally:
+            shutil.rmtree(d)
+
+    def good_tree(reg):
         assert [c.name for c in reg.components] == ["base", "eng"], reg.names()
         assert reg.sources("eng") == ["rtl/base/b.v", "rtl/eng/e.v"]
         assert [m["prefix"] for m in reg.tests()[0]["models"]] == ["Ve_n1", "Ve_n2"]
         assert reg.tests()[0]["models"][1]["args"] == ["-GN=2"]
-        if verbose:
-            print("engines selftest: the good tree loads")
-    except (ManifestError, AssertionError) as e:
-        print("engines selftest: the good tree FAILED: %s" % e)
-        bad += 1
-    finally:
-        shutil.rmtree(d)
+
     # an engine joins the hub's family at some sizes, makes a family of its
-    # own, and its test links the hub's family
-    d = tree(with_hub({"family": "hub", "sizes": [4], "params": {"EN_ENG": 1, "E_W": 3}},
-                      {"family": "hub_e", "sizes": [2]}))
-    try:
-        with open(os.path.join(d, "rtl/eng/manifest.json")) as f:
-            e = json.load(f)
-        e["tests"][0]["families"] = ["hub", "hub_e"]
-        with open(os.path.join(d, "rtl/eng/manifest.json"), "w") as f:
-            json.dump(e, f)
-        fams = {f["family"]: f for f in load(d).families()}
+    # own, and its test links both
+    joins = with_hub({"family": "hub", "sizes": [4], "params": {"EN_ENG": 1, "E_W": 3}},
+                     {"family": "hub_e", "sizes": [2]})
+
+    def hub_tree(reg):
+        fams = {f["family"]: f for f in reg.families()}
         assert sorted(fams) == ["hub", "hub_e"], sorted(fams)
         assert fams["hub"]["args"] == ["-GK=1"] and fams["hub"]["size_args"] == {"4": ["-GEN_ENG=1", "-GE_W=3"]}, \
             fams["hub"]
         assert fams["hub_e"]["args"] == ["-GK=1"] and fams["hub_e"]["sizes"] == [2], fams["hub_e"]
         assert fams["hub_e"]["engine"] == "hub" and fams["hub_e"]["engines"] == ["eng"], fams["hub_e"]
-        if verbose:
-            print("engines selftest: an engine joins and adds hub model families")
-    except (ManifestError, AssertionError) as e:
-        print("engines selftest: the hub_models tree FAILED: %s" % e)
-        bad += 1
-    finally:
-        shutil.rmtree(d)
+
+    bad = loads("the good tree loads", lambda m, fs: None, good_tree)
+    bad += loads("an engine joins and adds hub model families",
+                 lambda m, fs: (joins(m, fs), m["eng"]["tests"][0].update(families=["hub", "hub_e"])), hub_tree)
     for what, mut, want in cases:
         if want is None:   # bad JSON: written after the manifests
             d = tree(lambda m, fs: None)
@@ -1024,10 +1022,10 @@ def selftest(verbose=False):
         finally:
             shutil.rmtree(d)
     if bad:
-        print("engines selftest: FAILED: %d of %d checks (the good tree and %d planted faults)"
-              % (bad, len(cases) + 1, len(cases)))
+        print("engines selftest: FAILED: %d of %d checks (two good trees and %d planted faults)"
+              % (bad, len(cases) + 2, len(cases)))
     else:
-        print("engines selftest: the good tree loads, all %d planted faults caught%s"
+        print("engines selftest: the good trees load, all %d planted faults caught%s"
               % (len(cases), "" if verbose else " (-v lists them)"))
     return 1 if bad else 0
 

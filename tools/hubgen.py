@@ -287,7 +287,13 @@ def gen_sim_pins():
          "namespace aggnet::sim::hub_pins {",
          ""]
     rows = pin_rows()
+    first = {}   # (engine, lines) -> the port whose function computes them
     for c, s, p, lines in rows:
+        same = first.setdefault((c.name, lines), p["name"])
+        if same != p["name"]:
+            o += ["/// %s (rtl/%s/manifest.json): as many lines per PE as %s" % (p["name"], c.name, same),
+                  "inline unsigned %s_lines(unsigned N) { return %s_lines(N); }" % (p["name"], same), ""]
+            continue
         need = set(re.findall(r"[A-Za-z_]\w*", lines))
         defs = []
         for hp in reversed(s["hub_params"]):   # the slot's parameters the expression needs
