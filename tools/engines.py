@@ -5,7 +5,9 @@ Every folder rtl/<name>/ is one component (an engine such as `papers`, or a
 shared part such as `common` or `link`) and holds one manifest,
 rtl/<name>/manifest.json: its RTL sources, include directories, dependencies,
 bus window, Verilated model families, test suites, synthesis jobs, formal
-jobs, register-map generators and bench points.  docs/engines.md describes
+jobs, register-map generators and bench points; an engine with a slot in
+the hub also names the hub model families that carry it (hub_models),
+which this file folds into the hub's families.  docs/engines.md describes
 the format field by field and how to add an engine.
 
 This file is the only reader.  It finds rtl/*/manifest.json, checks each one
