@@ -1,6 +1,7 @@
 // hub_select.hpp: which Verilated hub to run, chosen by the engines a run
-// needs.  Every model family of HubModel (rtl/hub/manifest.json's `models`:
-// `hub` with every engine, `hub_papers` with PAPERS alone, ...; listed by
+// needs.  Every model family of HubModel (rtl/hub/manifest.json's `models`
+// and the engines' `hub_models`: `hub` with every engine, `hub_papers` with
+// PAPERS alone, ...; docs/engines.md; listed by
 // sim::rtl_families, sim/rtl_families.hpp) is a named configuration of the
 // one hub top.  A family's engines are what its model says in HELLO, asked
 // over its own link (a few hundred cycles), so nothing lists them twice.

@@ -23,7 +23,7 @@
 
 namespace aggnet::sim {
 
-/// Src: pes(), set_nand_pins(pe, 12 lines), nand_pins(pe) (5 lines),
+/// Src: pes(), set_nand_pins_in(pe, 12 lines), nand_pins_out(pe) (5 lines),
 /// reset(cycles), tick(), cycle(), trace_to(path), close_trace().
 template <class Src>
 class NandCable final : public PapersPins {
@@ -32,7 +32,7 @@ public:
     unsigned pes() const override { return h_->pes(); }
     void set_data(unsigned pe, reg_t pins) override { d_.at(pe) = uint8_t(pins), drive(pe); }
     void set_ctrl(unsigned pe, uint8_t pins) override { c_.at(pe) = pins & 0xf, drive(pe); }
-    reg_t stat(unsigned pe) override { return reg_t(h_->nand_pins(pe)) << nand_regs::CABLE_PC_STATUS_AT; }
+    reg_t stat(unsigned pe) override { return reg_t(h_->nand_pins_out(pe)) << nand_regs::CABLE_PC_STATUS_AT; }
     /// S7: the PC's 8-bit status register, whatever N (not PAPERS' widened one).
     unsigned busy_bit() const override { return 7; }
     reg_t led(unsigned) override { return 0; }
@@ -47,7 +47,7 @@ public:
 private:
     std::unique_ptr<Src> h_;
     std::vector<uint8_t> d_, c_;
-    void drive(unsigned pe) { h_->set_nand_pins(pe, uint16_t(d_[pe] | c_[pe] << nand_regs::CABLE_PC_CONTROL_LINE)); }
+    void drive(unsigned pe) { h_->set_nand_pins_in(pe, uint16_t(d_[pe] | c_[pe] << nand_regs::CABLE_PC_CONTROL_LINE)); }
 };
 
 /// A bare Verilated nand_engine (any N, T) with its bus idle: only its cable.
@@ -57,14 +57,14 @@ class NandEngineRtl {
 public:
     NandEngineRtl(unsigned n, const std::string& name, uint64_t max_cycles = UINT64_MAX) : n_(n), h_(name, max_cycles) {
         h_->bus_req_valid = 0;
-        for (unsigned pe = 0; pe < n; ++pe) set_nand_pins(pe, uint16_t((1u << nand_regs::CABLE_IN_LINES) - 1));
+        for (unsigned pe = 0; pe < n; ++pe) set_nand_pins_in(pe, uint16_t((1u << nand_regs::CABLE_IN_LINES) - 1));
     }
     unsigned pes() const { return n_; }
-    void set_nand_pins(unsigned pe, uint16_t v) {
+    void set_nand_pins_in(unsigned pe, reg_t v) {
         put_bits(h_->nand_pins_in, pe * nand_regs::CABLE_IN_LINES, nand_regs::CABLE_IN_LINES, v);
     }
-    unsigned nand_pins(unsigned pe) const {
-        return unsigned(get_bits(h_.dut().nand_pins_out, pe * nand_regs::CABLE_OUT_LINES, nand_regs::CABLE_OUT_LINES));
+    reg_t nand_pins_out(unsigned pe) const {
+        return reg_t(get_bits(h_.dut().nand_pins_out, pe * nand_regs::CABLE_OUT_LINES, nand_regs::CABLE_OUT_LINES));
     }
     void reset(unsigned cycles) { h_.reset(cycles); }
     void tick() { h_.tick(); }

@@ -4,9 +4,11 @@
 //   * the INFO window against tools/linkgen.py's INFO table (identity, size,
 //     engines, clock, the PAPERS register-map hash, a running cycle counter,
 //     link statistics) and its refusals;
-//   * the engine slots (tools/hubgen.py): the models here are built with
-//     EN_NAND = 1 and EN_SCRATCH = 1 (rtl/hub/manifest.json), so window 2
-//     is the NAND engine and window 15 the scratch engine; a hub built with every engine left out (EN_PAPERS = 0) says so
+//   * the engine slots (tools/hubgen.py): the `hub` family is the full hub,
+//     which every engine joins in its own manifest ("hub_models": NAND,
+//     BESU and the scratch engine set their EN_<NAME> there), so at N = 4
+//     it carries every engine of the generated registry (aggnet/engines.hpp);
+//     a hub built with every engine left out (EN_PAPERS = 0) says so
 //     in HELLO, answers NO_REG in their windows and drives their pins low;
 //   * the PAPERS window against docs/papers_regmap.md "The PAPERS window on
 //     the link" and seed 000: barriers of PEs on the link, barriers mixing
@@ -130,7 +132,8 @@ TEST_CASE("aggnet_hub: the INFO window tells what the hub is", "[hub][link]") {
     CHECK(hi.hub_pes == 4);
     CHECK(hi.port_pes == 4);
     // The hub family's models build every engine that has a slot in the hub
-    // (rtl/hub/manifest.json), and aggnet/engines.hpp lists those slots.
+    // (each joins it in its manifest's hub_models), and aggnet/engines.hpp
+    // lists those slots.
     uint32_t all = 1u << D::WIN_INFO;
     for (const auto& e : aggnet::engines::kEngines) all |= 1u << e.window;
     CHECK(hi.engines == all);
@@ -169,7 +172,7 @@ TEST_CASE("aggnet_hub: the INFO window tells what the hub is", "[hub][link]") {
     // Window 2: the NAND engine's SHAPE (N, and NAND_T = 4 trees by default).
     CHECK(c.read(1, uint16_t(D::WIN_NAND << 12 | 0x003), 4) == (4u << 8 | 4u));
     // Window 3: the BESU engine's SHAPE for PE1: node 1 of the 2x2x1 mesh the
-    // hub derives from N = 4, with BESU_NB = 8 (rtl/hub/manifest.json).
+    // hub derives from N = 4, with BESU_NB = 8 (rtl/besu/manifest.json, hub_models).
     CHECK(c.read(1, uint16_t(D::WIN_BESU << 12 | 0x403), 4) == (8u | 2u << 8 | 2u << 12 | 1u << 16 | 1u << 20));
     for (unsigned win = 1; win < 16; ++win) {
         if (all >> win & 1) continue;

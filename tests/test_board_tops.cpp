@@ -67,7 +67,20 @@ namespace B = aggnet::besu;
 
 namespace {
 
-using Params = std::map<std::string, long>;
+/// A top's integer localparams (N, HUB_KHZ, LINK_BAUD, EN_<ENGINE>, ...) and,
+/// in `text`, its string ones (DISPLAY, the status display's layout).
+struct Params : std::map<std::string, long> {
+    std::map<std::string, std::string> text;
+};
+void put(Params& p, const char* k, long v) { p[k] = v; }
+void put(Params& p, const char* k, int v) { p[k] = v; }  // a literal 0 is no pointer here
+void put(Params& p, const char* k, const char* v) { p.text[k] = v; }
+/// The top's status display layout (its localparam DISPLAY, which it gives papers_display).
+std::string display_of(const std::string& board, const Params& p) {
+    if (!p.text.count("DISPLAY"))
+        throw std::invalid_argument(board + ": its top declares no localparam DISPLAY (papers_display's LAYOUT)");
+    return p.text.at("DISPLAY");
+}
 
 // ---- which of the seed's pins a top brings out (its port names) ------------
 #define AGGNET_HAS_MEMBER(trait, member)                                                         \
@@ -86,28 +99,28 @@ AGGNET_HAS_MEMBER(has_uart, uart_rx)     // the link on the board's USB UART (no
 
 constexpr unsigned kW = 8;  // register width at N = 4 (papers_regs::reg_width(4))
 
-/// The status display each top drives (docs/hardware.md "The status
-/// display"; rtl/papers/papers_display.v): every PE in turn, each in
+/// The status display a top drives, by its layout (docs/hardware.md "The
+/// status display"; rtl/papers/papers_display.v): every PE in turn, each in
 /// `pages` pages, the LEDs as bit i = LED i lit, from the shown PE's
 /// section 3.2 column (bit 0..3 B0..B3, 4 S, 5 D, 6 U0, 7 U1, 8 IR, 9 CE),
 /// the PE shown and the page.  Written from the docs' tables, not the RTL.
-/// A new board adds its case.
-unsigned display_pages(const std::string& board) {
-    if (board == "hx8k" || board == "ulx3s") return 2;
-    if (board == "icestick" || board == "hx1k") return 3;
-    if (board == "icebreaker") return 5;
-    throw std::invalid_argument(board + ": add its status display to display_pages() and expected_leds()");
+/// A new layout adds its case; a new board names one in its top.
+unsigned display_pages(const std::string& layout) {
+    if (layout == "LED8") return 2;
+    if (layout == "LED5") return 3;
+    if (layout == "RGB") return 5;
+    throw std::invalid_argument("display layout " + layout + ": add it to display_pages() and expected_leds()");
 }
-uint32_t expected_leds(const std::string& board, reg_t col, unsigned sel, unsigned page) {
+uint32_t expected_leds(const std::string& layout, reg_t col, unsigned sel, unsigned page) {
     const auto b = [&](unsigned k) { return uint32_t((col >> k) & 1); };
-    if (board == "hx8k" || board == "ulx3s")  // led[7:6] = PE; {CE, IR, U1, U0, D, S} / {B3..B0}
+    if (layout == "LED8")  // led[7:6] = PE; {CE, IR, U1, U0, D, S} / {B3..B0}
         return (sel & 3) << 6 | (page == 0 ? uint32_t(col >> 4) & 0x3f : uint32_t(col) & 0xf);
-    if (board == "icestick" || board == "hx1k") {  // red led[3:0], green led[4]
+    if (layout == "LED5") {  // red led[3:0], green led[4]
         if (page == 0) return b(9) << 4 | 1u << (sel & 3);       // the PE shown; CE
         if (page == 1) return b(4) << 4 | (uint32_t(col >> 5) & 0xf);  // S; IR, U1, U0, D
         return uint32_t(col) & 0xf;                                // B3..B0
     }
-    // icebreaker: bit 0 red LED, bit 1 green LED, bits 2..4 the RGB LED's red, green, blue
+    // RGB: bit 0 red LED, bit 1 green LED, bits 2..4 the RGB LED's red, green, blue
     static const unsigned pair[5][2] = {{9, 4}, {8, 5}, {7, 6}, {1, 0}, {3, 2}};  // {R, G}
     const uint32_t rgb = page == 0 ? (sel == 3 ? 7u : 1u << sel) : 0u;
     return b(pair[page][0]) | b(pair[page][1]) << 1 | rgb << 2;
@@ -151,7 +164,8 @@ public:
           baud_(p.count("LINK_BAUD") ? uint64_t(p.at("LINK_BAUD")) : 1), h_(board + "_top", max_cycles), ref_(n_), pins_d_(n_), pins_c_(n_),
           sh_(n_), pending_(n_), waiting_(n_), arrivals_(n_), go_board_(n_), go_ref_(n_) {
         if (n_ != 4) throw std::invalid_argument(board + ": the board tops are PAPERS-4 (N = 4)");
-        pages_ = display_pages(board);
+        layout_ = display_of(board, p);
+        pages_ = display_pages(layout_);
         if constexpr (has_pe_d<V>::value) {
             data_mask_ = 0xff, ctrl_mask_ = 0x0f, stat_mask_ = 0xf8;
         } else if constexpr (has_pe_dd<V>::value) {
@@ -227,12 +241,8 @@ public:
         if constexpr (has_pe_busy<V>::value) return reg_t((m.pe_busy >> a) & 1) << (kW - 1);
         else return sim::get_bits(m.pe_st, a * 5, 5) << R::STATUS_I0;
     }
-    /// The board tops carry PAPERS on their cables, not the NAND engine.
-    void set_nand_pins(unsigned, uint16_t) override { FAIL(board_ << ": no NAND cable on this board top"); }
-    unsigned nand_pins(unsigned) const override {
-        FAIL(board_ << ": no NAND cable on this board top");
-        return 0;
-    }
+    // The board tops carry PAPERS on their cables and no other engine's
+    // pins: HubModel's accessors of the generated engine pins throw.
     /// A board top shows every PE's column in turn (leds()), not one column
     /// per PE: compare() checks the display against the reference.
     reg_t led(unsigned) const override { return 0; }
@@ -416,7 +426,7 @@ private:
         const uint32_t lit = leds();
         const Want due = wants_[0];
         wants_[0] = wants_[1];
-        wants_[1] = {expected_leds(board_, ref_.led(sel % n_), sel % n_, page % pages_), settled};
+        wants_[1] = {expected_leds(layout_, ref_.led(sel % n_), sel % n_, page % pages_), settled};
         if (!settled) return;
         ++compared_;
         if (sel >= n_ || page >= pages_) mismatch("display state (PE, page)", sel, page);
@@ -437,7 +447,7 @@ private:
         }
     }
 
-    std::string board_;
+    std::string board_, layout_;
     unsigned n_;
     uint64_t hz_, baud_;
     mutable sim::Harness<V> h_;
@@ -493,10 +503,11 @@ bool board_selected(const std::string& b) {
     return ("," + std::string(env) + ",").find("," + b + ",") != std::string::npos;
 }
 void for_each_board(const BoardFn& fn) {
-#define AGGNET_P(k, v) {#k, v}
+#define AGGNET_P(k, v) put(p, #k, v)
 #define AGGNET_X(b, V, ...)                                                                       \
     if (board_selected(#b)) {                                                                     \
-        const Params p{__VA_ARGS__};                                                              \
+        Params p;                                                                                 \
+        (void)(__VA_ARGS__);                                                                      \
         fn(#b, p, [&](uint64_t mc) { return std::make_unique<BoardTop<V>>(#b, p, mc); });          \
     }
     AGGNET_BOARD_TOPS(AGGNET_X, AGGNET_P)
@@ -573,7 +584,7 @@ TEST_CASE("board tops: HELLO and INFO over the UART pins report the board's size
 
 TEST_CASE("board tops: every PE's pins against the PAPERS reference, cycle by cycle", "[boards][papers]") {
     const uint64_t seed = aggnet::sim::test_seed("board_tops_pins");
-    for_each_board([&](const std::string& board, const Params&, const Factory& make) {
+    for_each_board([&](const std::string& board, const Params& p, const Factory& make) {
         INFO(board);
         auto top = make(10'000'000);
         top->reset(3);
@@ -609,7 +620,7 @@ TEST_CASE("board tops: every PE's pins against the PAPERS reference, cycle by cy
         CHECK(top->compared() > 39000);
         // The display scanned every PE and page (PAGE_CYCLES = 97 in this
         // simulation: rtl/hub/manifest.json board_args).
-        CHECK(top->display_states() == 4 * display_pages(board));
+        CHECK(top->display_states() == 4 * display_pages(display_of(board, p)));
         CHECK(rises > 100);  // barriers did happen
         CHECK(top->compared_go_rises() == rises);
     });

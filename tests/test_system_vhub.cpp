@@ -151,8 +151,9 @@ TEST_CASE("vhub: barriers with all PEs; nobody leaves before its mask arrived", 
 }
 
 TEST_CASE("vhub: --engines runs the built hub with the fewest engines that has them", "[system][vhub]") {
-    // rtl/hub/manifest.json builds `hub` (every engine) and `hub_papers`
-    // (PAPERS alone); sim/hub_select.hpp asks each model what it carries.
+    // The hub builds `hub` (every engine joins it: rtl/hub/manifest.json and
+    // each engine's hub_models) and `hub_papers` (PAPERS alone, made by
+    // rtl/papers/manifest.json); sim/hub_select.hpp asks each model what it carries.
     const uint64_t info_papers = (1u << L::WIN_INFO) | (1u << L::WIN_PAPERS);
     {
         SimProcess hub(4, {"--engines", "papers"});

@@ -565,7 +565,7 @@ TEST_CASE("faults: aggnet-sim validates every option up front and exits 2 naming
         {{"--pes", "4", "--engines", "papers,frob"}, "unknown engine 'frob'"},
         {{"--pes", "4", "--engines", "papers," + missing},
          "this hub was built without " + missing + " (built with: " + built + ")"},
-        // the hub family leaves BESU out of its N = 16 model (rtl/hub/manifest.json)
+        // BESU joins the hub family at N = 2..8 only (rtl/besu/manifest.json, hub_models)
         {{"--pes", "16", "--engines", "besu"}, "this hub was built without besu"},
         {{"--pes", "4", "--engines", "nand,papers,nand"}, "--engines nand,papers,nand: 'nand' is named twice"},
         {{"--pes", "4", "--engines", "nand,,papers"}, "an empty engine name between ','s"},

@@ -5,7 +5,9 @@ Every folder rtl/<name>/ is one component (an engine such as `papers`, or a
 shared part such as `common` or `link`) and holds one manifest,
 rtl/<name>/manifest.json: its RTL sources, include directories, dependencies,
 bus window, Verilated model families, test suites, synthesis jobs, formal
-jobs, register-map generators and bench points.  docs/engines.md describes
+jobs, register-map generators and bench points; an engine with a slot in
+the hub also names the hub model families that carry it (hub_models),
+which this file folds into the hub's families.  docs/engines.md describes
 the format field by field and how to add an engine.
 
 This file is the only reader.  It finds rtl/*/manifest.json, checks each one
@@ -108,6 +110,7 @@ SLOT_PORT = {
     "dir": F("str", True),         # input | output (as seen from the hub top)
     "name": F("str", True),        # hub top port = slot module port of the same name
     "width": F("str", True),       # Verilog width expression, e.g. N*W
+    "idle": F("int", default=0),   # the level its lines rest at undriven (an input a board top leaves open)
 }
 SLOT = {
     "module": F("str", True),      # the engine's slot module: the bus slave ports + `ports`
@@ -120,6 +123,11 @@ SLOT = {
     "call": F("bool", default=False),        # the slot takes CALLs: it has the five CALL ports (docs/link.md)
     "busy": F("bool", default=False),        # the slot has an output `busy`: its state moves on by itself
     "settle": F("str", default="8"),         # Verilog expression: cycles from a bus write to its registers' final value
+}
+HUB_MODEL = {
+    "family": F("str", True),      # a model family of the hub: one of its `models`, or a new one
+    "sizes": F("ints"),            # joined: the sizes that carry the engine (default all); new: the family's
+    "params": F("params"),         # hub parameters the engine needs: its EN_<NAME> and its slot's hub_params
 }
 GENERATOR = {
     "run": F("str", True),         # shell command that rewrites the outputs
@@ -140,6 +148,7 @@ COMPONENT = {
     "formal": F("objs", default=[], schema=FORMAL),
     "bench_hw": F("objs", default=[], schema=BENCH),
     "slot": F("objs", default=[], schema=SLOT),   # at most one: the engine's place in the hub top
+    "hub_models": F("objs", default=[], schema=HUB_MODEL),  # named hub configurations that carry it
 }
 
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -376,12 +385,14 @@ class Registry:
 
 
 LOCALPARAM_RE = re.compile(r"localparam\s+integer\s+([A-Z_][A-Z0-9_]*)\s*=\s*(\d+)\s*;")
+STRING_PARAM_RE = re.compile(r"localparam\s+([A-Z_][A-Z0-9_]*)\s*=\s*\"([A-Za-z0-9_ .-]*)\"\s*;")
 
 
 def board_tops(root):
     """[{name, prefix, top_file, params}] for every board of tools/boards/ (the one
     list of boards; none in the selftest's throw-away trees): its gateware top and
-    the integer localparams the top declares with a literal value."""
+    the integer and string localparams the top declares with a literal value
+    (a string as its Verilog literal, quotes included: DISPLAY = "LED8")."""
     d = os.path.join(root, "tools", "boards")
     if not os.path.isdir(d):
         return []
@@ -394,7 +405,9 @@ def board_tops(root):
         params = {}
         if os.path.isfile(os.path.join(root, top)):
             with open(os.path.join(root, top)) as fh:
-                params = {k: int(v) for k, v in LOCALPARAM_RE.findall(fh.read())}
+                text = fh.read()
+            params = {k: int(v) for k, v in LOCALPARAM_RE.findall(text)}
+            params.update({k: '"%s"' % v for k, v in STRING_PARAM_RE.findall(text)})
         out.append({"name": name, "prefix": "V%s_top" % name, "top_file": top, "params": params})
     return out
 
@@ -411,6 +424,66 @@ def _linkgen_windows(root):
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return {w: n for n, w, _ in mod.WINDOWS}
+
+def _join_hub_models(hub, comps, errs):
+    """Fold every engine's `hub_models` into the hub's `models`: an entry that
+    names one of the hub's families adds the engine's parameters to it (at
+    its `sizes`, or all of the family's); one that names a new family makes
+    it, a copy of the hub's first family (top, size parameter, arguments,
+    adapter) with the entry's sizes.  Engines join in window order, so the
+    Verilator arguments come out the same whichever manifest is read first.
+    Each family records the engines that joined it (`engines`)."""
+    joining = sorted((c for c in comps if c.hub_models), key=lambda c: (c.window is None, c.window or 0, c.name))
+    if hub is None:
+        for c in joining:
+            errs.append("%s: hub_models: there is no hub component (rtl/%s/) to build them" % (c.manifest, HUB))
+        return
+    base = json.loads(json.dumps(hub.models[0])) if hub.models else None
+    for m in hub.models:
+        m["engines"] = []
+    for c in joining:
+        mine = set()
+        if c.slot:
+            mine = {"EN_" + c.name.upper()} | {p["name"] for p in c.slot[0]["hub_params"]}
+        for i, h in enumerate(c.hub_models):
+            wi = "%s: hub_models[%d]" % (c.manifest, i)
+            if not c.slot or c.name == HUB:
+                errs.append("%s: only an engine with a slot in the hub can join a hub model family" % wi)
+                continue
+            if len(h["params"]) != 1:
+                errs.append("%s.params: must be one object of hub parameters, not a list" % wi)
+                continue
+            for k in sorted(h["params"][0]):
+                if k not in mine:
+                    errs.append("%s.params: '%s' is not a parameter of %s's slot (it may set: %s)"
+                                % (wi, k, c.name, ", ".join(sorted(mine))))
+            args = ["-G%s=%d" % kv for kv in h["params"][0].items()]
+            fam = [m for m in hub.models if m["family"] == h["family"]]
+            if fam:
+                m = fam[0]
+            elif base is None:
+                errs.append("%s.family: the hub declares no model family to copy for '%s'" % (wi, h["family"]))
+                continue
+            elif h["sizes"] is None:
+                errs.append("%s.sizes: '%s' is not a family of the hub; a new family needs its sizes"
+                            % (wi, h["family"]))
+                continue
+            else:
+                m = dict(json.loads(json.dumps(base)), family=h["family"], sizes=list(h["sizes"]),
+                         size_args={}, engines=[])
+                hub.models.append(m)
+                h = dict(h, sizes=None)   # a new family carries the engine at all its sizes
+            m["engines"].append(c.name)
+            bad = [n for n in (h["sizes"] or []) if n not in m["sizes"]]
+            for n in bad:
+                errs.append("%s.sizes: %d is not one of family %s's sizes (%s)"
+                            % (wi, n, m["family"], ", ".join(str(x) for x in m["sizes"])))
+            if h["sizes"] is None or set(m["sizes"]) <= set(h["sizes"]):
+                m["args"] = m["args"] + args
+            elif not bad:
+                for n in h["sizes"]:
+                    m["size_args"][str(n)] = m["size_args"].get(str(n), []) + args
+
 
 def load(root=ROOT):
     """Read and check every rtl/*/manifest.json; raise ManifestError listing every problem."""
@@ -446,6 +519,7 @@ def load(root=ROOT):
         for c in comps:
             if c.slot and c.name != HUB and c.name not in by[HUB].depends:
                 by[HUB].m["depends"].append(c.name)
+    _join_hub_models(by.get(HUB), comps, errs)
 
     # per component
     windows = {}
@@ -531,7 +605,11 @@ def load(root=ROOT):
         def need_top(top, where):
             if top not in mods:
                 errs.append("%s: top: no module '%s' in the sources of %s" % (where, top, visible))
+        # a test may link the families of its component and its dependencies,
+        # and the hub's (an engine's system tests run it in the hub top)
         fams = {m["family"] for x in reg.closure(c.name) for m in x.models}
+        if HUB in reg.by_name:
+            fams |= {m["family"] for m in reg.by_name[HUB].models}
         for i, m in enumerate(c.models):
             wi = "%s: models[%d]" % (w, i)
             claim("family", m["family"], wi)
@@ -557,7 +635,8 @@ def load(root=ROOT):
                 errs.append("%s.timeout: must be >= 1 s" % wi)
             for f in t["families"]:
                 if f not in fams:
-                    errs.append("%s.families: no model family '%s' in %s" % (wi, f, visible))
+                    errs.append("%s.families: no model family '%s' in %s%s"
+                                % (wi, f, visible, " or the hub" if HUB in reg.by_name else ""))
             prefixes = []
             for j, v in enumerate(t["verilate"]):
                 wj = "%s.verilate[%d]" % (wi, j)
@@ -626,6 +705,8 @@ def load(root=ROOT):
                     errs.append("%s.ports[%d].dir: '%s' is not input or output" % (wi, j, p["dir"]))
                 if not IDENT.match(p["name"]):
                     errs.append("%s.ports[%d].name: '%s' is not a port name" % (wi, j, p["name"]))
+                if p["idle"] not in (0, 1):
+                    errs.append("%s.ports[%d].idle: must be 0 or 1" % (wi, j))
             for inc in sl["includes"]:
                 if not any(os.path.isfile(os.path.join(root, d, inc)) for d in reg.includes(c.name)):
                     errs.append("%s.includes: '%s' is in no include directory of %s" % (wi, inc, visible))
@@ -747,7 +828,7 @@ def cmake_text(reg):
             for b in t["boards"]:
                 s("%s_BOARD_%s_PREFIX" % (v, b["name"]), b["prefix"])
                 s("%s_BOARD_%s_PARAMS" % (v, b["name"]),
-                  ";".join("%s=%d" % kv for kv in sorted(b["params"].items())))
+                  ";".join("%s=%s" % kv for kv in sorted(b["params"].items())))
     return "\n".join(o) + "\n"
 
 
@@ -813,6 +894,17 @@ def selftest(verbose=False):
         m["other"] = {"title": "o", "window": 3, "sources": ["rtl/other/o.v"]}
         fs["rtl/other/o.v"] = "module o; endmodule\n"
 
+    def with_hub(*entries):
+        """A hub component with one model family; eng gets a slot and joins it."""
+        def mut(m, fs):
+            m["hub"] = {"title": "hub", "window": 0, "sources": ["rtl/hub/h.v"],
+                        "models": [{"family": "hub", "top": "h", "param": "N", "sizes": [2, 4], "args": ["-GK=1"],
+                                    "header": "tests/t.cpp", "class": "C", "base": "B"}]}
+            fs["rtl/hub/h.v"] = "module h; endmodule\n"
+            m["eng"]["slot"] = [{"module": "e", "hub_params": [{"name": "E_W", "value": "2"}]}]
+            m["eng"]["hub_models"] = list(entries)
+        return mut
+
     cases = [
         ("unknown field", lambda m, fs: m["eng"].update(sourcez=[]),
          "rtl/eng/manifest.json: unknown field 'sourcez'"),
@@ -861,23 +953,54 @@ def selftest(verbose=False):
             {"name": "test_f", "sources": ["tests/t.cpp"],
              "verilate": [{"prefix": "Ve_n1", "top": "e", "params": {"N": 3}}]}),
          "test test_f: model Ve_n1 is also made by rtl/eng/manifest.json: test test_e"),
+        ("hub_models: not its own", with_hub({"family": "hub", "params": {"EN_BASE": 1}}),
+         "hub_models[0].params: 'EN_BASE' is not a parameter of eng's slot"),
+        ("hub_models: no such size", with_hub({"family": "hub", "sizes": [3], "params": {"EN_ENG": 1}}),
+         "hub_models[0].sizes: 3 is not one of family hub's sizes"),
+        ("hub_models: new, no sizes", with_hub({"family": "hub_e"}),
+         "hub_models[0].sizes: 'hub_e' is not a family of the hub; a new family needs its sizes"),
+        ("hub_models: no slot", lambda m, fs: (with_hub()(m, fs), m["base"].update(hub_models=[{"family": "hub"}])),
+         "rtl/base/manifest.json: hub_models[0]: only an engine with a slot"),
+        ("hub_models: no hub", lambda m, fs: m["eng"].update(hub_models=[{"family": "hub"}]),
+         "hub_models: there is no hub component"),
         ("bad JSON", lambda m, fs: fs.update({"rtl/eng/manifest.json": "{"}), None),
     ]
-    bad = 0
-    d = tree(lambda m, fs: None)
-    try:
-        reg = load(d)
+    def loads(what, mut, check):
+        """A tree that must load; check(registry) asserts what it holds.  1 if not."""
+        d = tree(mut)
+        try:
+            check(load(d))
+            if verbose:
+                print("engines selftest: %s" % what)
+            return 0
+        except (ManifestError, AssertionError) as e:
+            print("engines selftest: %s FAILED: %s" % (what, e))
+            return 1
+        finally:
+            shutil.rmtree(d)
+
+    def good_tree(reg):
         assert [c.name for c in reg.components] == ["base", "eng"], reg.names()
         assert reg.sources("eng") == ["rtl/base/b.v", "rtl/eng/e.v"]
         assert [m["prefix"] for m in reg.tests()[0]["models"]] == ["Ve_n1", "Ve_n2"]
         assert reg.tests()[0]["models"][1]["args"] == ["-GN=2"]
-        if verbose:
-            print("engines selftest: the good tree loads")
-    except (ManifestError, AssertionError) as e:
-        print("engines selftest: the good tree FAILED: %s" % e)
-        bad += 1
-    finally:
-        shutil.rmtree(d)
+
+    # an engine joins the hub's family at some sizes, makes a family of its
+    # own, and its test links both
+    joins = with_hub({"family": "hub", "sizes": [4], "params": {"EN_ENG": 1, "E_W": 3}},
+                     {"family": "hub_e", "sizes": [2]})
+
+    def hub_tree(reg):
+        fams = {f["family"]: f for f in reg.families()}
+        assert sorted(fams) == ["hub", "hub_e"], sorted(fams)
+        assert fams["hub"]["args"] == ["-GK=1"] and fams["hub"]["size_args"] == {"4": ["-GEN_ENG=1", "-GE_W=3"]}, \
+            fams["hub"]
+        assert fams["hub_e"]["args"] == ["-GK=1"] and fams["hub_e"]["sizes"] == [2], fams["hub_e"]
+        assert fams["hub_e"]["engine"] == "hub" and fams["hub_e"]["engines"] == ["eng"], fams["hub_e"]
+
+    bad = loads("the good tree loads", lambda m, fs: None, good_tree)
+    bad += loads("an engine joins and adds hub model families",
+                 lambda m, fs: (joins(m, fs), m["eng"]["tests"][0].update(families=["hub", "hub_e"])), hub_tree)
     for what, mut, want in cases:
         if want is None:   # bad JSON: written after the manifests
             d = tree(lambda m, fs: None)
@@ -901,10 +1024,10 @@ def selftest(verbose=False):
         finally:
             shutil.rmtree(d)
     if bad:
-        print("engines selftest: FAILED: %d of %d checks (the good tree and %d planted faults)"
-              % (bad, len(cases) + 1, len(cases)))
+        print("engines selftest: FAILED: %d of %d checks (two good trees and %d planted faults)"
+              % (bad, len(cases) + 2, len(cases)))
     else:
-        print("engines selftest: the good tree loads, all %d planted faults caught%s"
+        print("engines selftest: the good trees load, all %d planted faults caught%s"
               % (len(cases), "" if verbose else " (-v lists them)"))
     return 1 if bad else 0
 

@@ -249,12 +249,113 @@ def gen_host():
     return "\n".join(o) + "\n"
 
 
+# ---- every engine's pins, per PE: for simulation (C++) and for board tops ----
+
+CPP_EXPR = re.compile(r"^[A-Za-z0-9_\s+\-*/%()<>=?:!&|]*$")
+
+
+def pin_lines(c, p):
+    """The Verilog expression of a pin port's lines per PE: its width is N*<lines> (or N)."""
+    w = p["width"].strip()
+    if w == "N":
+        return "1"
+    m = re.fullmatch(r"N\s*\*\s*(.+)", w)
+    if not m:
+        raise SystemExit("hubgen: rtl/%s/manifest.json: slot port %s: width %r must be N*<lines per PE>"
+                         % (c.name, p["name"], w))
+    return m.group(1).strip()
+
+
+def pin_rows():
+    """[(component, slot, port, lines expression)] of every engine pin of the hub top."""
+    return [(c, s, p, pin_lines(c, p)) for c, s in slots() for p in s["ports"]]
+
+
+def gen_sim_pins():
+    """sim/hub_pins.hpp: the lines per PE of every pin port as a C++ function of
+    N (from the slot's hub_params' defaults), and the X-macro list of the pins
+    that sim/hub_rtl.hpp turns into HubModel's accessors."""
+    o = [HEAD.replace("//", "//", 1).rstrip(),
+         "// Every engine's pins of the hub top (rtl/hub/aggnet_hub_ports.vh), per PE:",
+         "// the lines of each port at N PEs (its width / N, with the hub parameters at",
+         "// their defaults), and AGGNET_HUB_PINS(X): X(engine, port, dir, lines, idle)",
+         "// for each, dir `in` (the hub reads it) or `out`, idle the level its lines",
+         "// rest at when nothing drives them (the slot port's \"idle\").",
+         "// sim/hub_rtl.hpp makes HubModel's set_<port>(pe, lines) and <port>(pe).",
+         "#pragma once",
+         "",
+         "namespace aggnet::sim::hub_pins {",
+         ""]
+    rows = pin_rows()
+    first = {}   # (engine, lines) -> the port whose function computes them
+    for c, s, p, lines in rows:
+        same = first.setdefault((c.name, lines), p["name"])
+        if same != p["name"]:
+            o += ["/// %s (rtl/%s/manifest.json): as many lines per PE as %s" % (p["name"], c.name, same),
+                  "inline unsigned %s_lines(unsigned N) { return %s_lines(N); }" % (p["name"], same), ""]
+            continue
+        need = set(re.findall(r"[A-Za-z_]\w*", lines))
+        defs = []
+        for hp in reversed(s["hub_params"]):   # the slot's parameters the expression needs
+            if hp["name"] in need and CPP_EXPR.match(hp["value"]):
+                need |= set(re.findall(r"[A-Za-z_]\w*", hp["value"]))
+                defs.insert(0, "    const unsigned %s = %s;" % (hp["name"], hp["value"]))
+        if not CPP_EXPR.match(lines):
+            raise SystemExit("hubgen: rtl/%s/manifest.json: slot port %s: %r is no plain expression of N and "
+                             "the slot's hub_params" % (c.name, p["name"], lines))
+        o += ["/// %s (rtl/%s/manifest.json), lines per PE: %s" % (p["name"], c.name, lines),
+              "inline unsigned %s_lines([[maybe_unused]] unsigned N) {" % p["name"]] + defs + [
+              "    return unsigned(%s);" % lines, "}", ""]
+    o.append("}  // namespace aggnet::sim::hub_pins")
+    o.append("")
+    body = ["    X(%s, %s, %s, hub_pins::%s_lines, %d)" % (c.name, p["name"], "in" if p["dir"] == "input" else "out",
+                                                         p["name"], p["idle"]) for c, s, p, _ in rows]
+    o.append("#define AGGNET_HUB_PINS(X)" + "".join(" \\\n" + b for b in body))
+    return "\n".join(o) + "\n"
+
+
+def gen_board():
+    """rtl/hub/aggnet_hub_board.vh: for a board top, the connections of the pins
+    of every engine the board does not carry (inputs at rest, outputs to a wire
+    that nothing reads), so that a top names only the pins it wires."""
+    o = [HEAD.rstrip(),
+         "// For a board top (fw/<board>/top.v) that instantiates aggnet_uart_hub:",
+         "// before the include, `define AGGNET_CARRIES_<ENGINE> for each engine whose",
+         "// pins the board wires itself; then `AGGNET_HUB_OPEN_WIRES among its",
+         "// declarations, and `AGGNET_HUB_TIEOFF in the instance's port list (each",
+         "// item ends with a comma).  Every other engine's input pins rest at their",
+         "// \"idle\" level and its outputs drive a wire named unused_*.  The top must",
+         "// have the localparams the pin widths name (N, and PAPERS' W and LW)."]
+    wires, ties = [], []
+    for c, s in slots():
+        if not s["ports"]:
+            continue
+        E = c.name.upper()
+        w = ["wire [(%s)-1:0] unused_open_%s;" % (p["width"], p["name"]) for p in s["ports"] if p["dir"] == "output"]
+        t = [".%s(%s)" % (p["name"], ("{(%s){1'b%d}}" % (p["width"], p["idle"])) if p["dir"] == "input"
+                          else "unused_open_" + p["name"]) for p in s["ports"]]
+        o += ["", "// %s (window %d; rtl/%s/manifest.json)" % (c.name, c.window, c.name),
+              "`ifdef AGGNET_CARRIES_%s" % E,
+              "`define AGGNET_OPEN_%s" % E,
+              "`define AGGNET_TIEOFF_%s" % E,
+              "`else",
+              "`define AGGNET_OPEN_%s %s" % (E, " ".join(w)),
+              "`define AGGNET_TIEOFF_%s %s" % (E, " ".join(x + "," for x in t)),
+              "`endif"]
+        wires.append("`AGGNET_OPEN_%s" % E)
+        ties.append("`AGGNET_TIEOFF_%s" % E)
+    o += ["", "`define AGGNET_HUB_OPEN_WIRES " + " ".join(wires), "`define AGGNET_HUB_TIEOFF " + " ".join(ties)]
+    return "\n".join(o) + "\n"
+
+
 TARGETS = {
     "rtl/hub/aggnet_hub_params.vh": gen_params,
     "rtl/hub/aggnet_hub_ports.vh": gen_ports,
     "rtl/hub/aggnet_hub_engines.vh": gen_engines,
     "rtl/hub/aggnet_hub_pass.vh": gen_pass,
     "host/include/aggnet/engines.hpp": gen_host,
+    "rtl/hub/aggnet_hub_board.vh": gen_board,
+    "sim/hub_pins.hpp": gen_sim_pins,
 }
 
 if __name__ == "__main__":

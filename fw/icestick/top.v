@@ -74,10 +74,12 @@ module top (
     );
 
 
+    // Its layout (tests/test_board_tops.cpp reads it from here).
+    localparam DISPLAY = "LED5";
     // The section 3.2 display for every PE, one at a time (rtl/papers/
     // papers_display.v, layout "LED5": 3 pages, the PE on the red LEDs of page 0; docs/hardware.md, "The status display").
     wire [7:0] disp_leds;
-    papers_display #(.N(N), .LW(LW), .LAYOUT("LED5"), .PAGE_CYCLES(PAGE_CYCLES)) u_display (
+    papers_display #(.N(N), .LW(LW), .LAYOUT(DISPLAY), .PAGE_CYCLES(PAGE_CYCLES)) u_display (
         .clk(clk), .rst(rst), .pe_led(pe_led), .leds(disp_leds));
     assign led = disp_leds[4:0];
 

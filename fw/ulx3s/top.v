@@ -29,6 +29,12 @@
 // constraint file puts only hub outputs on the shared pins.
 // Clock: the hub runs at 90 MHz from the PLL (rtl/common/pll.v); 4 hub
 // cycles pin to pin are 44.4 ns.
+// The pins of every engine this board does not wire are tied off by the
+// generated rtl/hub/aggnet_hub_board.vh (tools/hubgen.py): this board
+// carries PAPERS' pins and no other engine's.
+`define AGGNET_CARRIES_PAPERS
+`include "aggnet_hub_board.vh"
+
 module top (
     input  wire        clk_25mhz,
     input  wire        btn_fire1,
@@ -100,24 +106,26 @@ module top (
 
 
     // The one hub top with its link port on the USB UART (rtl/hub/aggnet_uart_hub.v).
-    wire [N*5-1:0] nand_pins_out;
+    `AGGNET_HUB_OPEN_WIRES
     aggnet_uart_hub #(.N(N), .CLK_HZ(HUB_KHZ * 1000), .BAUD(LINK_BAUD),
                       .EN_BESU(EN_BESU), .BESU_NB(BESU_NB), .EN_NAND(EN_NAND)) u_hub (
         .clk(clk), .rst(rst),
         .pe_data(pe_data), .pe_ctrl(pe_ctrl),
         .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad),
-        .nand_pins_in({(N*12){1'b1}}), .nand_pins_out(nand_pins_out),  // no NAND cable on this board
+        `AGGNET_HUB_TIEOFF  // the other engines' pins
         .uart_rx(uart_rx), .uart_tx(uart_tx)
     );
 
 
+    // Its layout (tests/test_board_tops.cpp reads it from here).
+    localparam DISPLAY = "LED8";
     // The section 3.2 display for every PE, one at a time (rtl/papers/
     // papers_display.v, layout "LED8": the PE number on led[7:6], its column in 2 pages; docs/hardware.md, "The status display").
     wire [7:0] disp_leds;
-    papers_display #(.N(N), .LW(LW), .LAYOUT("LED8"), .PAGE_CYCLES(PAGE_CYCLES)) u_display (
+    papers_display #(.N(N), .LW(LW), .LAYOUT(DISPLAY), .PAGE_CYCLES(PAGE_CYCLES)) u_display (
         .clk(clk), .rst(rst), .pe_led(pe_led), .leds(disp_leds));
     assign led = disp_leds;
 
-    wire unused_ok = &{1'b0, nand_pins_out, pe_stat, pe_led, pe_irq, pe_bad};
+    wire unused_ok = &{1'b0, pe_stat, pe_led, pe_irq, pe_bad};
 endmodule
 `default_nettype wire
