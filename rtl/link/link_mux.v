@@ -58,8 +58,11 @@
 // slow tx never delays another's replies.  The host's resend recovers a
 // dropped reply (link_port answers a duplicate from its stored reply).
 //
-// Presence: absent[k] is high while stream k has received no byte for
-// KEEPALIVE cycles (and from reset until its first byte).
+// Presence: absent[k] is high while stream k has received no byte for a
+// while (and from reset until its first byte): it rises after more than
+// KEEPALIVE and at most KEEPALIVE + KEEPALIVE/32 + 33 silent cycles (a
+// shared prescaler ticks every ceil(KEEPALIVE/32) cycles; each stream
+// counts 33 ticks without a byte).
 //
 // Counters: counts[(4*k + i)*CNT_W +: CNT_W], wrapping, i = 0 FRAMES (frames
 // of stream k forwarded to link_port), 1 BIND, 2 OVERRUN, 3 TXDROP.
@@ -72,7 +75,7 @@
 //
 // Parameters: S in 2..32; PE_BASE in 0..63; NPE (PEs link_port serves,
 // from PE_BASE) in S-1..64 with PE_BASE + NPE <= 64; USB_ANY 0 or 1;
-// IN_DEPTH and OUT_DEPTH powers of two in 64..4096; KEEPALIVE in 1..2^30;
+// IN_DEPTH and OUT_DEPTH powers of two in 64..4096; KEEPALIVE in 1024..2^30;
 // CNT_W in 1..32.
 module link_mux #(
     parameter integer S         = 2,
@@ -107,7 +110,8 @@ module link_mux #(
     localparam integer SW  = (S > 1) ? $clog2(S) : 1;
     localparam integer IAW = $clog2(IN_DEPTH);
     localparam integer OAW = $clog2(OUT_DEPTH);
-    localparam integer KW  = $clog2(KEEPALIVE + 1);
+    localparam integer KA_TICK = (KEEPALIVE + 31) / 32;  // 32 ticks cover KEEPALIVE
+    localparam integer KW  = $clog2(KA_TICK + 1);
     // longest frame on the wire: FLAG, then every unstuffed byte escaped
     localparam integer MAX_FRAME = 1 + 2 * ({24'd0, LINK_HDR_BYTES} + {24'd0, LINK_MAX_PAYLOAD} +
                                               {24'd0, LINK_CRC_BYTES});
@@ -121,7 +125,8 @@ module link_mux #(
     localparam [OAW:0] ROOM      = ROOM_I[OAW:0];
     localparam integer USB_I    = S - 1;
     localparam [SW-1:0] USB_IDX  = USB_I[SW-1:0];
-    localparam [KW-1:0] KA       = KEEPALIVE[KW-1:0];
+    localparam integer KA_LASTI = KA_TICK - 1;
+    localparam [KW-1:0] KA_LAST  = KA_LASTI[KW-1:0];
 
     generate
         if (S < 2 || S > 32) begin : g_bad_s
@@ -142,8 +147,8 @@ module link_mux #(
         if (OUT_DEPTH < 64 || OUT_DEPTH > 4096 || (1 << OAW) != OUT_DEPTH) begin : g_bad_out
             $error("link_mux: OUT_DEPTH must be a power of two in 64..4096");
         end
-        if (KEEPALIVE < 1 || KEEPALIVE > (1 << 30)) begin : g_bad_ka
-            $error("link_mux: KEEPALIVE must be in 1..2^30");
+        if (KEEPALIVE < 1024 || KEEPALIVE > (1 << 30)) begin : g_bad_ka
+            $error("link_mux: KEEPALIVE must be in 1024..2^30");
         end
         if (CNT_W < 1 || CNT_W > 32) begin : g_bad_cnt
             $error("link_mux: CNT_W must be in 1..32");
@@ -186,6 +191,14 @@ module link_mux #(
     wire [7:0]    o_wdata = o_wflag ? LINK_FLAG : p_tx_data;
     wire          o_drop = (ost == O_DEC) && o_in_range && !o_ok;
 
+    // ---- keep-alive prescaler: one ka_tick every KA_TICK cycles ---------------
+    reg  [KW-1:0] ka_cnt;
+    wire          ka_tick = (ka_cnt == KA_LAST);
+    always @(posedge clk) begin
+        if (rst || ka_tick) ka_cnt <= 0;
+        else ka_cnt <= ka_cnt + 1'b1;
+    end
+
     // ---- per stream ------------------------------------------------------------
     genvar k;
     generate
@@ -194,7 +207,6 @@ module link_mux #(
             reg  [8:0]     imem [0:IN_DEPTH-1];
             reg  [8:0]     iq;
             reg  [IAW:0]   wr, fs, rd;  // write, frame start, read
-            reg  [IAW:0]   nfr;         // committed frames not yet forwarded
             reg            hunt, esc, bad;
             reg  [4:0]     cnt;         // unstuffed bytes of the frame after FLAG
             reg  [3:0]     len;
@@ -276,26 +288,22 @@ module link_mux #(
 
             wire fwd_done = emit_last && (cur == k);
             always @(posedge clk) begin
-                if (rst) begin
-                    rd <= 0;
-                    nfr <= 0;
-                end else begin
-                    if (fwd_k) rd <= rd + 1'b1;
-                    if (commit && !fwd_done) nfr <= nfr + 1'b1;
-                    else if (!commit && fwd_done) nfr <= nfr - 1'b1;
-                end
+                if (rst) rd <= 0;
+                else if (fwd_k) rd <= rd + 1'b1;
             end
-            assign ready[k] = (nfr != 0);
+            // whole frames wait between rd and fs (the forwarder reads only
+            // up to a last byte, and a dropped frame rewinds wr, never fs)
+            assign ready[k] = (fs != rd);
             assign iq_all[9*k +: 9] = iq;
 
             // -- presence
-            reg [KW-1:0] quiet;
+            reg [5:0] quiet;  // ka_tick periods without a byte, saturating at 33
             always @(posedge clk) begin
-                if (rst) quiet <= KA;
-                else if (v) quiet <= 0;
-                else if (quiet != KA) quiet <= quiet + 1'b1;
+                if (rst) quiet <= 6'd33;
+                else if (v) quiet <= 6'd0;
+                else if (ka_tick && quiet != 6'd33) quiet <= quiet + 1'b1;
             end
-            assign absent[k] = (quiet == KA);
+            assign absent[k] = (quiet == 6'd33);
 
             // -- output FIFO
             reg  [7:0]   omem [0:OUT_DEPTH-1];
