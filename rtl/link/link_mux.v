@@ -50,7 +50,8 @@
 // Output: every frame link_port sends starts FLAG, pe (never escaped: pe <=
 // 63 < 0x7D).  p_tx_ready is held low for the 2 cycles after a FLAG while the
 // pe byte picks the route; then the whole frame goes to that stream's output
-// FIFO (OUT_DEPTH bytes, one block RAM), which must have room for the
+// FIFO (OUT_DEPTH bytes, USB_OUT_DEPTH for the USB stream, which carries
+// the replies of several PEs; one block RAM), which must have room for the
 // longest stuffed frame (MAX_FRAME bytes).  Otherwise the frame is dropped
 // (TXDROP counter of that stream): when the stream is absent (below), or its
 // FIFO is that full (its tx is slow or stalled), or the pe has no route.  So
@@ -75,7 +76,8 @@
 //
 // Parameters: S in 2..32; PE_BASE in 0..63; NPE (PEs link_port serves,
 // from PE_BASE) in S-1..64 with PE_BASE + NPE <= 64; USB_ANY 0 or 1;
-// IN_DEPTH and OUT_DEPTH powers of two in 64..4096; KEEPALIVE in 1024..2^30;
+// IN_DEPTH, OUT_DEPTH and USB_OUT_DEPTH powers of two in 64..4096;
+// KEEPALIVE in 1024..2^30;
 // CNT_W in 1..32.
 module link_mux #(
     parameter integer S         = 2,
@@ -84,6 +86,7 @@ module link_mux #(
     parameter integer USB_ANY   = 1,
     parameter integer IN_DEPTH  = 128,
     parameter integer OUT_DEPTH = 64,
+    parameter integer USB_OUT_DEPTH = 256,
     parameter integer KEEPALIVE = 48000000,
     parameter integer CNT_W     = 16
 ) (
@@ -109,7 +112,6 @@ module link_mux #(
 
     localparam integer SW  = (S > 1) ? $clog2(S) : 1;
     localparam integer IAW = $clog2(IN_DEPTH);
-    localparam integer OAW = $clog2(OUT_DEPTH);
     localparam integer KA_TICK = (KEEPALIVE + 31) / 32;  // 32 ticks cover KEEPALIVE
     localparam integer KW  = $clog2(KA_TICK + 1);
     // longest frame on the wire: FLAG, then every unstuffed byte escaped
@@ -121,8 +123,6 @@ module link_mux #(
     localparam [7:0]   BASE8     = PE_BASE[7:0];
     localparam [7:0]   NPE8      = NPE[7:0];
     localparam [2:0]   FWD_GAP3  = FWD_GAP[2:0];
-    localparam integer ROOM_I    = OUT_DEPTH - MAX_FRAME;
-    localparam [OAW:0] ROOM      = ROOM_I[OAW:0];
     localparam integer USB_I    = S - 1;
     localparam [SW-1:0] USB_IDX  = USB_I[SW-1:0];
     localparam integer KA_LASTI = KA_TICK - 1;
@@ -144,8 +144,11 @@ module link_mux #(
         if (IN_DEPTH < 64 || IN_DEPTH > 4096 || (1 << IAW) != IN_DEPTH) begin : g_bad_in
             $error("link_mux: IN_DEPTH must be a power of two in 64..4096");
         end
-        if (OUT_DEPTH < 64 || OUT_DEPTH > 4096 || (1 << OAW) != OUT_DEPTH) begin : g_bad_out
+        if (OUT_DEPTH < 64 || OUT_DEPTH > 4096 || (1 << $clog2(OUT_DEPTH)) != OUT_DEPTH) begin : g_bad_out
             $error("link_mux: OUT_DEPTH must be a power of two in 64..4096");
+        end
+        if (USB_OUT_DEPTH < 64 || USB_OUT_DEPTH > 4096 || (1 << $clog2(USB_OUT_DEPTH)) != USB_OUT_DEPTH) begin : g_bad_usb_out
+            $error("link_mux: USB_OUT_DEPTH must be a power of two in 64..4096");
         end
         if (KEEPALIVE < 1024 || KEEPALIVE > (1 << 30)) begin : g_bad_ka
             $error("link_mux: KEEPALIVE must be in 1024..2^30");
@@ -306,15 +309,19 @@ module link_mux #(
             assign absent[k] = (quiet == 6'd33);
 
             // -- output FIFO
-            reg  [7:0]   omem [0:OUT_DEPTH-1];
+            localparam integer ODEP = (k == S - 1) ? USB_OUT_DEPTH : OUT_DEPTH;
+            localparam integer OW = $clog2(ODEP);
+            localparam integer ROOM_I = ODEP - MAX_FRAME;
+            localparam [OW:0] ROOM = ROOM_I[OW:0];
+            reg  [7:0]   omem [0:ODEP-1];
             reg  [7:0]   oq, od;
-            reg  [OAW:0] owr, ord;
+            reg  [OW:0] owr, ord;
             reg          ov, orf;       // od holds a byte; a read is in flight
-            wire [OAW:0] oused = owr - ord;
+            wire [OW:0] oused = owr - ord;
             wire         owe = (o_wflag && o_route == k) || (o_wbyte && odest == k);
             always @(posedge clk) begin
-                if (owe) omem[owr[OAW-1:0]] <= o_wdata;
-                oq <= omem[ord[OAW-1:0]];
+                if (owe) omem[owr[OW-1:0]] <= o_wdata;
+                oq <= omem[ord[OW-1:0]];
             end
             always @(posedge clk) begin
                 if (rst) begin

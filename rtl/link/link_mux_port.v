@@ -13,7 +13,7 @@
 //
 // Timing: link_mux's plus link_port's (see both headers).
 //
-// Parameters: S, USB_ANY, IN_DEPTH, OUT_DEPTH, KEEPALIVE, CNT_W as
+// Parameters: S, USB_ANY, IN_DEPTH, OUT_DEPTH, USB_OUT_DEPTH, KEEPALIVE, CNT_W as
 // link_mux; PE_BASE and NPE are link_mux's and link_port's PE_ID and N;
 // HUB_PES, ENGINES, CLK_HZ, IDLE_CYCLES, STAT_W as link_port.  Ranges are
 // checked in the two submodules.
@@ -24,6 +24,7 @@ module link_mux_port #(
     parameter integer USB_ANY     = 1,
     parameter integer IN_DEPTH    = 128,
     parameter integer OUT_DEPTH   = 64,
+    parameter integer USB_OUT_DEPTH = 256,
     parameter integer KEEPALIVE   = 48000000,
     parameter integer CNT_W       = 16,
     parameter integer HUB_PES     = NPE,
@@ -68,7 +69,7 @@ module link_mux_port #(
 
     link_mux #(
         .S(S), .PE_BASE(PE_BASE), .NPE(NPE), .USB_ANY(USB_ANY), .IN_DEPTH(IN_DEPTH),
-        .OUT_DEPTH(OUT_DEPTH), .KEEPALIVE(KEEPALIVE), .CNT_W(CNT_W)
+        .OUT_DEPTH(OUT_DEPTH), .USB_OUT_DEPTH(USB_OUT_DEPTH), .KEEPALIVE(KEEPALIVE), .CNT_W(CNT_W)
     ) u_mux (
         .clk(clk), .rst(rst),
         .s_rx_valid(s_rx_valid), .s_rx_data(s_rx_data), .s_rx_ferr(s_rx_ferr),
