@@ -470,3 +470,33 @@ TEST_CASE("link_mux: USB_ANY = 0 binds the USB stream to the PEs no header owns"
     // the header stream's own PE still works, and replies reach it
     CHECK(h1.read(9, 0x1001, 1) == 0x91u);
 }
+
+// A reply due to a stream that has gone absent is dropped and counted, and
+// blocks nothing: stream 1 (PE 9) leaves a WAIT pending and falls silent; once
+// it is absent the bench makes the WAIT hold (on the model bus), and the DATA
+// that link_port then sends is dropped, while the USB stream carries on.
+TEST_CASE("link_mux: a reply for an absent stream is dropped", "[link][mux]") {
+    const uint64_t seed = test_seed("link_mux_absent");
+    MuxBench<Vlink_mux_s3_own> b("link_mux_absent", seed, 3);
+    LinkClient usb(*b.s[2], "sim:absent/usb", stream_cfg(40));
+    b.h.set_max_cycles(2000000);
+    auto push = [&](unsigned k, const Frame& f) {
+        const std::vector<uint8_t> bytes = encode(f);
+        b.s[k]->rxq.insert(b.s[k]->rxq.end(), bytes.begin(), bytes.end());
+    };
+    push(1, req(9, link_defs::OP_HELLO, 1, 0));
+    push(1, req(9, link_defs::OP_WAIT, 2, 0x1005, {0xff, 0x5a}));  // 0x1005 reads 0: pending
+    for (unsigned k = 0; k < 3000; ++k) b.tick();
+    REQUIRE(b.s[1]->tx_frames == 2u);  // HELLO_R and the WAIT's ACK
+    CHECK(!b.absent(1));
+    while (!b.absent(1)) b.tick();
+    const uint64_t frames = b.s[1]->tx_frames;
+    b.bus.rw[{9, 0x1005}] = 0x5a;  // the WAIT holds now: link_port sends DATA
+    for (unsigned k = 0; k < 2000; ++k) b.tick();
+    CHECK(b.count(1, C_TXDROP) == 1u);
+    CHECK(b.s[1]->tx_frames == frames);
+    // the other streams are not held up
+    usb.write(10, 0x1001, 0x33, 1);
+    CHECK(usb.read(10, 0x1001, 1) == 0x33u);
+    CHECK(b.count(2, C_TXDROP) == 0u);
+}
