@@ -68,11 +68,12 @@
 // Counters: counts[(4*k + i)*CNT_W +: CNT_W], wrapping, i = 0 FRAMES (frames
 // of stream k forwarded to link_port), 1 BIND, 2 OVERRUN, 3 TXDROP.
 //
-// Timing (cycles): a frame's last byte is committed in the cycle after it
-// arrives; forwarding starts 1 cycle after that at the earliest (2 more to
-// read the FIFO), so an idle mux adds 3 cycles and FWD_GAP between frames.
-// Output adds 2 cycles per frame on link_port's side and 3 cycles from
-// FIFO to s_tx_valid.
+// Timing (cycles): a frame is committed at the edge that takes its last
+// byte; an idle mux picks it in the next cycle and reads its FIFO in the one
+// after, so its FLAG is on p_rx_valid 4 cycles after the cycle its last byte
+// was on s_rx_valid, then one byte a cycle; FWD_GAP cycles at least between
+// frames.  Output: p_tx_ready low 2 cycles per frame; a byte written into an
+// output FIFO is on s_tx_valid 3 cycles later.
 //
 // Parameters: S in 2..32; PE_BASE in 0..63; NPE (PEs link_port serves,
 // from PE_BASE) in S-1..64 with PE_BASE + NPE <= 64; USB_ANY 0 or 1;
