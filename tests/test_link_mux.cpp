@@ -67,6 +67,7 @@ struct Stream : LinkPipe {
     unsigned rx_cycles = 40, tx_cycles = 40;
     uint64_t rx_next = 0, tx_next = 0;
     bool tx_stalled = false;
+    bool ferr_next = false;          // the next byte slot is a framing error instead
     uint64_t tx_frames = 0;          // frames the mux sent on this stream
 
     Stream(uint64_t seed) : up(seed ^ 11), down(seed ^ 12) {}
@@ -125,10 +126,14 @@ struct MuxBench {
     bool absent(unsigned k) { return (h->absent >> k) & 1; }
     void tick() {
         const uint64_t cyc = h.cycle();
-        uint64_t rxv = 0, rxd = 0, txr = 0;
+        uint64_t rxv = 0, rxd = 0, txr = 0, ferr = 0;
         for (unsigned k = 0; k < n; ++k) {
             Stream<M>& t = *s[k];
-            if (!t.rxq.empty() && cyc >= t.rx_next) {
+            if (t.ferr_next && cyc >= t.rx_next) {
+                ferr |= uint64_t(1) << k;
+                t.ferr_next = false;
+                t.rx_next = cyc + t.rx_cycles;
+            } else if (!t.rxq.empty() && cyc >= t.rx_next) {
                 rxv |= uint64_t(1) << k;
                 rxd |= uint64_t(t.rxq.front()) << (8 * k);
                 t.rxq.pop_front();
@@ -137,6 +142,7 @@ struct MuxBench {
             if (!t.tx_stalled && cyc >= t.tx_next) txr |= uint64_t(1) << k;
         }
         set_field(h->s_rx_valid, rxv);
+        set_field(h->s_rx_ferr, ferr);
         set_field(h->s_rx_data, rxd);
         set_field(h->s_tx_ready, txr);
         const uint64_t txv = uint64_t(h->s_tx_valid) & txr;
@@ -499,4 +505,28 @@ TEST_CASE("link_mux: a reply for an absent stream is dropped", "[link][mux]") {
     usb.write(10, 0x1001, 0x33, 1);
     CHECK(usb.read(10, 0x1001, 1) == 0x33u);
     CHECK(b.count(2, C_TXDROP) == 0u);
+}
+
+// A UART framing error in the middle of a frame (uart_stream reports it
+// instead of the byte it lost): the partial frame is dropped, the error is
+// passed on to link_port's UART_FERR counter, and the next frame is taken.
+TEST_CASE("link_mux: a framing error drops the stream's partial frame", "[link][mux]") {
+    const uint64_t seed = test_seed("link_mux_ferr");
+    MuxBench<Vlink_mux_s3_own> b("link_mux_ferr", seed, 3);
+    b.h.set_max_cycles(200000);
+    const std::vector<uint8_t> f = encode(req(9, link_defs::OP_WRITE, 1, 0x1001, {0x11}));
+    const std::vector<uint8_t> g = encode(req(9, link_defs::OP_WRITE, 2, 0x1002, {0x22}));
+    Stream<Vlink_mux_s3_own>& t = *b.s[1];
+    t.rxq.insert(t.rxq.end(), f.begin(), f.begin() + 5);
+    while (!t.rxq.empty()) b.tick();
+    t.ferr_next = true;  // byte 5 is lost
+    t.rxq.insert(t.rxq.end(), f.begin() + 6, f.end());
+    t.rxq.insert(t.rxq.end(), g.begin(), g.end());
+    for (unsigned k = 0; k < 3000; ++k) b.tick();
+    CHECK(b.stat(link_defs::STAT_UART_FERR) == 1u);
+    CHECK(b.count(1, C_FRAMES) == 1u);
+    REQUIRE(b.bus.wlog[9].size() == 1u);
+    CHECK(b.bus.wlog[9][0] == std::pair<uint16_t, uint32_t>(0x1002, 0x22));
+    CHECK(b.stat(link_defs::STAT_CRC_ERR) == 0u);
+    CHECK(t.tx_frames == 1u);  // g's ACK
 }
