@@ -51,4 +51,15 @@ inline std::vector<uint8_t> covered(const link::Frame& f) {
     return v;
 }
 
+/// A request frame for the directed tests (payload bytes as given).
+inline link::Frame req(uint8_t pe, uint8_t op, uint8_t seq, uint16_t addr, std::vector<uint8_t> pl = {}) {
+    link::Frame f;
+    f.pe = pe;
+    f.op = op;
+    f.seq = seq;
+    f.addr = addr;
+    for (uint8_t x : pl) f.payload[f.len++] = x;
+    return f;
+}
+
 }  // namespace aggnet::test
