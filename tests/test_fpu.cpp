@@ -8,6 +8,7 @@
 #include "seed.hpp"
 
 #include <Vfpu_add64.h>
+#include <Vfpu_exact_acc.h>
 #include <Vfpu_minmax64.h>
 #include <catch2/catch.hpp>
 
@@ -19,6 +20,7 @@
 #include <deque>
 #include <random>
 #include <string>
+#include <vector>
 
 using aggnet::sim::Harness;
 
@@ -381,4 +383,323 @@ TEST_CASE("fpu_minmax64: random operands against the host's comparisons", "[fpu]
     }
     t.step(false, false, 0, 0);
     REQUIRE(t.pending.empty());
+}
+
+// ---- fpu_exact_acc: the reproducible double sum ------------------------
+
+namespace {
+
+/// The exact sum in software: a two's complement big integer of 35 64-bit
+/// words counting units of 2^-1074 (so every double is an integer), each
+/// term added with full carry propagation, then rounded once to nearest
+/// even.  Written from the definitions (IEEE 754 4.3.1 roundTiesToEven,
+/// 7.4 overflow) and the special-value rules of docs/fpu.md, not from the
+/// RTL's limb scheme.
+struct ExactRef {
+    static constexpr int NW = 35;
+    static constexpr uint64_t MAX_TERMS = 8192;  // rtl/fpu/fpu_exact_acc.v's header
+    uint64_t w[NW] = {};
+    bool nan = false, pinf = false, ninf = false, allnegz = true;
+    uint64_t terms = 0;
+
+    void add_at(unsigned word, uint64_t v, bool neg) {
+        // add (or subtract) v * 2^(64*word), carrying through every word above
+        for (int i = int(word); i < NW; ++i) {
+            const uint64_t old = w[i];
+            w[i] = neg ? old - v : old + v;
+            v = neg ? uint64_t(old < v) : uint64_t(w[i] < old);  // borrow / carry
+            if (v == 0) break;
+        }
+    }
+    void add(uint64_t x) {
+        ++terms;
+        if (x != SIGN) allnegz = false;
+        const uint64_t e = (x >> 52) & 0x7FF, f = x & 0xFFFFFFFFFFFFFull;
+        const bool neg = x >> 63;
+        if (e == 0x7FF) {
+            if (f) nan = true;
+            else (neg ? ninf : pinf) = true;
+            return;
+        }
+        const uint64_t m = e ? f | (uint64_t(1) << 52) : f;
+        const unsigned p = e ? unsigned(e) - 1 : 0;  // units of 2^-1074
+        const unsigned q = p / 64, r = p % 64;
+        add_at(q, m << r, neg);
+        if (r) add_at(q + 1, m >> (64 - r), neg);
+    }
+    uint64_t round() const {
+        if (nan || (pinf && ninf) || terms > MAX_TERMS) return QNAN;
+        if (pinf) return PINF;
+        if (ninf) return NINF;
+        uint64_t mag[NW];
+        const bool neg = w[NW - 1] >> 63;
+        uint64_t c = 1;
+        for (int i = 0; i < NW; ++i) {
+            mag[i] = neg ? ~w[i] + c : w[i];
+            if (neg) c = (c && mag[i] == 0) ? 1 : 0;
+        }
+        int h = -1;
+        for (int i = NW * 64 - 1; i >= 0; --i)
+            if ((mag[i / 64] >> (i % 64)) & 1) {
+                h = i;
+                break;
+            }
+        if (h < 0) return (allnegz && terms > 0) ? SIGN : 0;
+        const uint64_t sign = neg ? SIGN : 0;
+        auto bit = [&](int i) { return i >= 0 && ((mag[i / 64] >> (i % 64)) & 1); };
+        if (h < 52) return sign | mag[0];  // subnormal: exact
+        const uint64_t e = uint64_t(h) - 51;
+        if (e >= 2047) return sign | PINF;
+        uint64_t frac = 0;
+        for (int i = h - 1; i >= h - 52; --i) frac = (frac << 1) | uint64_t(bit(i));
+        const bool g = bit(h - 53);
+        bool sticky = false;
+        for (int i = h - 54; i >= 0 && !sticky; --i) sticky = bit(i);
+        const uint64_t pk = ((e << 52) | frac) + uint64_t(g && (sticky || (frac & 1)));
+        return sign | pk;  // a carry into exponent 2047 is inf
+    }
+};
+
+enum AccOp : unsigned { ACC_ADD = 0, ACC_CLEAR = 1, ACC_ROUND = 2, ACC_ROUND_CLEAR = 3 };
+// rtl/fpu/fpu_exact_acc.v's header: ROUND accepted at edge t, res_valid
+// after edge t + 8 + R with R = 2..34 carry-resolution cycles
+constexpr uint64_t ROUND_MIN = 10, ROUND_MAX = 42;
+
+struct AccBench {
+    Harness<Vfpu_exact_acc> h;
+    uint64_t min_lat = ~uint64_t(0), max_lat = 0, rounds = 0;
+
+    explicit AccBench(const char* name) : h(name, 500000000) { h.reset(); }
+
+    void cmd(unsigned op, uint64_t x = 0) {
+        REQUIRE(h->cmd_ready);
+        h->cmd_valid = 1;
+        h->cmd_op = op;
+        h->cmd_x = x;
+        h.tick();
+        h->cmd_valid = 0;
+        REQUIRE(!h->res_valid);
+    }
+    void add_all(const std::vector<uint64_t>& t) {
+        for (uint64_t x : t) cmd(ACC_ADD, x);
+    }
+    uint64_t round(bool clear) {
+        cmd(clear ? ACC_ROUND_CLEAR : ACC_ROUND);
+        const uint64_t accepted = h.cycle();  // the edge that took ROUND
+        while (!h->res_valid) {
+            REQUIRE(!h->cmd_ready);
+            REQUIRE(h.cycle() - accepted < ROUND_MAX);
+            h.tick();
+        }
+        const uint64_t lat = h.cycle() - accepted;
+        REQUIRE(lat >= ROUND_MIN);
+        REQUIRE(lat <= ROUND_MAX);
+        const uint64_t z = h->res_z;
+        REQUIRE(!h->cmd_ready);  // ready again the cycle after res_valid
+        h.tick();
+        REQUIRE(!h->res_valid);  // one pulse
+        REQUIRE(h->cmd_ready);
+        min_lat = std::min(min_lat, lat);
+        max_lat = std::max(max_lat, lat);
+        ++rounds;
+        return z;
+    }
+    uint64_t sum(const std::vector<uint64_t>& t) {
+        add_all(t);
+        return round(true);
+    }
+};
+
+uint64_t ref_sum(const std::vector<uint64_t>& t) {
+    ExactRef r;
+    for (uint64_t x : t) r.add(x);
+    return r.round();
+}
+
+/// Term sets that stress the exact sum: wide ranges, cancellation,
+/// overflow, subnormals, ties, specials.
+std::vector<uint64_t> term_set(std::mt19937_64& rng, unsigned kind) {
+    const unsigned n = 1 + unsigned(rng() % 300);
+    std::vector<uint64_t> t;
+    auto rnd_normal = [&](uint64_t elo, uint64_t ehi) {
+        return make(rng() & 1, elo + rng() % (ehi - elo + 1), rng());
+    };
+    switch (kind % 8) {
+    case 0:  // any finite magnitudes
+        for (unsigned i = 0; i < n; ++i) t.push_back(rnd_normal(0, 2046));
+        break;
+    case 1: {  // cancellation: pairs x, -x and a few small survivors
+        for (unsigned i = 0; i < n; ++i) {
+            const uint64_t x = rnd_normal(900, 2046);
+            t.push_back(x);
+            t.push_back(x ^ SIGN);
+        }
+        for (unsigned i = 0; i < 1 + rng() % 4; ++i) t.push_back(rnd_normal(0, 1100));
+        break;
+    }
+    case 2:  // near overflow, mixed signs: finite or +-inf at the end
+        for (unsigned i = 0; i < n; ++i) t.push_back(make(rng() % 3 == 0, 2040 + rng() % 7, rng()));
+        break;
+    case 3:  // subnormals and the smallest normals
+        for (unsigned i = 0; i < n; ++i) t.push_back(make(rng() & 1, rng() % 3, rng()));
+        break;
+    case 4: {  // one big value, tiny corrections far below: ties and sticky bits
+        const uint64_t big = rnd_normal(1000, 1100);
+        t.push_back(big);
+        const uint64_t e = (big >> 52) & 0x7FF;
+        t.push_back(make(big >> 63, e - 53, 0));  // half an ulp: a tie
+        for (unsigned i = 0; i < rng() % 3; ++i) t.push_back(make(rng() & 1, rng() % 3, 1 + rng() % 8));
+        for (unsigned i = 0; i < n % 16; ++i) {
+            const uint64_t x = rnd_normal(0, 2046);
+            t.push_back(x);
+            t.push_back(x ^ SIGN);
+        }
+        break;
+    }
+    case 5:  // small integers: exact sums, sign changes, zeros of both signs
+        for (unsigned i = 0; i < n; ++i) {
+            const int64_t v = int64_t(rng() % 2001) - 1000;
+            t.push_back(v == 0 ? (rng() & 1 ? SIGN : 0) : to_b(double(v)));
+        }
+        break;
+    case 6:  // random bits: NaNs and infinities now and then
+        for (unsigned i = 0; i < n; ++i) t.push_back(rng() % 64 == 0 ? (rng() & 1 ? PINF : NINF) : rng());
+        break;
+    default:  // only negative zeros, sometimes one +0
+        for (unsigned i = 0; i < 1 + n % 5; ++i) t.push_back(SIGN);
+        if (rng() & 1) t.push_back(0);
+        break;
+    }
+    return t;
+}
+
+}  // namespace
+
+TEST_CASE("fpu_exact_acc: the software exact sum rounds like the host's addition", "[fpu][exact]") {
+    // two terms: the correctly rounded sum is IEEE addition (NaN made canonical)
+    std::mt19937_64 rng(aggnet::sim::test_seed("fpu_exact_ref"));
+    PairGen gen{rng};
+    const uint64_t n = count(300000);
+    for (uint64_t i = 0; i < n; ++i) {
+        const auto [a, b] = gen.next();
+        INFO("a = " << hex(a) << "  b = " << hex(b));
+        REQUIRE(ref_sum({a, b}) == ref_add(a, b));
+        REQUIRE(ref_sum({a}) == (is_nan(a) ? QNAN : a));
+    }
+}
+
+TEST_CASE("fpu_exact_acc: directed sums", "[fpu][exact]") {
+    struct Case {
+        std::vector<uint64_t> t;
+        uint64_t want;
+        const char* what;
+    };
+    const uint64_t one = to_b(1.0), max = make(0, 0x7FE, ~0ull);
+    const uint64_t ulp1 = make(0, 0x3CB, 0), half1 = make(0, 0x3CA, 0), tiny = make(0, 0, 1);
+    const Case cases[] = {
+        {{}, 0, "empty sum is +0"},
+        {{SIGN}, SIGN, "-0"},
+        {{SIGN, SIGN, SIGN}, SIGN, "-0 + -0 + -0 = -0"},
+        {{SIGN, 0}, 0, "-0 + +0 = +0"},
+        {{one, one ^ SIGN}, 0, "x - x = +0"},
+        {{max, max, max ^ SIGN}, max, "max + max - max: the intermediate overflow is exact"},
+        {{max, max}, PINF, "max + max = inf"},
+        {{max ^ SIGN, max ^ SIGN}, NINF, "-max - max = -inf"},
+        {{one, to_b(1e100), to_b(-1e100)}, one, "1 + 1e100 - 1e100 = 1 (not 0)"},
+        {{PINF, NINF}, QNAN, "inf - inf = NaN"},
+        {{PINF, max, max, max ^ SIGN}, PINF, "inf + finite = inf"},
+        {{NINF, one}, NINF, "-inf + 1"},
+        {{make(0, 0x7FF, 1), PINF}, QNAN, "sNaN"},
+        {{one, make(1, 0x7FF, 0x8000000000000ull)}, QNAN, "-qNaN"},
+        {{tiny, tiny}, make(0, 0, 2), "subnormals"},
+        {{make(0, 0, ~0ull), tiny}, make(0, 1, 0), "max subnormal + min subnormal = min normal"},
+        {{tiny ^ SIGN}, tiny ^ SIGN, "-min subnormal alone"},
+        {{one, half1}, one, "1 + half an ulp: a tie, to even"},
+        {{one, half1, tiny}, make(0, 0x3FF, 1), "1 + half an ulp + 2^-1074: above the tie"},
+        {{one ^ SIGN, half1 ^ SIGN, tiny ^ SIGN}, make(1, 0x3FF, 1), "the same, negative"},
+        {{one, half1, tiny ^ SIGN}, one, "1 + half an ulp - 2^-1074: below the tie"},
+        {{make(0, 0x3FF, 1), half1}, make(0, 0x3FF, 2), "(1 + ulp) + half an ulp: tie to even rounds up"},
+        {{one ^ SIGN, tiny}, one ^ SIGN, "-1 + 2^-1074 rounds back to -1"},
+        {{one ^ SIGN, ulp1}, make(1, 0x3FE, 0xFFFFFFFFFFFFEull), "-1 + 2^-52 = -(1 - 2^-52), exact"},
+        {{make(0, 0x7E7, 0), tiny ^ SIGN}, make(0, 0x7E7, 0), "2^1000 - 2^-1074: a carry rippling through every limb"},
+        {{make(1, 0x7E7, 0), tiny}, make(1, 0x7E7, 0), "-2^1000 + 2^-1074"},
+        {{max, make(0, 0x7C9, 0)}, PINF, "max + half an ulp: tie to even overflows"},
+        {{max, make(0, 0x7C9, 0), tiny ^ SIGN}, max, "max + just under half an ulp"},
+    };
+    AccBench t("fpu_exact_acc_directed");
+    for (const Case& c : cases) {
+        INFO(c.what);
+        REQUIRE(ref_sum(c.t) == c.want);
+        REQUIRE(t.sum(c.t) == c.want);
+    }
+    // 2^1000 - 2^-1074 leaves a borrow that ripples from limb 0 to limb 32
+    REQUIRE(t.max_lat == ROUND_MAX);
+    REQUIRE(t.min_lat == ROUND_MIN);  // the empty sum: nothing to resolve
+}
+
+TEST_CASE("fpu_exact_acc: every order of a term set gives the same bits", "[fpu][exact]") {
+    std::mt19937_64 rng(aggnet::sim::test_seed("fpu_exact_orders"));
+    AccBench t("fpu_exact_acc_orders");
+    const unsigned sets = 48, orders = 24;  // 1,152 orders
+    for (unsigned s = 0; s < sets; ++s) {
+        std::vector<uint64_t> terms = term_set(rng, s);
+        const uint64_t want = ref_sum(terms);
+        INFO("set " << s << " (kind " << s % 8 << ", " << terms.size() << " terms), exact sum " << hex(want));
+        for (unsigned o = 0; o < orders; ++o) {
+            std::shuffle(terms.begin(), terms.end(), rng);
+            uint64_t got;
+            switch (o % 3) {
+            case 0:  // ROUND_CLEAR
+                got = t.sum(terms);
+                break;
+            case 1:  // ROUND, then CLEAR
+                t.add_all(terms);
+                got = t.round(false);
+                t.cmd(ACC_CLEAR);
+                break;
+            default: {  // a ROUND in the middle leaves the accumulator as it was
+                const size_t cut = rng() % (terms.size() + 1);
+                t.add_all(std::vector<uint64_t>(terms.begin(), terms.begin() + cut));
+                const uint64_t part = t.round(false);
+                REQUIRE(part == ref_sum(std::vector<uint64_t>(terms.begin(), terms.begin() + cut)));
+                t.add_all(std::vector<uint64_t>(terms.begin() + cut, terms.end()));
+                got = t.round(true);
+                break;
+            }
+            }
+            INFO("order " << o);
+            REQUIRE(got == want);
+        }
+    }
+    std::fprintf(stderr, "[fpu_exact_acc] %llu rounds, ROUND latency %llu..%llu edges\n",
+                 static_cast<unsigned long long>(t.rounds), static_cast<unsigned long long>(t.min_lat),
+                 static_cast<unsigned long long>(t.max_lat));
+}
+
+TEST_CASE("fpu_exact_acc: the term limit and the carry headroom", "[fpu][exact]") {
+    AccBench t("fpu_exact_acc_limit");
+    const uint64_t max = make(0, 0x7FE, ~0ull), one = to_b(1.0);
+    // MAX_TERMS terms that push every carry field to its edge
+    std::vector<uint64_t> terms(ExactRef::MAX_TERMS, max);
+    REQUIRE(t.sum(terms) == PINF);
+    std::fill(terms.begin(), terms.end(), max ^ SIGN);
+    REQUIRE(t.sum(terms) == NINF);
+    // half up, half down, then a small survivor: exact
+    std::vector<uint64_t> mix;
+    for (unsigned i = 0; i < ExactRef::MAX_TERMS / 2 - 1; ++i) {
+        mix.push_back(max);
+        mix.push_back(max ^ SIGN);
+    }
+    mix.push_back(max);
+    mix.push_back(one);
+    REQUIRE(mix.size() == ExactRef::MAX_TERMS);
+    REQUIRE(ref_sum(mix) == max);
+    REQUIRE(t.sum(mix) == max);
+    // one term more than the limit: NaN, until CLEAR
+    terms.assign(ExactRef::MAX_TERMS + 1, one);
+    REQUIRE(ref_sum(terms) == QNAN);
+    t.add_all(terms);
+    REQUIRE(t.round(false) == QNAN);
+    t.cmd(ACC_CLEAR);
+    REQUIRE(t.sum({one, one}) == to_b(2.0));
 }
