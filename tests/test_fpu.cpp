@@ -20,6 +20,7 @@
 #include <deque>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 using aggnet::sim::Harness;
@@ -137,54 +138,67 @@ struct PairGen {
     }
 };
 
-constexpr unsigned ADD_LATENCY = 6;  // rtl/fpu/fpu_add64.v's header
-
-/// Streams operand pairs through fpu_add64 (one per cycle, or with random
-/// bubbles) and checks every result, its tag and its latency.
-struct AddBench {
-    Harness<Vfpu_add64> h;
+/// Streams operand pairs through a fully pipelined unit of rtl/fpu/ (in_valid,
+/// in_a, in_b, in_tag and, for fpu_minmax64, in_min; out_valid, out_z,
+/// out_tag), one per cycle or with bubbles, and checks every result against
+/// `ref`, with its tag and its latency.
+template <class Model>
+struct PipeBench {
+    using Ref = uint64_t (*)(uint64_t a, uint64_t b, bool min);
+    Harness<Model> h;
+    const uint64_t latency;
+    const Ref ref;
     struct Op {
         uint64_t a, b, cycle;
+        bool min;
         uint32_t tag;
     };
     std::deque<Op> pending;
     uint32_t next_tag = 0;
     uint64_t checked = 0;
 
-    explicit AddBench(const char* name) : h(name) { h.reset(); }
+    PipeBench(const char* name, uint64_t lat, Ref r) : h(name), latency(lat), ref(r) { h.reset(); }
 
-    void step(bool valid, uint64_t a, uint64_t b) {
+    void step(bool valid, uint64_t a, uint64_t b, bool min = false) {
         h->in_valid = valid;
         h->in_a = a;
         h->in_b = b;
         h->in_tag = next_tag;
-        if (valid) pending.push_back({a, b, h.cycle(), next_tag++});
+        if constexpr (std::is_same_v<Model, Vfpu_minmax64>) h->in_min = min;
+        if (valid) pending.push_back({a, b, h.cycle(), min, next_tag++});
         h.tick();
         check_out();
     }
     void check_out() {
         if (!h->out_valid) {
-            if (!pending.empty()) REQUIRE(h.cycle() - pending.front().cycle < ADD_LATENCY);
+            if (!pending.empty()) REQUIRE(h.cycle() - pending.front().cycle < latency);
             return;
         }
         REQUIRE(!pending.empty());
         const Op op = pending.front();
         pending.pop_front();
-        REQUIRE(h.cycle() - op.cycle == ADD_LATENCY);
+        REQUIRE(h.cycle() - op.cycle == latency);
         REQUIRE(uint32_t(h->out_tag) == op.tag);
-        const uint64_t want = ref_add(op.a, op.b);
+        const uint64_t want = ref(op.a, op.b, op.min);
         const uint64_t got = h->out_z;
         if (got != want) {
-            INFO("a = " << hex(op.a) << "  b = " << hex(op.b));
+            INFO("a = " << hex(op.a) << "  b = " << hex(op.b) << (op.min ? "  (min)" : ""));
             INFO("want " << hex(want) << "  got " << hex(got));
             REQUIRE(got == want);
         }
         ++checked;
     }
     void drain() {
-        for (unsigned i = 0; i < ADD_LATENCY + 1; ++i) step(false, 0, 0);
+        for (uint64_t i = 0; i <= latency; ++i) step(false, 0, 0);
         REQUIRE(pending.empty());
     }
+};
+
+constexpr uint64_t ADD_LATENCY = 6;  // rtl/fpu/fpu_add64.v's header
+
+struct AddBench : PipeBench<Vfpu_add64> {
+    explicit AddBench(const char* name)
+        : PipeBench(name, ADD_LATENCY, [](uint64_t a, uint64_t b, bool) { return ref_add(a, b); }) {}
 };
 
 }  // namespace
@@ -286,47 +300,10 @@ uint64_t ref_minmax(uint64_t a, uint64_t b, bool min) {
     return (min ? x < y : x > y) ? a : b;
 }
 
-constexpr unsigned MINMAX_LATENCY = 1;  // rtl/fpu/fpu_minmax64.v's header
+constexpr uint64_t MINMAX_LATENCY = 1;  // rtl/fpu/fpu_minmax64.v's header
 
-struct MinMaxBench {
-    Harness<Vfpu_minmax64> h;
-    struct Op {
-        uint64_t a, b, cycle;
-        bool min;
-        uint32_t tag;
-    };
-    std::deque<Op> pending;
-    uint32_t next_tag = 0;
-    uint64_t checked = 0;
-
-    explicit MinMaxBench(const char* name) : h(name) { h.reset(); }
-
-    void step(bool valid, bool min, uint64_t a, uint64_t b) {
-        h->in_valid = valid;
-        h->in_min = min;
-        h->in_a = a;
-        h->in_b = b;
-        h->in_tag = next_tag;
-        if (valid) pending.push_back({a, b, h.cycle(), min, next_tag++});
-        h.tick();
-        if (!h->out_valid) {
-            REQUIRE((pending.empty() || h.cycle() - pending.front().cycle < MINMAX_LATENCY));
-            return;
-        }
-        REQUIRE(!pending.empty());
-        const Op op = pending.front();
-        pending.pop_front();
-        REQUIRE(h.cycle() - op.cycle == MINMAX_LATENCY);
-        REQUIRE(uint32_t(h->out_tag) == op.tag);
-        const uint64_t want = ref_minmax(op.a, op.b, op.min);
-        const uint64_t got = h->out_z;
-        if (got != want) {
-            INFO((op.min ? "min" : "max") << "(" << hex(op.a) << ", " << hex(op.b) << ")");
-            INFO("want " << hex(want) << "  got " << hex(got));
-            REQUIRE(got == want);
-        }
-        ++checked;
-    }
+struct MinMaxBench : PipeBench<Vfpu_minmax64> {
+    explicit MinMaxBench(const char* name) : PipeBench(name, MINMAX_LATENCY, ref_minmax) {}
 };
 
 }  // namespace
@@ -362,8 +339,8 @@ TEST_CASE("fpu_minmax64: directed cases", "[fpu][minmax]") {
         REQUIRE(ref_minmax(c.a, c.b, c.min) == c.want);
     }
     MinMaxBench t("fpu_minmax64_directed");
-    for (const Case& c : cases) t.step(true, c.min, c.a, c.b);
-    t.step(false, false, 0, 0);
+    for (const Case& c : cases) t.step(true, c.a, c.b, c.min);
+    t.drain();
     REQUIRE(t.checked == sizeof cases / sizeof cases[0]);
 }
 
@@ -379,10 +356,11 @@ TEST_CASE("fpu_minmax64: random operands against the host's comparisons", "[fpu]
         case 1: b = a ^ SIGN; break;  // opposite signs, +0 / -0 among them
         default: break;
         }
-        t.step(rng() % 8 != 0, rng() & 1, a, b);
+        const bool valid = rng() % 8 != 0;
+        const bool min = rng() & 1;
+        t.step(valid, a, b, min);
     }
-    t.step(false, false, 0, 0);
-    REQUIRE(t.pending.empty());
+    t.drain();
 }
 
 // ---- fpu_exact_acc: the reproducible double sum ------------------------
