@@ -438,7 +438,10 @@ struct ExactRef {
     }
 };
 
-enum AccOp : unsigned { ACC_ADD = 0, ACC_CLEAR = 1, ACC_ROUND = 2, ACC_ROUND_CLEAR = 3 };
+enum AccOp : unsigned {
+    ACC_ADD = 0, ACC_CLEAR = 1, ACC_ROUND = 2, ACC_ROUND_CLEAR = 3, ACC_MERGE_LIMB = 4, ACC_MERGE_FLAGS = 5
+};
+constexpr unsigned ACC_LIMBS = 33, ACC_FLAGS = 33;  // rd_idx of the flag word
 // rtl/fpu/fpu_exact_acc.v's header: ROUND accepted at edge t, res_valid
 // after edge t + 8 + R with R = 2..34 carry-resolution cycles
 constexpr uint64_t ROUND_MIN = 10, ROUND_MAX = 42;
@@ -449,11 +452,12 @@ struct AccBench {
 
     explicit AccBench(const char* name) : h(name, 500000000) { h.reset(); }
 
-    void cmd(unsigned op, uint64_t x = 0) {
+    void cmd(unsigned op, uint64_t x = 0, unsigned idx = 0) {
         REQUIRE(h->cmd_ready);
         h->cmd_valid = 1;
         h->cmd_op = op;
         h->cmd_x = x;
+        h->cmd_idx = idx;
         h.tick();
         h->cmd_valid = 0;
         REQUIRE(!h->res_valid);
@@ -481,6 +485,20 @@ struct AccBench {
         max_lat = std::max(max_lat, lat);
         ++rounds;
         return z;
+    }
+    /// rd_data for rd_idx 0..33: the 33 limbs and the flag word
+    std::vector<uint64_t> export_all() {
+        std::vector<uint64_t> v;
+        for (unsigned i = 0; i <= ACC_FLAGS; ++i) {
+            h->rd_idx = i;
+            h.tick();
+            v.push_back(h->rd_data);
+        }
+        return v;
+    }
+    void merge(const std::vector<uint64_t>& v) {
+        for (unsigned i = 0; i < ACC_LIMBS; ++i) cmd(ACC_MERGE_LIMB, v[i], i);
+        cmd(ACC_MERGE_FLAGS, v[ACC_FLAGS]);
     }
     uint64_t sum(const std::vector<uint64_t>& t) {
         add_all(t);
@@ -680,4 +698,53 @@ TEST_CASE("fpu_exact_acc: the term limit and the carry headroom", "[fpu][exact]"
     REQUIRE(t.round(false) == QNAN);
     t.cmd(ACC_CLEAR);
     REQUIRE(t.sum({one, one}) == to_b(2.0));
+}
+
+TEST_CASE("fpu_exact_acc: a two-level tree merges exact accumulators", "[fpu][exact]") {
+    std::mt19937_64 rng(aggnet::sim::test_seed("fpu_exact_tree"));
+    AccBench l1("fpu_exact_acc_level1"), l2("fpu_exact_acc_level2");
+    for (unsigned s = 0; s < 64; ++s) {
+        std::vector<uint64_t> terms = term_set(rng, s);
+        std::shuffle(terms.begin(), terms.end(), rng);
+        const uint64_t want = ref_sum(terms);
+        INFO("set " << s << " (kind " << s % 8 << ", " << terms.size() << " terms), exact sum " << hex(want));
+        // split into 1..5 level-1 groups (some may be empty) and a few terms
+        // added at level 2 directly
+        const unsigned groups = 1 + unsigned(rng() % 5);
+        std::vector<std::vector<uint64_t>> part(groups + 1);
+        for (uint64_t x : terms) part[rng() % (groups + 1)].push_back(x);
+        for (unsigned g = 0; g < groups; ++g) {
+            ExactRef r;
+            for (uint64_t x : part[g]) r.add(x);
+            l1.add_all(part[g]);
+            REQUIRE(l1.round(false) == r.round());
+            const std::vector<uint64_t> ex = l1.export_all();
+            // the export is the carry-free two's complement sum, limb 32 signed
+            for (unsigned i = 0; i < ACC_LIMBS; ++i) {
+                INFO("group " << g << " limb " << i);
+                REQUIRE(ex[i] == r.w[i]);
+            }
+            const uint64_t flags = (r.nan ? 1 : 0) | (r.pinf ? 2 : 0) | (r.ninf ? 4 : 0) |
+                                   (r.allnegz ? 8 : 0) | (r.terms << 16);
+            REQUIRE(ex[ACC_FLAGS] == flags);
+            l1.cmd(ACC_CLEAR);
+            if (rng() & 1) l2.merge(ex);
+            else {  // merges and direct terms interleave freely
+                l2.add_all(part[groups]);
+                part[groups].clear();
+                l2.merge(ex);
+            }
+        }
+        l2.add_all(part[groups]);
+        REQUIRE(l2.round(true) == want);
+    }
+    // the term limit counts the merged terms
+    std::vector<uint64_t> ones(5000, to_b(1.0));
+    l1.add_all(ones);
+    REQUIRE(l1.round(false) == to_b(5000.0));
+    const std::vector<uint64_t> ex = l1.export_all();
+    l2.merge(ex);
+    REQUIRE(l2.round(false) == to_b(5000.0));
+    l2.merge(ex);
+    REQUIRE(l2.round(true) == QNAN);  // 10,000 terms
 }

@@ -22,9 +22,23 @@
 //   ROUND (2): res_valid pulses once with the rounded sum of every term
 //              added since the last CLEAR; the accumulator keeps its value
 //              (terms may follow and a later ROUND includes them);
-//   ROUND_CLEAR (3): ROUND, then CLEAR when the result is out.
+//   ROUND_CLEAR (3): ROUND, then CLEAR when the result is out;
+//   MERGE_LIMB (4): add limb cmd_idx (0..32) of another accumulator, as
+//              read from its rd_data: unsigned for 0..31, signed for 32;
+//   MERGE_FLAGS (5): merge the flag word (rd_idx 33) of another
+//              accumulator: its NaN / +inf / -inf / all -0 flags and its
+//              term count (the total counts against MAX_TERMS);
+//   6, 7: ignored.
 // cmd_ready is low from the cycle after a ROUND is accepted until the
 // cycle after its res_valid; otherwise one command per clock is taken.
+//
+// Export, for a two-level tree (a second accumulator merges this one's
+// exact value, so the tree's result is the same as one accumulator's):
+// rd_data is, one edge after rd_idx, limb rd_idx (0..32) or, for rd_idx 33,
+// the flag word {34'd0, count[13:0], 11'd0, ovf, all -0, -inf, +inf, NaN}
+// (0 for 34..63).  The limbs are carry-free, and the export right, from
+// the cycle of a ROUND's res_valid until the next ADD or MERGE; 34
+// MERGE commands (33 limbs, the flag word) merge it, one per clock.
 //
 // Special values (docs/fpu.md), tracked in flags beside the accumulator:
 //   * a NaN term, both +inf and -inf terms, or more than MAX_TERMS terms:
@@ -68,10 +82,13 @@ module fpu_exact_acc (
     input  wire        rst,
     input  wire        cmd_valid,
     output wire        cmd_ready,
-    input  wire [1:0]  cmd_op,
+    input  wire [2:0]  cmd_op,
+    input  wire [5:0]  cmd_idx,
     input  wire [63:0] cmd_x,
     output reg         res_valid,
-    output reg  [63:0] res_z
+    output reg  [63:0] res_z,
+    input  wire [5:0]  rd_idx,
+    output reg  [63:0] rd_data
 );
     localparam integer NL = 33;        // limbs
     localparam integer LW = 64;        // value bits per limb
@@ -79,7 +96,8 @@ module fpu_exact_acc (
     localparam integer LR = LW + CW;   // limb register
     localparam integer MAX_TERMS = 8192;
 
-    localparam [1:0] OP_ADD = 2'd0, OP_CLEAR = 2'd1;
+    localparam [2:0] OP_ADD = 3'd0, OP_CLEAR = 3'd1, OP_ROUND = 3'd2, OP_ROUND_CLEAR = 3'd3;
+    localparam [2:0] OP_MLIMB = 3'd4, OP_MFLAGS = 3'd5;
     localparam [1:0] S_IDLE = 2'd0, S_RES = 2'd1, S_FIN = 2'd2;
     localparam [63:0] QNAN = 64'h7FF8_0000_0000_0000;
 
@@ -94,9 +112,12 @@ module fpu_exact_acc (
     wire        x_spec = &xe;
     wire        x_frac = |cmd_x[51:0];
     reg         a_v, a_neg, a_nan, a_pinf, a_ninf, a_negz;
-    reg [1:0]   a_op;
+    reg [2:0]   a_op;
     reg [52:0]  a_m;          // significand (0 for specials)
     reg [10:0]  a_p;          // accumulator bit of its least significant bit
+    reg [63:0]  a_x;          // MERGE: the magnitude of the limb, or the flag word
+    reg [5:0]   a_idx;
+    reg         a_mneg;       // MERGE_LIMB: a negative top limb
     always @(posedge clk) begin
         a_v <= take & ~rst;
         a_op <= cmd_op;
@@ -107,28 +128,51 @@ module fpu_exact_acc (
         a_pinf <= x_spec & ~x_frac & ~cmd_x[63];
         a_ninf <= x_spec & ~x_frac & cmd_x[63];
         a_negz <= cmd_x == 64'h8000_0000_0000_0000;
+        a_mneg <= (cmd_idx == 6'd32) & cmd_x[63];
+        a_x <= ((cmd_idx == 6'd32) & cmd_x[63] & (cmd_op == OP_MLIMB)) ? 64'd0 - cmd_x : cmd_x;
+        a_idx <= cmd_idx;
     end
 
     // ---- stage B: place the significand in limbs q and q+1 ---------------
     wire [115:0] a_sh = {63'd0, a_m} << a_p[5:0];
-    reg          b_v, b_neg, b_nan, b_pinf, b_ninf, b_negz;
-    reg [1:0]    b_op;
+    reg          b_v, b_neg, b_nan, b_pinf, b_ninf, b_negz, b_ovf;
+    reg [2:0]    b_op;
+    reg [13:0]   b_cnt;       // terms this command brings (ADD: 1)
     reg [63:0]   b_lo;        // to limb q
     reg [51:0]   b_hi;        // to limb q+1
     reg [NL-1:0] b_sello, b_selhi;
     always @(posedge clk) begin
         b_v <= a_v & ~rst;
         b_op <= a_op;
-        b_neg <= a_neg;
-        b_nan <= a_nan;
-        b_pinf <= a_pinf;
-        b_ninf <= a_ninf;
-        b_negz <= a_negz;
-        b_lo <= a_sh[63:0];
-        b_hi <= a_sh[115:64];
+        if (a_op == OP_MFLAGS) begin
+            b_neg <= 1'b0;
+            b_nan <= a_x[0];
+            b_pinf <= a_x[1];
+            b_ninf <= a_x[2];
+            b_negz <= a_x[3];
+            b_ovf <= a_x[4];
+            b_cnt <= a_x[29:16];
+        end else begin
+            b_neg <= (a_op == OP_MLIMB) ? a_mneg : a_neg;
+            b_nan <= a_nan;
+            b_pinf <= a_pinf;
+            b_ninf <= a_ninf;
+            b_negz <= a_negz;
+            b_ovf <= 1'b0;
+            b_cnt <= 14'd1;
+        end
+        if (a_op == OP_MLIMB) begin
+            b_lo <= a_x;
+            b_hi <= 52'd0;
+        end else begin
+            b_lo <= a_sh[63:0];
+            b_hi <= a_sh[115:64];
+        end
+        // only ADD and MERGE_LIMB reach the limbs (stage C); the selects
+        // of the other commands do not matter
         for (i = 0; i < NL; i = i + 1) begin
-            b_sello[i] <= {1'b0, a_p[10:6]} == i[5:0];
-            b_selhi[i] <= {1'b0, a_p[10:6]} + 6'd1 == i[5:0];
+            b_sello[i] <= ((a_op == OP_MLIMB) ? a_idx : {1'b0, a_p[10:6]}) == i[5:0];
+            b_selhi[i] <= (a_op != OP_MLIMB) && ({1'b0, a_p[10:6]} + 6'd1 == i[5:0]);
         end
     end
 
@@ -169,15 +213,20 @@ module fpu_exact_acc (
     end
 
     wire b_add = b_v & (st == S_IDLE) & (b_op == OP_ADD);
+    wire b_mlimb = b_v & (st == S_IDLE) & (b_op == OP_MLIMB);
+    wire b_mflags = b_v & (st == S_IDLE) & (b_op == OP_MFLAGS);
     wire b_clr = b_v & (st == S_IDLE) & (b_op == OP_CLEAR);
-    wire b_rnd = b_v & (st == S_IDLE) & b_op[1];
+    wire b_rnd = b_v & (st == S_IDLE) & ((b_op == OP_ROUND) | (b_op == OP_ROUND_CLEAR));
+    // the count after this command, saturated one above the limit
+    wire [14:0] cnt_sum = {1'b0, f_cnt} + {1'b0, b_cnt};
+    wire        cnt_over = cnt_sum > MAX_TERMS[14:0];
     reg  [6:0] fin;           // F1..F7 valid
     wire       done = fin[6];
     wire       clr_now = rst | b_clr | (done & clr_after);
 
     always @(posedge clk) begin
         if (clr_now) acc <= {NL*LR{1'b0}};
-        else if (b_add || st == S_RES) acc <= acc_nxt;
+        else if (b_add || b_mlimb || st == S_RES) acc <= acc_nxt;
 
         if (clr_now) begin
             f_nan <= 1'b0;
@@ -186,13 +235,13 @@ module fpu_exact_acc (
             f_allnegz <= 1'b1;
             f_ovf <= 1'b0;
             f_cnt <= 14'd0;
-        end else if (b_add) begin
+        end else if (b_add || b_mflags) begin
             f_nan <= f_nan | b_nan;
             f_pinf <= f_pinf | b_pinf;
             f_ninf <= f_ninf | b_ninf;
             f_allnegz <= f_allnegz & b_negz;
-            if (f_cnt == MAX_TERMS[13:0]) f_ovf <= 1'b1;
-            else f_cnt <= f_cnt + 14'd1;
+            f_ovf <= f_ovf | b_ovf | cnt_over;
+            f_cnt <= cnt_over ? MAX_TERMS[13:0] : cnt_sum[13:0];
         end
 
         nc_q <= ~carries & (st == S_RES);
@@ -201,12 +250,12 @@ module fpu_exact_acc (
             rnd_pend <= 1'b0;
             clr_after <= 1'b0;
         end else begin
-            if (take && cmd_op[1]) rnd_pend <= 1'b1;
+            if (take && (cmd_op == OP_ROUND || cmd_op == OP_ROUND_CLEAR)) rnd_pend <= 1'b1;
             else if (done) rnd_pend <= 1'b0;
             case (st)
                 S_IDLE: if (b_rnd) begin
                     st <= S_RES;
-                    clr_after <= b_op[0];
+                    clr_after <= b_op == OP_ROUND_CLEAR;
                 end
                 S_RES: if (nc_q) st <= S_FIN;
                 default: if (done) st <= S_IDLE;
@@ -218,6 +267,17 @@ module fpu_exact_acc (
         if (rst) fin <= 7'd0;
         else fin <= {fin[5:0], st == S_RES && nc_q};
     end
+
+    // ---- export ----------------------------------------------------------------
+    reg [63:0] rd_mux;
+    always @* begin
+        rd_mux = 64'd0;
+        for (i = 0; i < NL; i = i + 1)
+            if (rd_idx == i[5:0]) rd_mux = acc[i*LR +: LW];
+        if (rd_idx == 6'd33)
+            rd_mux = {34'd0, f_cnt, 11'd0, f_ovf, f_allnegz, f_ninf, f_pinf, f_nan};
+    end
+    always @(posedge clk) rd_data <= rd_mux;
 
     // ---- F1: significant and nonzero limbs ---------------------------------
     reg [NL-1:0] f1_sig, f1_nz;
