@@ -79,8 +79,12 @@ module fpu_add64 #(
     wire        big_nz = |big[62:52];
     wire        sml_nz = |sml[62:52];
     wire [10:0] big_e = big_nz ? big[62:52] : 11'd1;
-    wire [10:0] sml_e = sml_nz ? sml[62:52] : 11'd1;
-    wire [10:0] d_full = big_e - sml_e;
+    // both exponent differences, beside the compare rather than after it
+    wire [10:0] a_e = (|in_a[62:52]) ? in_a[62:52] : 11'd1;
+    wire [10:0] b_e = (|in_b[62:52]) ? in_b[62:52] : 11'd1;
+    wire [10:0] d_ab = a_e - b_e;
+    wire [10:0] d_ba = b_e - a_e;
+    wire [10:0] d_full = a_ge ? d_ab : d_ba;
     // a shift of 57 or more leaves only the sticky bit: 63 stands for all
     wire [5:0]  d_sat = (d_full > 11'd63) ? 6'd63 : d_full[5:0];
     wire        nan = a_nan | b_nan | (a_inf & b_inf & (in_a[63] ^ in_b[63]));
