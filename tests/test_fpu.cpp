@@ -443,8 +443,8 @@ enum AccOp : unsigned {
 };
 constexpr unsigned ACC_LIMBS = 33, ACC_FLAGS = 33;  // rd_idx of the flag word
 // rtl/fpu/fpu_exact_acc.v's header: ROUND accepted at edge t, res_valid
-// after edge t + 8 + R with R = 2..34 carry-resolution cycles
-constexpr uint64_t ROUND_MIN = 10, ROUND_MAX = 42;
+// after edge t + 9 + R with R = 2..34 carry-resolution cycles
+constexpr uint64_t ROUND_MIN = 11, ROUND_MAX = 43;
 
 struct AccBench {
     Harness<Vfpu_exact_acc> h;

@@ -66,12 +66,13 @@
 //   F3   the 128-bit window of limbs k and k-1;
 //   F4   its magnitude (for a negative sum: the inverted window, plus one
 //        when every bit below it is 0);
-//   F5   leading zeros of the 129-bit magnitude, the exponent;
-//   F6   normalize (a subnormal result: only to the exponent of the
-//        smallest normal);
-//   F7   round to nearest even on the packed exponent and fraction,
+//   F5   leading zeros of the 129-bit magnitude;
+//   F6   the exponent and the normalizing shift (a subnormal result: only
+//        to the exponent of the smallest normal);
+//   F7   normalize;
+//   F8   round to nearest even on the packed exponent and fraction,
 //        overflow, special values.
-// Latency of ROUND: accepted at edge t, res_valid after edge t + 8 + R,
+// Latency of ROUND: accepted at edge t, res_valid after edge t + 9 + R,
 // where R (2..34) is the number of RES cycles: 2 when no carries are
 // pending, a few after random terms, 34 for a carry that ripples through
 // every limb.
@@ -220,8 +221,8 @@ module fpu_exact_acc (
     // the count after this command, saturated one above the limit
     wire [14:0] cnt_sum = {1'b0, f_cnt} + {1'b0, b_cnt};
     wire        cnt_over = cnt_sum > MAX_TERMS[14:0];
-    reg  [6:0] fin;           // F1..F7 valid
-    wire       done = fin[6];
+    reg  [7:0] fin;           // F1..F8 valid
+    wire       done = fin[7];
     wire       clr_now = rst | b_clr | (done & clr_after);
 
     always @(posedge clk) begin
@@ -264,8 +265,8 @@ module fpu_exact_acc (
     end
 
     always @(posedge clk) begin
-        if (rst) fin <= 7'd0;
-        else fin <= {fin[5:0], st == S_RES && nc_q};
+        if (rst) fin <= 8'd0;
+        else fin <= {fin[6:0], st == S_RES && nc_q};
     end
 
     // ---- export ----------------------------------------------------------------
@@ -351,56 +352,67 @@ module fpu_exact_acc (
         f4_neg <= f3_neg;
     end
 
-    // ---- F5: leading zeros, exponent --------------------------------------
-    wire [7:0]  lz128;
+    // ---- F5: leading zeros ---------------------------------------------------
+    wire [7:0]   lz128;
     fpu_lzc #(.L(7)) u_lzc (.x(f4_m[127:0]), .n(lz128));
-    wire [7:0]  lz = f4_m[128] ? 8'd0 : lz128 + 8'd1;          // 0..129
-    // accumulator bit of the leading one: the window starts at limb k-1
-    wire [12:0] lead = {1'b0, f4_k, 6'd0} + 13'd64 - {5'd0, lz};
-    reg  [127:0] f5_m;     // (bit 128 is in f5_lz)
-    reg  [7:0]   f5_lz;
-    reg  [12:0]  f5_lead;
-    reg          f5_zero, f5_st, f5_neg;
+    reg  [128:0] f5_m;
+    reg  [7:0]   f5_lz128;
+    reg  [5:0]   f5_k;
+    reg          f5_st, f5_neg;
     always @(posedge clk) begin
-        f5_m <= f4_m[127:0];
-        f5_lz <= lz;
-        f5_lead <= lead;
-        f5_zero <= ~f4_m[128] & lz128[7];
+        f5_m <= f4_m;
+        f5_lz128 <= lz128;
+        f5_k <= f4_k;
         f5_st <= f4_st;
         f5_neg <= f4_neg;
     end
 
-    // ---- F6: normalize ------------------------------------------------------
+    // ---- F6: exponent and shift ----------------------------------------------
+    wire [7:0]  lz = f5_m[128] ? 8'd0 : f5_lz128 + 8'd1;        // 0..129
+    // accumulator bit of the leading one: the window starts at limb k-1
+    wire [12:0] lead = {1'b0, f5_k, 6'd0} + 13'd64 - {5'd0, lz};
     // normal when the leading one is at accumulator bit 52 (2^-1022) or
     // above; else (only with k = 0, the window starting at bit -64) shift
     // bit 52 to the top: 12 places
-    wire         normal = ~f5_lead[12] & (f5_lead >= 13'd52);
-    wire [7:0]   sh = normal ? f5_lz : 8'd12;
-    wire [127:0] nrm = f5_m << sh;   // bit 128 would be the hidden bit
-    reg  [127:0] f6_n;        // below the hidden bit
+    wire        normal = ~lead[12] & (lead >= 13'd52);
+    reg  [127:0] f6_m;        // (bit 128 becomes the hidden bit)
+    reg  [7:0]   f6_sh;
     reg  [11:0]  f6_e;
     reg          f6_zero, f6_st, f6_neg;
     always @(posedge clk) begin
-        f6_n <= nrm;
-        f6_e <= normal ? f5_lead[11:0] - 12'd51 : 12'd0;
-        f6_zero <= f5_zero;
+        f6_m <= f5_m[127:0];
+        f6_sh <= normal ? lz : 8'd12;
+        f6_e <= normal ? lead[11:0] - 12'd51 : 12'd0;
+        f6_zero <= ~f5_m[128] & f5_lz128[7];
         f6_st <= f5_st;
         f6_neg <= f5_neg;
     end
 
-    // ---- F7: round, pack, specials ----------------------------------------
-    wire        sticky = (|f6_n[74:0]) | f6_st;
-    wire        rnd = f6_n[75] & (sticky | f6_n[76]);
-    wire [62:0] pk = {f6_e[10:0], f6_n[127:76]} + {62'd0, rnd};
+    // ---- F7: normalize -----------------------------------------------------
+    reg  [127:0] f7_n;        // below the hidden bit
+    reg  [11:0]  f7_e;
+    reg          f7_zero, f7_st, f7_neg;
+    always @(posedge clk) begin
+        f7_n <= f6_m << f6_sh;
+        f7_e <= f6_e;
+        f7_zero <= f6_zero;
+        f7_st <= f6_st;
+        f7_neg <= f6_neg;
+    end
+
+    // ---- F8: round, pack, specials ----------------------------------------
+    wire        sticky = (|f7_n[74:0]) | f7_st;
+    wire        rnd = f7_n[75] & (sticky | f7_n[76]);
+    wire [62:0] pk = {f7_e[10:0], f7_n[127:76]} + {62'd0, rnd};
     wire        nan = f_nan | (f_pinf & f_ninf) | f_ovf;
     wire [63:0] z = nan ? QNAN
                   : f_pinf ? 64'h7FF0_0000_0000_0000
                   : f_ninf ? 64'hFFF0_0000_0000_0000
-                  : f6_zero ? {f_allnegz & (f_cnt != 14'd0), 63'd0}
-                  : (f6_e >= 12'd2047) ? {f6_neg, 11'h7FF, 52'd0}
-                  : {f6_neg, pk};
+                  : f7_zero ? {f_allnegz & (f_cnt != 14'd0), 63'd0}
+                  : (f7_e >= 12'd2047) ? {f7_neg, 11'h7FF, 52'd0}
+                  : {f7_neg, pk};
     always @(posedge clk) begin
-        res_valid <= fin[5] & ~rst;
+        res_valid <= fin[6] & ~rst;
         res_z <= z;
     end
 endmodule
