@@ -167,7 +167,7 @@ REGS = [
     ("BM1_HI",   0x013, "ro", "mask 1: broadcast mask 63..32"),
     ("PRIVCNT",  0x014, "ro", "user attempts at a supervisor opcode or register since reset (wrapping)"),
     ("ERRCNT",   0x015, "ro", "refusals of any cause since reset, all channels (wrapping)"),
-    ("LOCK",     0x016, "rw (write: supervisor)", "bit 7 the lock is held, bits 5..0 its channel; a supervisor "
+    ("LOCK",     0x016, "rw (write: supervisor)", "bit 7 the lock is held, bits 5..0 its channel (the last holder while bit 7 is 0); a supervisor "
                               "write (any value) breaks the lock"),
     ("HOLD",     0x017, "rw (write: supervisor)", "bit 0: the controller serves nothing while set; arrivals "
                               "stage in the receive buffers (for tests and measurements)"),

@@ -108,7 +108,7 @@ localparam [11:0] R_ERRCNT   = 12'h015;  // ro
 localparam [11:0] R_LOCK     = 12'h016;  // rw (write: supervisor)
 localparam [11:0] R_HOLD     = 12'h017;  // rw (write: supervisor)
 localparam [11:0] R_CALL_BASE = 12'h800;  // CALL: base | opcode << 4 | MASK << 3 | X << 2
-localparam [31:0] COP_MAP_HASH = 32'h47073E01;  // CRC-32 of these tables
+localparam [31:0] COP_MAP_HASH = 32'hC9117D54;  // CRC-32 of these tables
 // cop_dec(opcode): bits 3..0 kind, 6..4 fn, 7 64-bit, 11..8 operand bytes, 15..12 result bytes
 // (15: the delivery's own), 16 supervisor only, 18..17 WC (words after the instruction word)
 function automatic [18:0] cop_dec(input [6:0] op);

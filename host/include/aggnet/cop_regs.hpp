@@ -186,13 +186,13 @@ constexpr uint16_t BM1_LO = 0x012;  // ro: mask 1: broadcast mask 31..0
 constexpr uint16_t BM1_HI = 0x013;  // ro: mask 1: broadcast mask 63..32
 constexpr uint16_t PRIVCNT = 0x014;  // ro: user attempts at a supervisor opcode or register since reset (wrapping)
 constexpr uint16_t ERRCNT = 0x015;  // ro: refusals of any cause since reset, all channels (wrapping)
-constexpr uint16_t LOCK = 0x016;  // rw (write: supervisor): bit 7 the lock is held, bits 5..0 its channel; a supervisor write (any value) breaks the lock
+constexpr uint16_t LOCK = 0x016;  // rw (write: supervisor): bit 7 the lock is held, bits 5..0 its channel (the last holder while bit 7 is 0); a supervisor write (any value) breaks the lock
 constexpr uint16_t HOLD = 0x017;  // rw (write: supervisor): bit 0: the controller serves nothing while set; arrivals stage in the receive buffers (for tests and measurements)
 constexpr uint16_t CALL_BASE = 0x800;  // a CALL register: CALL_BASE | opcode << 4 | mask << 3 | x << 2
 constexpr uint16_t call(unsigned opcode, unsigned mask = 0, unsigned x = 0) {
     return uint16_t(CALL_BASE | (opcode & 0x7f) << 4 | (mask & 1) << 3 | (x & 1) << 2);
 }
-constexpr uint32_t MAP_HASH = 0x47073E01;  // CRC-32 of these tables (INFO MAP_HASH+4)
+constexpr uint32_t MAP_HASH = 0xC9117D54;  // CRC-32 of these tables (INFO MAP_HASH+4)
 constexpr uint16_t addr(uint16_t reg) { return uint16_t(WINDOW << 12 | reg); }
 }  // namespace regs
 
