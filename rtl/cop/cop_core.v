@@ -101,7 +101,12 @@ module cop_core #(
     output wire [C-1:0] f_work0,
     output wire [C-1:0] f_tmpl0,
     output wire [C-1:0] f_bm0,
-    output wire         f_open0
+    output wire         f_open0,
+    output wire         f_lead_us,     // the leader's instruction word has U/S = supervisor
+    output wire         f_lead_set,    // the leader's opcode is SETBM or SETTC
+    output wire         f_rx_priv_ok,  // every buffered supervisor opcode came with U/S = supervisor
+    output wire [C-1:0] f_coll,        // channels whose buffered command is collective
+    output wire         f_complete     // a collective round completes in this cycle (or its result goes out)
 `endif
 );
     generate
@@ -160,10 +165,10 @@ module cop_core #(
     reg [RA_W-1:0]  rx_addr [0:C-1];
     reg [63:0]      rx_data [0:C-1];
     reg [63:0]      rp_data [0:C-1];
-    reg [3:0]       rp_len  [0:C-1];
+    reg [1:0]       rp_len  [0:C-1];   // byte counts 0, 4, 8 kept as codes 0, 1, 2 (lcode / ldec)
     reg [7:0]       rp_cause[0:C-1];
     reg [63:0]      last_data [0:C-1];
-    reg [3:0]       last_len  [0:C-1];
+    reg [1:0]       last_len  [0:C-1];
     reg [PPN_W-1:0] pr_ppn  [0:C-1];
     reg [PID_W-1:0] pr_pid  [0:C-1];
     reg [RA_W-1:0]  ch_addr [0:C-1];
@@ -171,7 +176,7 @@ module cop_core #(
     reg [31:0]      instr   [0:C-1];
     reg [2:0]       mb_cnt  [0:C-1];
     reg [63:0]      mb_data [0:C*MB-1];
-    reg [3:0]       mb_len  [0:C*MB-1];
+    reg [1:0]       mb_len  [0:C*MB-1];
     // ---- the key table (figures 16-17) and globals -------------------------------
     reg [C-1:0]     tc_tmpl [0:KEYS-1];
     reg [C-1:0]     tc_work [0:KEYS-1];
@@ -234,6 +239,18 @@ module cop_core #(
         end
     endfunction
 
+    // result byte counts (0, 4 or 8) as 2-bit codes, so a stored count never exceeds 8
+    function automatic [1:0] lcode(input [3:2] len);
+        begin
+            lcode = {len[3], len[2] & ~len[3]};
+        end
+    endfunction
+    function automatic [3:0] ldec(input [1:0] c);
+        begin
+            ldec = {c[1], c[0] & ~c[1], 2'b00};
+        end
+    endfunction
+
     // ==== the bus side ==================================================================
     assign bus_req_ready = !rst;
     wire take = bus_req_valid && !rst;
@@ -256,7 +273,7 @@ module cop_core #(
     wire [31:0] p_proc = proc_word(pr_ppn[p], pr_pid[p]);
     wire [7:0] lock_ch8 = {{(8-CW){1'b0}}, lock_ch};
     wire [63:0] mb_head = mb_data[mb_base];
-    wire [3:0]  mb_hlen = mb_len[mb_base];
+    wire [3:0]  mb_hlen = ldec(mb_len[mb_base]);
     wire [1:0]  wc = c_dec[18:17];
 
     // what the access does (all decided from the request and the state now)
@@ -294,7 +311,7 @@ module cop_core #(
                     b_err = E_OK;
                 end else if (c_kind == K_XMIT) begin
                     if (last_v[p]) begin
-                        b_rd = last_data[p][31:0]; b_rdhi = last_data[p][63:32]; b_len = last_len[p];
+                        b_rd = last_data[p][31:0]; b_rdhi = last_data[p][63:32]; b_len = ldec(last_len[p]);
                     end else begin
                         b_err = E_REF; b_cause = C_NOREPLY;
                     end
@@ -323,7 +340,7 @@ module cop_core #(
                         b_err = E_REF; b_cause = rp_cause[p];
                     end else begin
                         b_last = 1'b1;
-                        b_rd = rp_data[p][31:0]; b_rdhi = rp_data[p][63:32]; b_len = rp_len[p];
+                        b_rd = rp_data[p][31:0]; b_rdhi = rp_data[p][63:32]; b_len = ldec(rp_len[p]);
                     end
                 end else if (rx_v[p]) begin
                     b_err = E_PEND;
@@ -460,6 +477,7 @@ module cop_core #(
     reg [C-1:0]  x_tmpl, x_work;
     reg          x_open;
     reg [2:0]    x_next;
+    reg          x_done;   // a collective step that completes its round: the working vector is then zero
     reg [C-1:0]  gin;
     wire [C-1:0] l_val = l_data[C-1:0];
     wire         l_range = (l_data & ~CHAN_ALL) != 64'd0;
@@ -467,7 +485,7 @@ module cop_core #(
         x_ok = {C{1'b0}}; x_ref = {C{1'b0}}; x_srv = {C{1'b0}}; x_push = {C{1'b0}};
         x_cause = 8'd0; x_data = 64'd0; x_push_data = l_data; x_len = 4'd0;
         x_ram_we = 1'b0; x_ram_wd = 64'd0; x_tc_we = 1'b0; x_bm_we = 1'b0; x_lock = 1'b0; x_unlock = 1'b0;
-        x_tmpl = t_tmpl; x_work = t_work; x_open = t_open; x_next = S_IDLE;
+        x_tmpl = t_tmpl; x_work = t_work; x_open = t_open; x_next = S_IDLE; x_done = 1'b0;
         gin = grp & t_work;
         case (l_kind)
             K_RAMR: begin
@@ -522,7 +540,7 @@ module cop_core #(
                     x_tc_we = gin != {C{1'b0}};
                     if ((t_work & ~gin) == {C{1'b0}}) begin
                         // the round is complete: re-arm from the template
-                        x_work = t_tmpl; x_open = 1'b0;
+                        x_done = 1'b1; x_work = t_tmpl; x_open = 1'b0;
                         if (l_kind == K_BAR) x_ok = t_tmpl;
                         else if (l_kind == K_RED) x_next = S_TREE;
                         else x_next = S_SCAN;
@@ -597,7 +615,7 @@ module cop_core #(
                 if (b_recv) recv_w[p] <= 1'b1;
                 if (b_pop && !b_recv) recv_w[p] <= 1'b0;
                 if (b_last) begin
-                    last_v[p] <= 1'b1; last_data[p] <= {b_rdhi, b_rd}; last_len[p] <= b_len;
+                    last_v[p] <= 1'b1; last_data[p] <= {b_rdhi, b_rd}; last_len[p] <= lcode(b_len[3:2]);
                 end
                 if (b_mode) sup[p] <= b_mode_v;
                 if (b_proc) begin pr_ppn[p] <= bus_req_wdata[PPN_W-1:0]; pr_pid[p] <= bus_req_wdata[4 +: PID_W]; end
@@ -621,7 +639,7 @@ module cop_core #(
                     for (j = 0; j < MB; j = j + 1)
                         if (j[2:0] == mb_cnt[i] - {2'd0, b_pop_v[i]}) begin
                             mb_data[i*MB + j] <= x_push_data;
-                            mb_len[i*MB + j]  <= l_dec[11:8];
+                            mb_len[i*MB + j]  <= lcode(l_dec[11:10]);
                         end
                 end
                 mb_cnt[i] <= mb_cnt[i] + {2'd0, x_push[i] && st == S_EXEC}
@@ -632,7 +650,7 @@ module cop_core #(
             for (i = 0; i < C; i = i + 1) begin
                 if (pl_clr[i]) begin
                     rx_v[i] <= 1'b0; rx_srv[i] <= 1'b0; rp_v[i] <= 1'b1; rp_err[i] <= pl_ref[i];
-                    rp_data[i] <= pl_ok[i] ? pl_data : 64'd0; rp_len[i] <= pl_ok[i] ? pl_len : 4'd0;
+                    rp_data[i] <= pl_ok[i] ? pl_data : 64'd0; rp_len[i] <= pl_ok[i] ? lcode(pl_len[3:2]) : 2'd0;
                     rp_cause[i] <= pl_ref[i] ? pl_cause : 8'd0;
                 end
             end
@@ -716,8 +734,9 @@ module cop_core #(
         end
     end
 
-    wire unused_ok = &{1'b0, bus_req_addr[15:12], bus_req_size, l_dec[18:16], l_fn[2:1], c_dec[15:12], c_dec[7:4],
-                       mb_base9, lock_ch8[7:6]};
+    wire unused_ok = &{1'b0, bus_req_addr[15:12], bus_req_size, l_dec[18:16], l_dec[9:8], pl_len[1:0], l_fn[2:1],
+                       c_dec[15:12], c_dec[7:4],
+                       mb_base9, lock_ch8[7:6], x_done};
 `ifdef FORMAL
     assign f_rx_v = rx_v;
     assign f_rx_srv = rx_srv;
@@ -731,6 +750,24 @@ module cop_core #(
     assign f_tmpl0 = tc_tmpl[0];
     assign f_bm0 = bmask[0];
     assign f_open0 = r_open[0];
+    assign f_lead_us = instr[lead][IW_US];
+    assign f_lead_set = l_kind == K_SETBM || l_kind == K_SETTC;
+    reg         fv_priv;
+    reg [C-1:0] fv_coll;
+    reg [18:0]  fv_dec;
+    integer fi;
+    always @* begin
+        fv_priv = 1'b1;
+        for (fi = 0; fi < C; fi = fi + 1) begin
+            fv_dec = cop_dec(rx_op[fi]);
+            if (rx_v[fi] && fv_dec[16] && !instr[fi][IW_US]) fv_priv = 1'b0;
+            fv_coll[fi] = rx_v[fi] && (fv_dec[3:0] == K_BAR || fv_dec[3:0] == K_RED || fv_dec[3:0] == K_SCAN);
+        end
+    end
+    assign f_rx_priv_ok = fv_priv;
+    wire f_unused = &{1'b0, fv_dec[18:17], fv_dec[15:4]};
+    assign f_coll = fv_coll;
+    assign f_complete = (st == S_EXEC && x_done) || (st == S_TREE && tcnt == TREE_DONE) || st == S_SCAN;
 `endif
 endmodule
 `default_nettype wire
