@@ -17,9 +17,11 @@
 //   (p4) each TC bit clears at most once per round: while key 0's round
 //        stays open its working vector only loses bits; it regains them
 //        only when the round closes (re-arm or a TC write).
-// Negative controls (must FAIL): SELFTEST_NOTC claims key 0's TC vector
-// never changes; SELFTEST_NORESULT claims no collective reply is ever
-// placed OK.
+// Negative controls (must FAIL, each by a trace from reset within its
+// steps): SELFTEST_NOTC claims key 0's TC vector never changes (a
+// supervisor's SETTC is served by cycle 8); SELFTEST_EARLY builds cop_core
+// with a barrier step that replies to its contributors before the round
+// is complete, which (p3) must catch (by cycle 12).
 module cop_core_props #(
     parameter integer C = 2,
     parameter integer PROPS = 15  // bit i: check property group p(i+1)
@@ -98,9 +100,6 @@ module cop_core_props #(
             if (PROPS[3]) assert((f_work0 & ~f_tmpl0) == {C{1'b0}});
 `ifdef SELFTEST_NOTC
             assert(f_tmpl0 == {C{1'b0}});
-`endif
-`ifdef SELFTEST_NORESULT
-            assert((f_pl_ok & f_coll) == {C{1'b0}});
 `endif
         end
     end
