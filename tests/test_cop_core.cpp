@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <numeric>
 #include <random>
 #include <string>
@@ -276,7 +277,7 @@ void random_programs(const char* name, unsigned C, unsigned cycles) {
             const Req q = janitor.front();
             janitor.erase(janitor.begin());
             if (d.cycle(&q).err == CopModel::PEND) pending[jan] = true;
-            if (std::getenv("COP_DEBUG"))
+            if (std::getenv("COP_DEBUG"))  // a trace of the janitor, for a stalled run
                 std::fprintf(stderr, "t %u janitor 0x%03x lock 0x%x\n", t, q.addr, d.read(0, R::LOCK));
             continue;
         }
@@ -519,8 +520,7 @@ TEST_CASE("cop_core: Data RAM read, write and fetch-and-add (Table I RSRAM/WSRAM
     REQUIRE(d.start(0, cop::OP_RSRAM64).err == CopModel::PEND);
     REQUIRE(d.wait(0) == Rsp{0, 16, 8});
     // random reads and writes against a plain array
-    std::vector<uint64_t> mem(16, 0);
-    mem[5] = 0;  // process 0 word 5 was never written here (PE 3 is process 0: it was)
+    std::vector<uint64_t> mem(16, 0);  // process 0's words, as written above
     mem[5] = 0x1122334400000000ull;
     mem[9] = 16;
     for (int i = 0; i < 300; ++i) {
