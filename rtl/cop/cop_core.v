@@ -1,0 +1,777 @@
+`default_nettype none
+// cop_core: Hall's coordination processor (seed 004, chapter IV: the COP to
+// network interface, figures 15-22, Table I) as an engine bus slave with C
+// channels, one per PE (PE p = channel p).  No FPU in this build (EN_FPU = 0:
+// the float opcodes are refused NOFPU) and no level 2 COP (X refused NOUP).
+// The tables (opcodes, instruction word, causes, registers) are generated
+// by tools/copgen.py into cop_regs.vh; docs/cop_regmap.md lists them and
+// docs/cop.md says what the COP does and where it departs from the seed.
+//
+// Bus (docs/link.md, "The engine register bus"; the CALL ports of rule 8):
+//   bus_req_ready is high except in rst; a request taken in cycle t is
+//   answered in cycle t+1 (bus_rsp_valid high for one cycle; rdata,
+//   rdata_hi, len and err 0 while it is low).  addr[15:12] is the hub's
+//   window decode and is ignored; bus_req_pe >= C has no registers (NO_REG).
+//   Plain READ/WRITE reach the registers of cop_regs.vh (R_*), as the PE's
+//   own channel.  A CALL access reaches R_CALL_BASE | opcode << 4 |
+//   MASK << 3 | X << 2: its start (write) carries the operand (bus_req_len
+//   bytes, bits 63..32 in bus_req_wdata_hi) and is refused at once (err 2,
+//   cause in CAUSE) or answered PENDING (err 3) with the command in the
+//   channel's receive buffer (DATA_RDY); an ask (read) is PENDING until the
+//   reply slot holds the result, which it hands over once (err 0, result in
+//   rdata/rdata_hi, bus_rsp_len its bytes) or refuses (err 2, cause).
+//   XMIT, ACK and RECV are answered by the bus side (a RECV's start or ask
+//   finishes when the channel's mailbox holds a delivery).
+//
+// Controller (figure 22), one service step at a time (timing in cycles):
+//   IDLE   snapshot of the ready channels (DATA_RDY, not yet served, and
+//          only the lock holder while a lock is held; nothing while HOLD)
+//   PICK   round robin: the first ready channel at or after the pointer
+//          is the leader (the pointer then moves past it)
+//   LEAD   the leader's command is latched and decoded
+//   GROUP  for a collective opcode (barrier, reduction, scan) every ready
+//          channel with the leader's key {PPN, PID, MASK}, opcode and
+//          address joins the step (departure: the seed serves one channel
+//          per step); the key's mask / TC row and the Data RAM word are read
+//   EXEC   the step's effect (RAM write, lock, mask / TC write, mailbox
+//          deliveries, TC bits cleared); replies placed in the reply slots
+//   TREE   a reduction round that completed: the members' operands, held
+//          in their receive buffers, go through a registered binary tree of
+//          the ALU (log2 of C rounded up, plus one, cycles), then the result
+//          is placed in every member's reply slot
+//   SCAN   a prefix round that completed: one member per cycle in channel
+//          order
+//   A completed barrier's exit is placed in EXEC.  Replies are visible in
+//   the cycle after they are placed.
+//
+// Mask / terminal count (figures 16-17): a table keyed by {PPN, PID, MASK}
+// holds the broadcast mask, the TC vector (the template) and the working
+// vector of the open round with its opcode and address (fixed by the first
+// contribution; a different one is refused MISMATCH).  A round completes
+// when the working vector is zero; it is then re-armed from the template
+// (departure: the seed writes zero back).  A SETBM or SETTC for a key
+// whose round is open ends it: every member that waits in it is refused
+// ABORTED.
+//
+// Parameters (illegal values fail elaboration):
+//   C       2..64 channels
+//   PPN_W   1..4 PPN bits the tables index (PROC refuses larger PPNs)
+//   PID_W   1..8 PID bits the tables index (PROC refuses larger PIDs)
+//   RA_W    1..12 Data RAM address bits per process (ADDR refuses more)
+//           PPN_W + PID_W <= 5 (key table rows), PPN_W + PID_W + RA_W <= 14
+//   MB      1..4 mailbox entries per channel
+//   EN_FPU  0 only (the FPU of rtl/fpu/ is not in this build)
+//   KEY     the MODE value that makes a channel supervisor
+module cop_core #(
+    parameter integer C      = 4,
+    parameter integer PPN_W  = 2,
+    parameter integer PID_W  = 2,
+    parameter integer RA_W   = 4,
+    parameter integer MB     = 2,
+    parameter integer EN_FPU = 0,
+    parameter [31:0]  KEY    = 32'h434F_5053
+) (
+    input  wire        clk,
+    input  wire        rst,
+    input  wire        bus_req_valid,
+    output wire        bus_req_ready,
+    input  wire        bus_req_we,
+    input  wire [5:0]  bus_req_pe,
+    input  wire [15:0] bus_req_addr,
+    input  wire [31:0] bus_req_wdata,
+    input  wire [2:0]  bus_req_size,
+    input  wire        bus_req_call,
+    input  wire [31:0] bus_req_wdata_hi,
+    input  wire [3:0]  bus_req_len,
+    output reg         bus_rsp_valid,
+    output reg  [31:0] bus_rsp_rdata,
+    output reg  [1:0]  bus_rsp_err,
+    output reg  [31:0] bus_rsp_rdata_hi,
+    output reg  [3:0]  bus_rsp_len
+`ifdef FORMAL
+    ,
+    output wire [C-1:0] f_rx_v,
+    output wire [C-1:0] f_rx_srv,
+    output wire [C-1:0] f_rp_v,
+    output wire [C-1:0] f_rp_err,
+    output wire [C-1:0] f_sup,
+    output wire [2:0]   f_st,
+    output wire [C-1:0] f_pl_ok,
+    output wire [C-1:0] f_clr,
+    output wire [C-1:0] f_work0,
+    output wire [C-1:0] f_tmpl0,
+    output wire [C-1:0] f_bm0,
+    output wire         f_open0,
+    output wire         f_lead_us,     // the leader's instruction word has U/S = supervisor
+    output wire         f_lead_set,    // the leader's opcode is SETBM or SETTC
+    output wire         f_rx_priv_ok,  // every buffered supervisor opcode came with U/S = supervisor
+    output wire [C-1:0] f_coll,        // channels whose buffered command is collective
+    output wire         f_complete     // a collective round completes in this cycle (or its result goes out)
+`endif
+);
+    generate
+        if (C < 2 || C > 64) begin : g_bad_c
+            $error("cop_core: C must be in 2..64");
+        end
+        if (PPN_W < 1 || PPN_W > 4) begin : g_bad_ppn
+            $error("cop_core: PPN_W must be in 1..4");
+        end
+        if (PID_W < 1 || PID_W > 8) begin : g_bad_pid
+            $error("cop_core: PID_W must be in 1..8");
+        end
+        if (RA_W < 1 || RA_W > 12) begin : g_bad_ra
+            $error("cop_core: RA_W must be in 1..12");
+        end
+        if (PPN_W + PID_W > 5) begin : g_bad_key
+            $error("cop_core: PPN_W + PID_W must be at most 5 (the key table holds 2^(PPN_W+PID_W+1) rows)");
+        end
+        if (PPN_W + PID_W + RA_W > 14) begin : g_bad_ram
+            $error("cop_core: PPN_W + PID_W + RA_W must be at most 14 (the Data RAM's index)");
+        end
+        if (MB < 1 || MB > 4) begin : g_bad_mb
+            $error("cop_core: MB must be in 1..4");
+        end
+        if (EN_FPU != 0) begin : g_bad_fpu
+            $error("cop_core: EN_FPU must be 0 (rtl/fpu/ is not in this build)");
+        end
+    endgenerate
+
+`include "cop_regs.vh"
+
+    localparam integer CW    = (C <= 2) ? 1 : (C <= 4) ? 2 : (C <= 8) ? 3 : (C <= 16) ? 4 : (C <= 32) ? 5 : 6;
+    localparam integer P2    = 1 << CW;             // tree leaves
+    localparam integer KW    = PPN_W + PID_W + 1;   // key {PPN, PID, MASK}
+    localparam integer KEYS  = 1 << KW;
+    localparam integer DW    = PPN_W + PID_W + RA_W; // Data RAM index {PPN, PID, ADDR}
+    localparam integer DEPTH = 1 << DW;
+    localparam [1:0] E_OK = 2'd0, E_NOREG = 2'd1, E_REF = 2'd2, E_PEND = 2'd3;
+    localparam [2:0] S_IDLE = 3'd0, S_PICK = 3'd1, S_LEAD = 3'd2, S_GROUP = 3'd3, S_EXEC = 3'd4,
+                     S_TREE = 3'd5, S_SCAN = 3'd6;
+    localparam integer C_I = C, PPN_I = PPN_W, PID_I = PID_W, RA_I = RA_W, MB_I = MB, FPU_I = EN_FPU;
+    localparam [31:0] CONFIG = {8'd0, 1'b0, MB_I[2:0], RA_I[3:0], PID_I[3:0], PPN_I[3:0], FPU_I[0], C_I[6:0]};
+    localparam [63:0] CHAN_ALL = (C == 64) ? {64{1'b1}} : ((64'd1 << C) - 64'd1);
+    localparam integer CW_I = CW;
+    localparam [CW:0] TREE_DONE = CW_I[CW:0];  // leaves valid in EXEC, one tree level per cycle after
+    localparam integer CLAST_I = C - 1;
+    localparam [CW-1:0] CLAST = CLAST_I[CW-1:0];
+    localparam [2:0] MB3 = MB_I[2:0];
+
+    // ---- per-channel state -------------------------------------------------------
+    reg [C-1:0]     rx_v, rx_srv, rp_v, rp_err, recv_w, last_v, sup;
+    reg [6:0]       rx_op   [0:C-1];
+    reg             rx_mask [0:C-1];
+    reg [PPN_W-1:0] rx_ppn  [0:C-1];
+    reg [PID_W-1:0] rx_pid  [0:C-1];
+    reg [RA_W-1:0]  rx_addr [0:C-1];
+    reg [63:0]      rx_data [0:C-1];
+    reg [63:0]      rp_data [0:C-1];
+    reg [1:0]       rp_len  [0:C-1];   // byte counts 0, 4, 8 kept as codes 0, 1, 2 (lcode / ldec)
+    reg [7:0]       rp_cause[0:C-1];
+    reg [63:0]      last_data [0:C-1];
+    reg [1:0]       last_len  [0:C-1];
+    reg [PPN_W-1:0] pr_ppn  [0:C-1];
+    reg [PID_W-1:0] pr_pid  [0:C-1];
+    reg [RA_W-1:0]  ch_addr [0:C-1];
+    reg [14:0]      cause   [0:C-1];
+    reg [31:0]      instr   [0:C-1];
+    reg [2:0]       mb_cnt  [0:C-1];
+    reg [63:0]      mb_data [0:C*MB-1];
+    reg [1:0]       mb_len  [0:C*MB-1];
+    // ---- the key table (figures 16-17) and globals -------------------------------
+    reg [C-1:0]     tc_tmpl [0:KEYS-1];
+    reg [C-1:0]     tc_work [0:KEYS-1];
+    reg [C-1:0]     bmask   [0:KEYS-1];
+    reg [KEYS-1:0]  r_open;
+    reg [6:0]       r_op    [0:KEYS-1];
+    reg [RA_W-1:0]  r_addr  [0:KEYS-1];
+    reg [31:0]      privcnt, errcnt;
+    reg             lock_held, hold;
+    reg [CW-1:0]    lock_ch;
+    // ---- the Data RAM: zero at configuration, not cleared by rst -----------------
+    reg [63:0]      dram [0:DEPTH-1];
+    reg [63:0]      ram_q;
+    integer ri;
+    initial for (ri = 0; ri < DEPTH; ri = ri + 1) dram[ri] = 64'd0;
+
+    // ---- the ALU (figure 18), shared by the tree and the scan ------------------------
+    function automatic [63:0] alu(input [2:0] fn, input [63:0] a, input [63:0] b);
+        begin
+            case (fn)
+                FN_SUM: alu = a + b;
+                FN_MAX: alu = ($signed(a) > $signed(b)) ? a : b;
+                FN_MIN: alu = ($signed(a) < $signed(b)) ? a : b;
+                FN_OR:  alu = a | b;
+                FN_AND: alu = a & b;
+                default: alu = a ^ b;
+            endcase
+        end
+    endfunction
+    function automatic [63:0] ident(input [2:0] fn);
+        begin
+            case (fn)
+                FN_MAX:  ident = 64'h8000_0000_0000_0000;
+                FN_MIN:  ident = 64'h7FFF_FFFF_FFFF_FFFF;
+                FN_AND:  ident = {64{1'b1}};
+                default: ident = 64'd0;
+            endcase
+        end
+    endfunction
+    // an operand as the ALU takes it: a 32-bit one sign-extended (the low 32
+    // bits of every function are then the 32-bit function's)
+    function automatic [63:0] ext(input w64, input [63:0] v);
+        begin
+            ext = w64 ? v : {{32{v[31]}}, v[31:0]};
+        end
+    endfunction
+
+    // a channel vector, or a PPN / PID, zero-extended
+    function automatic [63:0] zx(input [C-1:0] v);
+        begin
+            zx = 64'd0;
+            zx[C-1:0] = v;
+        end
+    endfunction
+    function automatic [31:0] proc_word(input [PPN_W-1:0] ppn, input [PID_W-1:0] pid);
+        begin
+            proc_word = 32'd0;
+            proc_word[PPN_W-1:0] = ppn;
+            proc_word[4 +: PID_W] = pid;
+        end
+    endfunction
+
+    // result byte counts (0, 4 or 8) as 2-bit codes, so a stored count never exceeds 8
+    function automatic [1:0] lcode(input [3:2] len);
+        begin
+            lcode = {len[3], len[2] & ~len[3]};
+        end
+    endfunction
+    function automatic [3:0] ldec(input [1:0] c);
+        begin
+            ldec = {c[1], c[0] & ~c[1], 2'b00};
+        end
+    endfunction
+
+    // ==== the bus side ==================================================================
+    assign bus_req_ready = !rst;
+    wire take = bus_req_valid && !rst;
+    wire [11:0] r = bus_req_addr[11:0];
+    wire pe_ok = {26'd0, bus_req_pe} < C;
+    wire [CW-1:0] p = bus_req_pe[CW-1:0];
+    wire [6:0] c_op = r[10:4];
+    wire [18:0] c_dec = cop_dec(c_op);
+    wire [3:0] c_kind = c_dec[3:0];
+    wire [KW-1:0] p_key0 = {pr_ppn[p], pr_pid[p], 1'b0};
+    wire [KW-1:0] p_key1 = {pr_ppn[p], pr_pid[p], 1'b1};
+    wire [63:0] tmpl0 = zx(tc_tmpl[p_key0]), tmpl1 = zx(tc_tmpl[p_key1]);
+    wire [63:0] wait0 = r_open[p_key0] ? zx(tc_work[p_key0]) : 64'd0;
+    wire [63:0] wait1 = r_open[p_key1] ? zx(tc_work[p_key1]) : 64'd0;
+    wire [63:0] bm0 = zx(bmask[p_key0]), bm1 = zx(bmask[p_key1]);
+    localparam integer MBW = (C * MB <= 2) ? 1 : (C * MB <= 4) ? 2 : (C * MB <= 8) ? 3 : (C * MB <= 16) ? 4 :
+                             (C * MB <= 32) ? 5 : (C * MB <= 64) ? 6 : (C * MB <= 128) ? 7 : 8;
+    wire [8:0] mb_base9 = {3'd0, bus_req_pe} * {6'd0, MB3};
+    wire [MBW-1:0] mb_base = mb_base9[MBW-1:0];
+    wire [31:0] p_proc = proc_word(pr_ppn[p], pr_pid[p]);
+    wire [7:0] lock_ch8 = {{(8-CW){1'b0}}, lock_ch};
+    wire [63:0] mb_head = mb_data[mb_base];
+    wire [3:0]  mb_hlen = ldec(mb_len[mb_base]);
+    wire [1:0]  wc = c_dec[18:17];
+
+    // what the access does (all decided from the request and the state now)
+    reg [1:0]  b_err;
+    reg [31:0] b_rd, b_rdhi;
+    reg [3:0]  b_len;
+    reg [7:0]  b_cause;        // a refusal's cause (0: none)
+    reg        b_priv;         // count in PRIVCNT
+    reg        b_start;        // load the receive buffer
+    reg        b_recv;         // set recv_w
+    reg        b_pop;          // pop the mailbox head (handed over)
+    reg        b_hand;         // hand the reply slot over
+    reg        b_last;         // remember (b_rd, b_rdhi, b_len) for XMIT
+    reg        b_mode, b_mode_v, b_proc, b_addr, b_lockbrk, b_hold;
+    always @* begin
+        b_err = E_OK; b_rd = 32'd0; b_rdhi = 32'd0; b_len = 4'd0; b_cause = 8'd0; b_priv = 1'b0;
+        b_start = 1'b0; b_recv = 1'b0; b_pop = 1'b0; b_hand = 1'b0; b_last = 1'b0;
+        b_mode = 1'b0; b_mode_v = 1'b0; b_proc = 1'b0; b_addr = 1'b0; b_lockbrk = 1'b0; b_hold = 1'b0;
+        if (!pe_ok) begin
+            b_err = E_NOREG;
+        end else if (bus_req_call) begin
+            if (!r[11]) begin
+                b_err = E_NOREG;
+            end else if (bus_req_we) begin
+                // a CALL start
+                if (c_kind == K_NONE || r[1:0] != 2'd0)            b_cause = C_BADOP;
+                else if (rx_v[p] || rp_v[p] || recv_w[p])          b_cause = C_BUSY;
+                else if (bus_req_len != c_dec[11:8])               b_cause = C_BADLEN;
+                else if (c_dec[16] && !sup[p]) begin               b_cause = C_PRIV; b_priv = 1'b1; end
+                else if (c_kind == K_FLT)                          b_cause = C_NOFPU;
+                else if (r[2])                                     b_cause = C_NOUP;
+                if (b_cause != 8'd0) begin
+                    b_err = E_REF;
+                end else if (c_kind == K_ACK) begin
+                    b_err = E_OK;
+                end else if (c_kind == K_XMIT) begin
+                    if (last_v[p]) begin
+                        b_rd = last_data[p][31:0]; b_rdhi = last_data[p][63:32]; b_len = ldec(last_len[p]);
+                    end else begin
+                        b_err = E_REF; b_cause = C_NOREPLY;
+                    end
+                end else if (c_kind == K_RECV) begin
+                    if (mb_cnt[p] != 3'd0) begin
+                        b_pop = 1'b1; b_last = 1'b1;
+                        b_rd = mb_head[31:0]; b_rdhi = mb_head[63:32]; b_len = mb_hlen;
+                    end else begin
+                        b_err = E_PEND; b_recv = 1'b1;
+                    end
+                end else begin
+                    b_err = E_PEND; b_start = 1'b1;
+                end
+            end else begin
+                // a CALL ask
+                if (recv_w[p]) begin
+                    if (mb_cnt[p] != 3'd0) begin
+                        b_pop = 1'b1; b_last = 1'b1;
+                        b_rd = mb_head[31:0]; b_rdhi = mb_head[63:32]; b_len = mb_hlen;
+                    end else begin
+                        b_err = E_PEND;
+                    end
+                end else if (rp_v[p]) begin
+                    b_hand = 1'b1;
+                    if (rp_err[p]) begin
+                        b_err = E_REF; b_cause = rp_cause[p];
+                    end else begin
+                        b_last = 1'b1;
+                        b_rd = rp_data[p][31:0]; b_rdhi = rp_data[p][63:32]; b_len = ldec(rp_len[p]);
+                    end
+                end else if (rx_v[p]) begin
+                    b_err = E_PEND;
+                end else begin
+                    b_err = E_REF; b_cause = C_NOCALL;
+                end
+            end
+        end else if (bus_req_we) begin
+            case (r)
+                R_MODE: begin
+                    b_mode = 1'b1;
+                    b_mode_v = bus_req_wdata == KEY;
+                    if (bus_req_wdata != KEY && bus_req_wdata != 32'd0) begin b_err = E_REF; b_cause = C_KEY; end
+                end
+                R_PROC: begin
+                    if (!sup[p]) begin b_err = E_REF; b_cause = C_PRIV; b_priv = 1'b1; end
+                    else if ((bus_req_wdata[3:0] >> PPN_W) != 4'd0 || (bus_req_wdata[11:4] >> PID_W) != 8'd0 ||
+                             bus_req_wdata[31:12] != 20'd0) begin b_err = E_REF; b_cause = C_RANGE; end
+                    else b_proc = 1'b1;
+                end
+                R_ADDR: begin
+                    if ((bus_req_wdata >> RA_W) != 32'd0) begin b_err = E_REF; b_cause = C_RANGE; end
+                    else b_addr = 1'b1;
+                end
+                R_LOCK: begin
+                    if (!sup[p]) begin b_err = E_REF; b_cause = C_PRIV; b_priv = 1'b1; end
+                    else b_lockbrk = 1'b1;
+                end
+                R_HOLD: begin
+                    if (!sup[p]) begin b_err = E_REF; b_cause = C_PRIV; b_priv = 1'b1; end
+                    else b_hold = 1'b1;
+                end
+                R_ID, R_CONFIG, R_CAUSE, R_STATUS, R_INSTR, R_WAIT0_LO, R_WAIT0_HI, R_WAIT1_LO, R_WAIT1_HI,
+                R_TC0_LO, R_TC0_HI, R_TC1_LO, R_TC1_HI, R_BM0_LO, R_BM0_HI, R_BM1_LO, R_BM1_HI,
+                R_PRIVCNT, R_ERRCNT: begin
+                    b_err = E_REF; b_cause = C_RDONLY;
+                end
+                default: b_err = E_NOREG;
+            endcase
+        end else begin
+            case (r)
+                R_ID:       b_rd = 32'h434F_5001;
+                R_CONFIG:   b_rd = CONFIG;
+                R_MODE:     b_rd = {31'd0, sup[p]};
+                R_PROC:     b_rd = p_proc;
+                R_ADDR:     b_rd = {{(32-RA_W){1'b0}}, ch_addr[p]};
+                R_CAUSE:    b_rd = {17'd0, cause[p]};
+                R_STATUS:   b_rd = {21'd0, mb_cnt[p], 2'd0, sup[p], lock_held && lock_ch == p, recv_w[p], rp_v[p],
+                                    rx_srv[p], rx_v[p]};
+                R_INSTR:    b_rd = instr[p];
+                R_WAIT0_LO: b_rd = wait0[31:0];
+                R_WAIT0_HI: b_rd = wait0[63:32];
+                R_WAIT1_LO: b_rd = wait1[31:0];
+                R_WAIT1_HI: b_rd = wait1[63:32];
+                R_TC0_LO:   b_rd = tmpl0[31:0];
+                R_TC0_HI:   b_rd = tmpl0[63:32];
+                R_TC1_LO:   b_rd = tmpl1[31:0];
+                R_TC1_HI:   b_rd = tmpl1[63:32];
+                R_BM0_LO:   b_rd = bm0[31:0];
+                R_BM0_HI:   b_rd = bm0[63:32];
+                R_BM1_LO:   b_rd = bm1[31:0];
+                R_BM1_HI:   b_rd = bm1[63:32];
+                R_PRIVCNT:  b_rd = privcnt;
+                R_ERRCNT:   b_rd = errcnt;
+                R_LOCK:     b_rd = {24'd0, lock_held, 1'b0, lock_ch8[5:0]};
+                R_HOLD:     b_rd = {31'd0, hold};
+                default:    b_err = E_NOREG;
+            endcase
+        end
+    end
+
+    // ==== the controller ===================================================================
+    reg [2:0]      st;
+    reg [CW-1:0]   ptr, lead;
+    reg [C-1:0]    snap, snap_hi, grp;
+    reg [6:0]      l_op;
+    reg            l_mask;
+    reg [PPN_W-1:0] l_ppn;
+    reg [PID_W-1:0] l_pid;
+    reg [RA_W-1:0] l_addr;
+    reg [63:0]     l_data;
+    reg [18:0]     l_dec;
+    reg [C-1:0]    t_tmpl, t_work, t_bm;
+    reg            t_open, t_full;
+    reg [6:0]      t_op;
+    reg [RA_W-1:0] t_addr;
+    reg [CW:0]     tcnt;
+    reg [CW-1:0]   scnt;
+    reg [63:0]     sacc;
+    reg [63:0]     tn [1:2*P2-1];
+
+    wire [3:0]    l_kind = l_dec[3:0];
+    wire [2:0]    l_fn   = l_dec[6:4];
+    wire          l_w64  = l_dec[7];
+    wire [KW-1:0] l_key  = {l_ppn, l_pid, l_mask};
+    wire [DW-1:0] l_ridx = {l_ppn, l_pid, l_addr};
+    wire          l_coll = l_kind == K_RED || l_kind == K_BAR || l_kind == K_SCAN;
+    wire [C-1:0]  l_one  = {{(C-1){1'b0}}, 1'b1} << lead;
+    wire [C-1:0]  elig   = lock_held ? ({{(C-1){1'b0}}, 1'b1} << lock_ch) : {C{1'b1}};
+    wire [C-1:0]  ready  = rx_v & ~rx_srv & elig;
+    wire [C-1:0]  ptr_lo = ({{(C-1){1'b0}}, 1'b1} << ptr) - {{(C-1){1'b0}}, 1'b1};
+    reg  [C-1:0]  mbfull;
+    integer mi;
+    always @* for (mi = 0; mi < C; mi = mi + 1) mbfull[mi] = mb_cnt[mi] == MB3;
+
+    // the first set bit of the round-robin snapshot
+    reg [CW-1:0] pick;
+    reg [C-1:0]  pick_v;
+    integer pi;
+    always @* begin
+        pick_v = (snap_hi != {C{1'b0}}) ? snap_hi : snap;
+        pick = {CW{1'b0}};
+        for (pi = C - 1; pi >= 0; pi = pi - 1)
+            if (pick_v[pi]) pick = pi[CW-1:0];
+    end
+
+    // the group of the leader's step
+    reg [C-1:0] grp_n;
+    integer gi;
+    always @* begin
+        for (gi = 0; gi < C; gi = gi + 1)
+            grp_n[gi] = ready[gi] && rx_op[gi] == l_op && rx_mask[gi] == l_mask && rx_ppn[gi] == l_ppn &&
+                        rx_pid[gi] == l_pid && rx_addr[gi] == l_addr;
+        if (!l_coll) grp_n = l_one;
+    end
+
+    // EXEC: the step's effect, decided from the latched leader and table row
+    reg [C-1:0]  x_ok, x_ref, x_srv, x_push;
+    reg [7:0]    x_cause;
+    reg [63:0]   x_data, x_push_data;
+    reg [3:0]    x_len;
+    reg          x_ram_we, x_tc_we, x_bm_we, x_lock, x_unlock;
+    reg [63:0]   x_ram_wd;
+    reg [C-1:0]  x_tmpl, x_work;
+    reg          x_open;
+    reg [2:0]    x_next;
+    reg          x_done;   // a collective step that completes its round: the working vector is then zero
+    reg [C-1:0]  gin;
+    wire [C-1:0] l_val = l_data[C-1:0];
+    wire         l_range = (l_data & ~CHAN_ALL) != 64'd0;
+    always @* begin
+        x_ok = {C{1'b0}}; x_ref = {C{1'b0}}; x_srv = {C{1'b0}}; x_push = {C{1'b0}};
+        x_cause = 8'd0; x_data = 64'd0; x_push_data = l_data; x_len = 4'd0;
+        x_ram_we = 1'b0; x_ram_wd = 64'd0; x_tc_we = 1'b0; x_bm_we = 1'b0; x_lock = 1'b0; x_unlock = 1'b0;
+        x_tmpl = t_tmpl; x_work = t_work; x_open = t_open; x_next = S_IDLE; x_done = 1'b0;
+        gin = grp & t_work;
+        case (l_kind)
+            K_RAMR: begin
+                x_ok = l_one; x_data = l_w64 ? ram_q : {32'd0, ram_q[31:0]}; x_len = l_dec[15:12];
+            end
+            K_RAMW: begin
+                x_ok = l_one; x_ram_we = 1'b1; x_ram_wd = l_w64 ? l_data : {ram_q[63:32], l_data[31:0]};
+            end
+            K_RMW: begin
+                x_ok = l_one; x_ram_we = 1'b1; x_len = l_dec[15:12];
+                x_data = l_w64 ? ram_q : {32'd0, ram_q[31:0]};
+                x_ram_wd = l_w64 ? ram_q + l_data : {ram_q[63:32], ram_q[31:0] + l_data[31:0]};
+            end
+            K_BCAST: begin
+                if (t_full) begin
+                    x_ref = l_one; x_cause = C_MBFULL;
+                end else begin
+                    x_ok = l_one; x_push = t_bm & ~l_one;
+                    x_push_data = l_w64 ? l_data : {32'd0, l_data[31:0]};
+                end
+            end
+            K_LOCK: begin
+                x_ok = l_one; x_lock = 1'b1;
+            end
+            K_UNLOCK: begin
+                if (lock_held && lock_ch == lead) begin x_ok = l_one; x_unlock = 1'b1; end
+                else begin x_ref = l_one; x_cause = C_NOTLOCKER; end
+            end
+            K_SETBM, K_SETTC: begin
+                if (l_range) begin
+                    x_ref = l_one; x_cause = C_RANGE;
+                end else begin
+                    x_ok = l_one;
+                    if (t_open) begin x_ref = t_tmpl & ~t_work; x_cause = C_ABORTED; end
+                    x_open = 1'b0; x_tc_we = 1'b1;
+                    if (l_kind == K_SETTC) begin
+                        x_tmpl = l_val; x_work = l_val;
+                    end else begin
+                        x_bm_we = 1'b1; x_work = t_tmpl;
+                    end
+                end
+            end
+            K_BAR, K_RED, K_SCAN: begin
+                if (t_tmpl == {C{1'b0}}) begin
+                    x_ref = l_one; x_cause = C_NOTC;
+                end else if (t_open && (t_op != l_op || t_addr != l_addr)) begin
+                    x_ref = l_one; x_cause = C_MISMATCH;
+                end else begin
+                    // a step of refusals only (no member of the TC in it) changes no row
+                    x_ref = grp & ~t_tmpl; x_cause = C_NOTINTC;
+                    x_srv = gin;
+                    x_tc_we = gin != {C{1'b0}};
+                    if ((t_work & ~gin) == {C{1'b0}}) begin
+                        // the round is complete: re-arm from the template
+                        x_done = 1'b1; x_work = t_tmpl; x_open = 1'b0;
+                        if (l_kind == K_BAR) x_ok = t_tmpl;
+                        else if (l_kind == K_RED) x_next = S_TREE;
+                        else x_next = S_SCAN;
+                    end else begin
+                        x_work = t_work & ~gin; x_open = 1'b1;
+`ifdef SELFTEST_EARLY
+                        // negative control of the formal harness: a reply before the TC is complete
+                        if (l_kind == K_BAR) x_ok = gin;
+`endif
+                    end
+                end
+            end
+            default: begin
+                x_ref = l_one; x_cause = C_BADOP;
+            end
+        endcase
+    end
+
+    // the reduction tree's leaves, and the scan's operand
+    wire [63:0] s_op = ext(l_w64, rx_data[scnt]);
+    wire [63:0] s_sum = sacc + s_op;
+
+    // what is placed in the reply slots this cycle
+    reg [C-1:0] pl_ok, pl_ref;
+    reg [7:0]   pl_cause;
+    reg [63:0]  pl_data;
+    reg [3:0]   pl_len;
+    always @* begin
+        pl_ok = {C{1'b0}}; pl_ref = {C{1'b0}}; pl_cause = x_cause; pl_data = x_data; pl_len = x_len;
+        if (st == S_EXEC) begin
+            pl_ok = x_ok; pl_ref = x_ref;
+        end else if (st == S_TREE && tcnt == TREE_DONE) begin
+            pl_ok = t_tmpl; pl_data = l_w64 ? tn[1] : {32'd0, tn[1][31:0]}; pl_len = l_dec[15:12];
+        end else if (st == S_SCAN && t_tmpl[scnt]) begin
+            pl_ok = {{(C-1){1'b0}}, 1'b1} << scnt;
+            pl_data = l_fn[0] ? sacc : s_sum;
+            if (!l_w64) pl_data = {32'd0, pl_data[31:0]};
+            pl_len = l_dec[15:12];
+        end
+    end
+    wire [C-1:0] pl_clr = pl_ok | pl_ref;  // these commands are finished: the buffers are free
+
+    reg [6:0] nref;
+    integer ci;
+    always @* begin
+        nref = 7'd0;
+        for (ci = 0; ci < C; ci = ci + 1) nref = nref + {6'd0, pl_ref[ci]};
+    end
+
+    // ==== state updates ==================================================================
+    integer i, j;
+    wire [C-1:0] b_pop_v = (take && pe_ok && b_pop) ? ({{(C-1){1'b0}}, 1'b1} << p) : {C{1'b0}};
+    always @(posedge clk) begin
+        if (rst) begin
+            rx_v <= {C{1'b0}}; rx_srv <= {C{1'b0}}; rp_v <= {C{1'b0}}; rp_err <= {C{1'b0}};
+            recv_w <= {C{1'b0}}; last_v <= {C{1'b0}}; sup <= {C{1'b0}};
+            for (i = 0; i < C; i = i + 1) begin
+                pr_ppn[i] <= {PPN_W{1'b0}}; pr_pid[i] <= {PID_W{1'b0}}; ch_addr[i] <= {RA_W{1'b0}};
+                cause[i] <= 15'd0; instr[i] <= 32'd0; mb_cnt[i] <= 3'd0;
+            end
+            for (i = 0; i < KEYS; i = i + 1) begin
+                tc_tmpl[i] <= {C{1'b0}}; tc_work[i] <= {C{1'b0}}; bmask[i] <= {C{1'b0}};
+            end
+            r_open <= {KEYS{1'b0}};
+            privcnt <= 32'd0; errcnt <= 32'd0; lock_held <= 1'b0; lock_ch <= {CW{1'b0}}; hold <= 1'b0;
+            st <= S_IDLE; ptr <= {CW{1'b0}};
+        end else begin
+            // ---- the bus side's effects (for channel p) ----
+            if (take && pe_ok) begin
+                if (b_cause != 8'd0) cause[p] <= {c_op & {7{bus_req_call}}, b_cause};
+                if (b_start) begin
+                    rx_op[p] <= c_op; rx_mask[p] <= r[3]; rx_ppn[p] <= pr_ppn[p]; rx_pid[p] <= pr_pid[p];
+                    rx_addr[p] <= ch_addr[p]; rx_data[p] <= {bus_req_wdata_hi, bus_req_wdata};
+                    instr[p] <= {8'd0, wc, p_proc[11:0], r[3], sup[p], r[2], c_op};
+                end
+                if (b_recv) recv_w[p] <= 1'b1;
+                if (b_pop && !b_recv) recv_w[p] <= 1'b0;
+                if (b_last) begin
+                    last_v[p] <= 1'b1; last_data[p] <= {b_rdhi, b_rd}; last_len[p] <= lcode(b_len[3:2]);
+                end
+                if (b_mode) sup[p] <= b_mode_v;
+                if (b_proc) begin pr_ppn[p] <= bus_req_wdata[PPN_W-1:0]; pr_pid[p] <= bus_req_wdata[4 +: PID_W]; end
+                if (b_addr) ch_addr[p] <= bus_req_wdata[RA_W-1:0];
+                if (b_hold) hold <= bus_req_wdata[0];
+            end
+            if (take && pe_ok && b_start) rx_v[p] <= 1'b1;
+            if (take && pe_ok && b_hand)  rp_v[p] <= 1'b0;
+            privcnt <= privcnt + {31'd0, take && b_priv};
+            errcnt  <= errcnt + {31'd0, take && b_cause != 8'd0 && !b_hand} + {25'd0, nref};
+
+            // ---- the mailboxes: the bus pops channel p's head, the controller pushes ----
+            for (i = 0; i < C; i = i + 1) begin
+                if (b_pop_v[i]) begin
+                    for (j = 0; j < MB - 1; j = j + 1) begin
+                        mb_data[i*MB + j] <= mb_data[i*MB + j + 1];
+                        mb_len[i*MB + j]  <= mb_len[i*MB + j + 1];
+                    end
+                end
+                if (x_push[i] && st == S_EXEC) begin
+                    for (j = 0; j < MB; j = j + 1)
+                        if (j[2:0] == mb_cnt[i] - {2'd0, b_pop_v[i]}) begin
+                            mb_data[i*MB + j] <= x_push_data;
+                            mb_len[i*MB + j]  <= lcode(l_dec[11:10]);
+                        end
+                end
+                mb_cnt[i] <= mb_cnt[i] + {2'd0, x_push[i] && st == S_EXEC}
+                                       - {2'd0, b_pop_v[i]};
+            end
+
+            // ---- replies placed, buffers freed ----
+            for (i = 0; i < C; i = i + 1) begin
+                if (pl_clr[i]) begin
+                    rx_v[i] <= 1'b0; rx_srv[i] <= 1'b0; rp_v[i] <= 1'b1; rp_err[i] <= pl_ref[i];
+                    rp_data[i] <= pl_ok[i] ? pl_data : 64'd0; rp_len[i] <= pl_ok[i] ? lcode(pl_len[3:2]) : 2'd0;
+                    rp_cause[i] <= pl_ref[i] ? pl_cause : 8'd0;
+                end
+            end
+            if (st == S_EXEC) rx_srv <= (rx_srv | x_srv) & ~pl_clr;
+
+            // ---- the controller ----
+            case (st)
+                S_IDLE: if (!hold && ready != {C{1'b0}}) begin
+                    snap <= ready; snap_hi <= ready & ~ptr_lo; st <= S_PICK;
+                end
+                S_PICK: begin
+                    lead <= pick; ptr <= (pick == CLAST) ? {CW{1'b0}} : pick + 1'b1;
+                    st <= S_LEAD;
+                end
+                S_LEAD: begin
+                    l_op <= rx_op[lead]; l_mask <= rx_mask[lead]; l_ppn <= rx_ppn[lead]; l_pid <= rx_pid[lead];
+                    l_addr <= rx_addr[lead]; l_data <= rx_data[lead]; l_dec <= cop_dec(rx_op[lead]);
+                    st <= S_GROUP;
+                end
+                S_GROUP: begin
+                    grp <= grp_n;
+                    t_tmpl <= tc_tmpl[l_key]; t_work <= tc_work[l_key]; t_bm <= bmask[l_key];
+                    t_open <= r_open[l_key]; t_op <= r_op[l_key]; t_addr <= r_addr[l_key];
+                    t_full <= (bmask[l_key] & ~l_one & mbfull) != {C{1'b0}};
+                    st <= S_EXEC;
+                end
+                S_EXEC: begin
+                    if (x_tc_we) begin
+                        tc_tmpl[l_key] <= x_tmpl; tc_work[l_key] <= x_work; r_open[l_key] <= x_open;
+                        if (x_open && !t_open) begin r_op[l_key] <= l_op; r_addr[l_key] <= l_addr; end
+                    end
+                    if (x_bm_we) bmask[l_key] <= l_val;
+                    if (x_lock) begin lock_held <= 1'b1; lock_ch <= lead; end
+                    if (x_unlock) lock_held <= 1'b0;
+                    t_tmpl <= x_tmpl;  // the members of a completed round (TREE, SCAN)
+                    tcnt <= {(CW+1){1'b0}}; scnt <= {CW{1'b0}}; sacc <= 64'd0;
+                    st <= x_next;
+                end
+                S_TREE: begin
+                    tcnt <= tcnt + 1'b1;
+                    if (tcnt == TREE_DONE) st <= S_IDLE;
+                end
+                S_SCAN: begin
+                    if (t_tmpl[scnt]) sacc <= s_sum;
+                    scnt <= scnt + 1'b1;
+                    if (scnt == CLAST) st <= S_IDLE;
+                end
+                default: st <= S_IDLE;
+            endcase
+            if (take && pe_ok && b_lockbrk) lock_held <= 1'b0;
+        end
+    end
+
+    // the Data RAM (one read and one write port, registered read)
+    always @(posedge clk) begin
+        if (st == S_EXEC && x_ram_we) dram[l_ridx] <= x_ram_wd;
+        ram_q <= dram[l_ridx];
+    end
+
+    // the tree: leaves reloaded every cycle from the held operands, one
+    // registered ALU level per cycle
+    integer ti;
+    always @(posedge clk) begin
+        for (ti = 0; ti < P2; ti = ti + 1)
+            tn[P2 + ti] <= (ti < C && t_tmpl[ti % C]) ? ext(l_w64, rx_data[ti % C]) : ident(l_fn);
+        for (ti = 1; ti < P2; ti = ti + 1)
+            tn[ti] <= alu(l_fn, tn[2*ti], tn[2*ti + 1]);
+    end
+
+    // ---- the response ----
+    always @(posedge clk) begin
+        if (rst) begin
+            bus_rsp_valid <= 1'b0; bus_rsp_rdata <= 32'd0; bus_rsp_rdata_hi <= 32'd0; bus_rsp_err <= 2'd0;
+            bus_rsp_len <= 4'd0;
+        end else begin
+            bus_rsp_valid    <= take;
+            bus_rsp_err      <= take ? b_err : 2'd0;
+            bus_rsp_rdata    <= (take && (b_err == E_OK)) ? b_rd : 32'd0;
+            bus_rsp_rdata_hi <= (take && (b_err == E_OK) && bus_req_call) ? b_rdhi : 32'd0;
+            bus_rsp_len      <= (take && (b_err == E_OK) && bus_req_call) ? b_len : 4'd0;
+        end
+    end
+
+    wire unused_ok = &{1'b0, bus_req_addr[15:12], bus_req_size, l_dec[18:16], l_dec[9:8], pl_len[1:0], l_fn[2:1],
+                       c_dec[15:12], c_dec[7:4],
+                       mb_base9, lock_ch8[7:6], x_done};
+`ifdef FORMAL
+    assign f_rx_v = rx_v;
+    assign f_rx_srv = rx_srv;
+    assign f_rp_v = rp_v;
+    assign f_rp_err = rp_err;
+    assign f_sup = sup;
+    assign f_st = st;
+    assign f_pl_ok = pl_ok;
+    assign f_clr = pl_clr;
+    assign f_work0 = tc_work[0];
+    assign f_tmpl0 = tc_tmpl[0];
+    assign f_bm0 = bmask[0];
+    assign f_open0 = r_open[0];
+    assign f_lead_us = instr[lead][IW_US];
+    assign f_lead_set = l_kind == K_SETBM || l_kind == K_SETTC;
+    reg         fv_priv;
+    reg [C-1:0] fv_coll;
+    reg [18:0]  fv_dec;
+    integer fi;
+    always @* begin
+        fv_priv = 1'b1;
+        for (fi = 0; fi < C; fi = fi + 1) begin
+            fv_dec = cop_dec(rx_op[fi]);
+            if (rx_v[fi] && fv_dec[16] && !instr[fi][IW_US]) fv_priv = 1'b0;
+            fv_coll[fi] = rx_v[fi] && (fv_dec[3:0] == K_BAR || fv_dec[3:0] == K_RED || fv_dec[3:0] == K_SCAN);
+        end
+    end
+    assign f_rx_priv_ok = fv_priv;
+    wire f_unused = &{1'b0, fv_dec[18:17], fv_dec[15:4]};
+    assign f_coll = fv_coll;
+    assign f_complete = (st == S_EXEC && x_done) || (st == S_TREE && tcnt == TREE_DONE) || st == S_SCAN;
+`endif
+endmodule
+`default_nettype wire

@@ -1,0 +1,108 @@
+`default_nettype none
+// cop_core_props: formal harness for rtl/cop/cop_core.v (its manifest names
+// the jobs; formal/run.py runs them) at C = 2 with the smallest tables.
+// Every request field is free every cycle; the only assumption is reset in
+// the first cycle.
+//   (p1) the bus contract (docs/link.md): ready is high outside rst; a
+//        response comes exactly one cycle after each taken request and at
+//        no other time; rdata, rdata_hi, len and err are 0 while
+//        bus_rsp_valid is low; a finished CALL's len is at most 8; a plain
+//        access never answers PENDING.
+//   (p2) no mask or TC write in user mode: the TC vector and the mask of
+//        key 0 change only in a cycle after an EXEC whose leader is a SETBM
+//        or SETTC with U/S = supervisor in its instruction word; and every
+//        buffered supervisor opcode carries U/S = supervisor.
+//   (p3) no result before the terminal count is complete: a collective
+//        command's OK reply is placed only when its round completes.
+//   (p4) each TC bit clears at most once per round: while key 0's round
+//        stays open its working vector only loses bits; it regains them
+//        only when the round closes (re-arm or a TC write).
+// Negative controls (must FAIL, each by a trace from reset within its
+// steps): SELFTEST_NOTC claims key 0's TC vector never changes (a
+// supervisor's SETTC is served by cycle 8); SELFTEST_EARLY builds cop_core
+// with a barrier step that replies to its contributors before the round
+// is complete, which (p3) must catch (by cycle 12).
+module cop_core_props #(
+    parameter integer C = 2,
+    parameter integer PROPS = 15  // bit i: check property group p(i+1)
+) (
+    input wire        clk,
+    input wire        rst,
+    input wire        bus_req_valid,
+    input wire        bus_req_we,
+    input wire [5:0]  bus_req_pe,
+    input wire [15:0] bus_req_addr,
+    input wire [31:0] bus_req_wdata,
+    input wire [2:0]  bus_req_size,
+    input wire        bus_req_call,
+    input wire [31:0] bus_req_wdata_hi,
+    input wire [3:0]  bus_req_len
+);
+    wire        bus_req_ready, bus_rsp_valid;
+    wire [31:0] bus_rsp_rdata, bus_rsp_rdata_hi;
+    wire [1:0]  bus_rsp_err;
+    wire [3:0]  bus_rsp_len;
+    wire [C-1:0] f_rx_v, f_rx_srv, f_rp_v, f_rp_err, f_sup, f_pl_ok, f_clr, f_work0, f_tmpl0, f_bm0, f_coll;
+    wire [2:0]  f_st;
+    wire        f_open0, f_lead_us, f_lead_set, f_rx_priv_ok, f_complete;
+
+    cop_core #(.C(C), .PPN_W(1), .PID_W(1), .RA_W(1), .MB(1)) dut (
+        .clk(clk), .rst(rst),
+        .bus_req_valid(bus_req_valid), .bus_req_ready(bus_req_ready), .bus_req_we(bus_req_we),
+        .bus_req_pe(bus_req_pe), .bus_req_addr(bus_req_addr), .bus_req_wdata(bus_req_wdata),
+        .bus_req_size(bus_req_size), .bus_req_call(bus_req_call), .bus_req_wdata_hi(bus_req_wdata_hi),
+        .bus_req_len(bus_req_len), .bus_rsp_valid(bus_rsp_valid), .bus_rsp_rdata(bus_rsp_rdata),
+        .bus_rsp_err(bus_rsp_err), .bus_rsp_rdata_hi(bus_rsp_rdata_hi), .bus_rsp_len(bus_rsp_len),
+        .f_rx_v(f_rx_v), .f_rx_srv(f_rx_srv), .f_rp_v(f_rp_v), .f_rp_err(f_rp_err), .f_sup(f_sup), .f_st(f_st),
+        .f_pl_ok(f_pl_ok), .f_clr(f_clr), .f_work0(f_work0), .f_tmpl0(f_tmpl0), .f_bm0(f_bm0), .f_open0(f_open0),
+        .f_lead_us(f_lead_us), .f_lead_set(f_lead_set), .f_rx_priv_ok(f_rx_priv_ok), .f_coll(f_coll),
+        .f_complete(f_complete)
+    );
+
+`ifdef FORMAL
+    reg         init = 1'b1;
+    reg         p_take = 1'b0, p_call = 1'b0, p_exec_set = 1'b0;
+    reg [C-1:0] p_tmpl0, p_bm0, p_work0;
+    reg         p_open0 = 1'b0, p_rst = 1'b1;
+    always @(posedge clk) begin
+        init       <= 1'b0;
+        p_rst      <= rst;
+        p_take     <= bus_req_valid && !rst;
+        p_call     <= bus_req_call;
+        p_exec_set <= f_st == 3'd4 && f_lead_set && f_lead_us;
+        p_tmpl0    <= f_tmpl0;
+        p_bm0      <= f_bm0;
+        p_work0    <= f_work0;
+        p_open0    <= f_open0;
+    end
+    always @* begin
+        if (init) assume(rst);
+        if (!init) begin
+            // (p1) the bus contract
+            if (PROPS[0]) begin
+            assert(bus_req_ready == !rst);
+            if (!p_rst) assert(bus_rsp_valid == p_take);
+            if (!bus_rsp_valid) assert(bus_rsp_rdata == 32'd0 && bus_rsp_rdata_hi == 32'd0 && bus_rsp_len == 4'd0 &&
+                                       bus_rsp_err == 2'd0);
+            if (bus_rsp_valid && bus_rsp_err == 2'd0) assert(bus_rsp_len <= 4'd8);
+            if (bus_rsp_valid && !p_call) assert(bus_rsp_err != 2'd3 && bus_rsp_len == 4'd0);
+            end
+            // (p2) no mask / TC write in user mode
+            if (PROPS[1]) begin
+            assert(f_rx_priv_ok);
+            if (!p_rst && (f_tmpl0 != p_tmpl0 || f_bm0 != p_bm0)) assert(p_exec_set);
+            end
+            // (p3) no result before the terminal count is complete
+            if (PROPS[2] && (f_pl_ok & f_coll) != {C{1'b0}}) assert(f_complete);
+            // (p4) while key 0's round stays open, its working vector only loses bits
+            if (PROPS[3] && !p_rst && p_open0 && f_open0) assert((f_work0 & ~p_work0) == {C{1'b0}});
+            // the working vector of a round is within its template
+            if (PROPS[3]) assert((f_work0 & ~f_tmpl0) == {C{1'b0}});
+`ifdef SELFTEST_NOTC
+            assert(f_tmpl0 == {C{1'b0}});
+`endif
+        end
+    end
+`endif
+endmodule
+`default_nettype wire
