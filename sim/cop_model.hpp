@@ -15,6 +15,15 @@
 //   EXEC   the step's effect, replies placed                     1 cycle
 //   TREE   a completed reduction: ceil(log2 C) + 1 cycles, result placed in the last
 //   SCAN   a completed prefix: C cycles, channel i placed in cycle i
+//   FADD   a completed SUMF: 2 + 6 (M - 1) cycles for M members (M = 1: 2)
+//   FEX    a completed EXSUMF: C + 45 cycles
+//   FPUT   the float result placed (after FADD or FEX)                1 cycle
+//
+// The float results are computed here from docs/fpu.md's definitions
+// (sim/fp_ref.hpp): SUMF with the host's IEEE addition over the members in
+// channel order starting from the lowest member's term, MAXF / MINF as a
+// fold of IEEE 754-2019 maximum / minimum, EXSUMF as a big-integer exact
+// sum rounded once; every NaN result is the canonical one.
 //
 // so the tests can compare the RTL's bus answers cycle by cycle: a reply
 // placed one cycle late is a PENDING where the model answers a result.
@@ -22,6 +31,8 @@
 // Bus: one request per cycle; step(req) takes it in this cycle and returns
 // the answer the RTL shows on bus_rsp_* in the next cycle.
 #pragma once
+
+#include "fp_ref.hpp"
 
 #include <aggnet/cop_regs.hpp>
 
@@ -39,6 +50,7 @@ public:
         unsigned C = 4;
         unsigned ppn_w = 2, pid_w = 2, ra_w = 4, mb = 2;
         uint32_t key = 0x434F5053u;
+        bool en_fpu = true;
     };
     struct Req {
         bool we = false, call = false;
@@ -54,7 +66,7 @@ public:
         bool operator==(const Rsp& o) const { return err == o.err && rdata == o.rdata && len == o.len; }
     };
     enum Err : unsigned { OK = 0, NOREG = 1, REF = 2, PEND = 3 };
-    enum State : unsigned { IDLE, PICK, LEAD, GROUP, EXEC, TREE, SCAN };
+    enum State : unsigned { IDLE, PICK, LEAD, GROUP, EXEC, TREE, SCAN, FADD, FEX, FPUT };
 
     explicit CopModel(Cfg cfg) : cfg_(cfg) {
         if (cfg.C < 2 || cfg.C > 64) throw std::invalid_argument("CopModel: C must be in 2..64");
@@ -148,6 +160,7 @@ private:
         uint64_t rd = 0;
         bool priv = false, start = false, recv = false, pop = false, hand = false, last = false;
         bool mode = false, mode_v = false, proc = false, addr = false, lockbrk = false, hold = false;
+        bool keep = false, unrecv = false, wd = false;  // CANCEL's effects
     };
     struct Place {
         uint64_t ok = 0, ref = 0, srv = 0, push = 0;
@@ -157,11 +170,12 @@ private:
         bool tc_we = false, bm_we = false, lock = false, unlock = false, ram_we = false, open = false;
         uint64_t tmpl = 0, work = 0, ram_wd = 0, result = 0;
         State next = IDLE;
+        unsigned fwait = 0;  // cycles in FADD / FEX
     };
     // the controller's registers
     struct Ctl {
         State st = IDLE;
-        unsigned ptr = 0, lead = 0, lkey = 0, tcnt = 0, scnt = 0;
+        unsigned ptr = 0, lead = 0, lkey = 0, tcnt = 0, scnt = 0, fwait = 0;
         uint64_t snap = 0, snap_hi = 0, grp = 0, ram_q = 0, result = 0, sacc = 0;
         bool t_full = false;
         Key t;
@@ -191,6 +205,23 @@ private:
         }
         const Chan& c = ch_[q.pe];
         const unsigned r = q.addr & 0xfff;
+        if (q.call && r == cop::regs::CANCEL) {
+            // docs/link.md rule 8: finishes at its start
+            if (!q.we) {
+                b.err = NOREG;
+            } else if (q.len != 0) {
+                b.err = REF, b.cause = cop::C_BADLEN;
+            } else {
+                b.len = 4;
+                if (c.rp_v) b.hand = true, b.keep = !c.rp_err,
+                            b.rd = uint64_t(c.rp_cause) << 8 | unsigned(c.rp_err) << 2 | cop::CX_FINISHED;
+                else if (c.recv_w) b.unrecv = true, b.rd = cop::CX_WITHDRAWN;
+                else if (c.rx_v && (engaged() >> q.pe & 1)) b.rd = cop::CX_RUNNING;
+                else if (c.rx_v) b.wd = true, b.rd = cop::CX_WITHDRAWN;
+                else b.rd = cop::CX_NONE;
+            }
+            return b;
+        }
         if (q.call) {
             if (!(r & 0x800)) {
                 b.err = NOREG;
@@ -203,7 +234,7 @@ private:
                 else if (c.rx_v || c.rp_v || c.recv_w) b.cause = cop::C_BUSY;
                 else if (q.len != oi->operand_len) b.cause = cop::C_BADLEN;
                 else if (oi->supervisor && !c.sup) b.cause = cop::C_PRIV, b.priv = true;
-                else if (oi->kind == cop::K_FLT) b.cause = cop::C_NOFPU;
+                else if (oi->kind == cop::K_FLT && !cfg_.en_fpu) b.cause = cop::C_NOFPU;
                 else if (r & 4) b.cause = cop::C_NOUP;
                 if (b.cause) {
                     b.err = REF;
@@ -268,7 +299,8 @@ private:
         switch (r) {
         case R::ID: b.rd = 0x434F5001u; break;
         case R::CONFIG:
-            b.rd = cfg_.C | cfg_.ppn_w << 8 | cfg_.pid_w << 12 | cfg_.ra_w << 16 | cfg_.mb << 20;
+            b.rd = cfg_.C | unsigned(cfg_.en_fpu) << 7 | cfg_.ppn_w << 8 | cfg_.pid_w << 12 | cfg_.ra_w << 16 |
+                   cfg_.mb << 20;
             break;
         case R::MODE: b.rd = c.sup; break;
         case R::PROC: b.rd = c.pr_ppn | c.pr_pid << 4; break;
@@ -325,6 +357,51 @@ private:
                     c.pr_pid = (unsigned(q.wdata) >> 4) & ((1u << cfg_.pid_w) - 1);
         if (b.addr) c.ch_addr = unsigned(q.wdata);
         if (b.hold) hold_ = q.wdata & 1;
+        if (b.keep) c.last_v = true, c.last_data = c.rp_data, c.last_len = c.rp_len;
+        if (b.unrecv) c.recv_w = false;
+        if (b.wd) {
+            if (c.rx_srv) {
+                // the contribution leaves its open round: its TC bit is set again; a round left
+                // with no contribution is closed (its next first contribution fixes it anew)
+                Key& k = keys_[key_of(c.ppn, c.pid, c.mask)];
+                k.work |= 1ull << q.pe;
+                if (k.work == k.tmpl) k.open = false;
+            }
+            c.rx_v = c.rx_srv = false;
+        }
+    }
+
+    // The group GROUP forms this cycle: the ready channels with the leader's key, opcode and address.
+    uint64_t group_now() const {
+        const Chan& L = ch_[ctl_.lead];
+        const unsigned kind = ctl_.li->kind;
+        if (!(kind == cop::K_RED || kind == cop::K_BAR || kind == cop::K_SCAN || kind == cop::K_FLT))
+            return 1ull << ctl_.lead;
+        const uint64_t rd = ready();
+        uint64_t g = 0;
+        for (unsigned i = 0; i < cfg_.C; ++i) {
+            const Chan& c = ch_[i];
+            if ((rd >> i & 1) && c.op == L.op && c.mask == L.mask && c.ppn == L.ppn && c.pid == L.pid &&
+                c.addr == L.addr)
+                g |= 1ull << i;
+        }
+        return g;
+    }
+    // The commands the controller is using in this cycle (CANCEL answers RUNNING for them).
+    uint64_t engaged() const {
+        const Chan& L = ch_[ctl_.lead];
+        uint64_t same = 0;
+        for (unsigned i = 0; i < cfg_.C; ++i)
+            if (ch_[i].rx_srv && ch_[i].ppn == L.ppn && ch_[i].pid == L.pid && ch_[i].mask == L.mask)
+                same |= 1ull << i;
+        switch (ctl_.st) {
+        case IDLE: return hold_ ? 0 : ready();
+        case PICK: return 1ull << __builtin_ctzll(ctl_.snap_hi ? ctl_.snap_hi : ctl_.snap);
+        case LEAD: return 1ull << ctl_.lead;
+        case GROUP: return group_now() | 1ull << ctl_.lead | same;
+        case EXEC: return ctl_.grp | 1ull << ctl_.lead | same;
+        default: return ctl_.t.tmpl;
+        }
     }
 
     uint64_t ready() const {
@@ -346,6 +423,8 @@ private:
             pl.ok = 1ull << ctl_.scnt;
             pl.data = trunc(ctl_.li->w64, (ctl_.li->fn & 1) ? ctl_.sacc : ctl_.sacc + d);
             pl.len = unsigned(ctl_.li->result_len);
+        } else if (ctl_.st == FPUT) {
+            pl.ok = ctl_.t.tmpl, pl.data = ctl_.result, pl.len = unsigned(ctl_.li->result_len);
         }
         return pl;
     }
@@ -395,7 +474,8 @@ private:
             break;
         case cop::K_BAR:
         case cop::K_RED:
-        case cop::K_SCAN: {
+        case cop::K_SCAN:
+        case cop::K_FLT: {
             if (!ctl_.t.tmpl) {
                 pl.ref = one, pl.cause = cop::C_NOTC;
                 break;
@@ -422,8 +502,10 @@ private:
                         first = false;
                     }
                     pl.result = trunc(w64, acc);
-                } else {
+                } else if (ctl_.li->kind == cop::K_SCAN) {
                     pl.next = SCAN;
+                } else {
+                    flt_result(pl);
                 }
             } else {
                 pl.work = ctl_.t.work & ~gin, pl.open = true;
@@ -431,6 +513,35 @@ private:
             break;
         }
         default: pl.ref = one, pl.cause = cop::C_BADOP;
+        }
+    }
+
+    // A completed float round (docs/fpu.md; the order of docs/cop.md): its result and its schedule.
+    void flt_result(Place& pl) const {
+        std::vector<uint64_t> xs;  // the members' terms in channel order
+        for (unsigned i = 0; i < cfg_.C; ++i)
+            if (ctl_.t.tmpl >> i & 1) xs.push_back(ch_[i].data);
+        switch (ctl_.li->fn) {
+        case 0: {  // SUMF: rounded adds in channel order, one at a time
+            uint64_t acc = xs[0];
+            for (size_t i = 1; i < xs.size(); ++i) acc = fp::ref_add(acc, xs[i]);
+            pl.result = fp::is_nan(acc) ? fp::QNAN : acc;
+            pl.next = FADD, pl.fwait = unsigned(2 + 6 * (xs.size() - 1));
+            break;
+        }
+        case 3: {  // EXSUMF: exact, rounded once
+            fp::ExactRef r;
+            for (uint64_t x : xs) r.add(x);
+            pl.result = r.round();
+            pl.next = FEX, pl.fwait = cfg_.C + 45;
+            break;
+        }
+        default: {  // MAXF (1), MINF (2): any order gives the same bits
+            const bool min = ctl_.li->fn == 2;
+            uint64_t acc = min ? fp::PINF : fp::NINF;
+            for (uint64_t x : xs) acc = fp::ref_minmax(acc, x, min);
+            pl.result = acc, pl.next = TREE;
+        }
         }
     }
 
@@ -456,17 +567,7 @@ private:
             break;
         case GROUP: {
             const Chan& L = ch_[ctl_.lead];
-            const unsigned kind = ctl_.li->kind;
-            const bool coll = kind == cop::K_RED || kind == cop::K_BAR || kind == cop::K_SCAN;
-            const uint64_t rd = ready();
-            n.grp = 0;
-            for (unsigned i = 0; i < cfg_.C; ++i) {
-                const Chan& c = ch_[i];
-                if ((rd >> i & 1) && c.op == L.op && c.mask == L.mask && c.ppn == L.ppn && c.pid == L.pid &&
-                    c.addr == L.addr)
-                    n.grp |= 1ull << i;
-            }
-            if (!coll) n.grp = 1ull << ctl_.lead;
+            n.grp = group_now();
             n.lkey = key_of(L.ppn, L.pid, L.mask);
             n.t = keys_[n.lkey];
             n.t_full = false;
@@ -479,9 +580,14 @@ private:
         case EXEC:
             n.t.tmpl = pl.tmpl;
             n.result = pl.result;
-            n.tcnt = 0, n.scnt = 0, n.sacc = 0;
+            n.tcnt = 0, n.scnt = 0, n.sacc = 0, n.fwait = pl.fwait;
             n.st = pl.next;
             break;
+        case FADD:
+        case FEX:
+            if (--n.fwait == 0) n.st = FPUT;
+            break;
+        case FPUT: n.st = IDLE; break;
         case TREE:
             if (ctl_.tcnt == cw_) n.st = IDLE;
             ++n.tcnt;

@@ -32,7 +32,8 @@ KINDS = [
     ("K_RAMW",   2,  "Data RAM write"),
     ("K_RMW",    3,  "Data RAM read-modify-write: fetch-and-add, the result is the old value"),
     ("K_RED",    4,  "integer reduction over the key's TC members (ALU function FN)"),
-    ("K_FLT",    5,  "floating point reduction (the FPU; refused NOFPU while EN_FPU = 0)"),
+    ("K_FLT",    5,  "floating point reduction over the key's TC members (the FPU, FN: 0 sum in channel order, "
+                     "1 maximum, 2 minimum, 3 exact sum; refused NOFPU when EN_FPU = 0)"),
     ("K_BAR",    6,  "barrier entry: the exit goes to every TC member"),
     ("K_LOCK",   7,  "lock the controller on this channel"),
     ("K_UNLOCK", 8,  "unlock; from a channel that does not hold the lock nothing changes (NOTLOCKER)"),
@@ -93,7 +94,7 @@ OPCODES = [
     ("BCAST64", 0b0111100, "U/S", "K_BCAST",  0, 1, 8, 0, "Table I", "Broadcast 64-bit word"),
     # aggnet, in opcodes Table I leaves free (docs/cop.md, "Beyond the seed")
     ("EXSUMF",  0b1110111, "U/S", "K_FLT",    3, 1, 8, 8, "aggnet",
-     "exact (reproducible) double sum, rounded once (the FPU; refused NOFPU while EN_FPU = 0)"),
+     "exact (reproducible) double sum, rounded once (the FPU)"),
     ("SCANI32", 0b1000000, "U/S", "K_SCAN",   0, 0, 4, 4, "aggnet", "32-bit integer inclusive prefix sum"),
     ("SCANX32", 0b1000001, "U/S", "K_SCAN",   1, 0, 4, 4, "aggnet", "32-bit integer exclusive prefix sum"),
     ("SCANI64", 0b1100000, "U/S", "K_SCAN",   0, 1, 8, 8, "aggnet", "64-bit integer inclusive prefix sum"),
@@ -120,7 +121,7 @@ CAUSES = [
     ("BADLEN",    2,  "the CALL's operand bytes are not the opcode's"),
     ("PRIV",      3,  "a supervisor opcode (SETBM, SETTC) or register write (PROC, LOCK, HOLD) from user mode: "
                       "counted in PRIVCNT, nothing changes"),
-    ("NOFPU",     4,  "a floating point opcode: not in this build (EN_FPU = 0)"),
+    ("NOFPU",     4,  "a floating point opcode in a core built without the FPU (EN_FPU = 0)"),
     ("NOUP",      5,  "X bit set: there is no level 2 COP above this one"),
     ("BUSY",      6,  "a CALL start while this channel's command, RECV or reply is still pending"),
     ("NOTC",      7,  "a collective opcode for a key whose TC vector is 0 (no TC set)"),
@@ -173,20 +174,34 @@ REGS = [
                               "stage in the receive buffers (for tests and measurements)"),
 ]
 CALL_BASE = 0x800  # CALL register: 0x800 | opcode << 4 | MASK << 3 | X << 2
+CANCEL = 0x018     # the CANCEL CALL register (docs/link.md rule 8)
 
-# ---- the FPU interface this core expects from rtl/fpu/ (name, width, dir, meaning) --------
-FPU_PORTS = [
-    ("fpu_start", "1", "to FPU", "one-cycle pulse: a, b, op are valid"),
-    ("fpu_op", "2", "to FPU", "0 add (SUMF), 1 max, 2 min, 3 exact accumulate (EXSUMF)"),
-    ("fpu_a", "64", "to FPU", "IEEE binary64 operand (the running result)"),
-    ("fpu_b", "64", "to FPU", "IEEE binary64 operand (the contribution)"),
-    ("fpu_valid", "1", "from FPU", "one-cycle pulse: result valid, FPU_LAT cycles after start (a parameter)"),
-    ("fpu_result", "64", "from FPU", "IEEE binary64 result, round to nearest even"),
+# ---- CANCEL outcomes (name, value, meaning): bits 1..0 of CANCEL's 4-byte result ----------
+CANCEL_OUTCOMES = [
+    ("CX_NONE", 0, "no CALL of this channel was pending (none started, or its reply was handed over)"),
+    ("CX_WITHDRAWN", 1, "the command had not finished: withdrawn (a contribution served into an open round "
+                        "leaves it: its TC bit is set again), or a pending RECV ended"),
+    ("CX_FINISHED", 2, "the command had finished and its reply was not handed over: bit 2 says it was a refusal, "
+                       "bits 15..8 its cause; a result becomes the last reply (XMIT returns it)"),
+    ("CX_RUNNING", 3, "the command is in the controller's step or in a completed round whose results are being "
+                      "placed: nothing changed, CANCEL again (FINISHED within the step)"),
+]
+
+# ---- the FPU units the core uses for its float opcodes (opcode, unit, order, timing) --------
+FPU_UNITS = [
+    ("SUMF", "fpu_add64", "rounded adds in channel order over the TC members: the lowest member's term, "
+     "plus the next member's, and so on (one dependent add at a time)",
+     "2 + 6 (M - 1) cycles after the completing step for M members (M = 1: 2), then the result is placed"),
+    ("MAXF, MINF", "fpu_minmax64", "a tree over the members (any order gives the same bits)",
+     "ceil(log2 C) + 1 cycles after the completing step, as the integer reductions"),
+    ("EXSUMF", "fpu_exact_acc", "every member's term added exactly, one per cycle in channel order, one "
+     "ROUND_CLEAR", "C + 45 cycles after the completing step (the ROUND's worst case, so the timing "
+     "does not depend on the terms)"),
 ]
 
 
 def map_hash():
-    return gentables.map_hash((OPCODES, IWORD, CAUSES, REGS, CALL_BASE, KINDS, FNS))
+    return gentables.map_hash((OPCODES, IWORD, CAUSES, REGS, CALL_BASE, KINDS, FNS, CANCEL, CANCEL_OUTCOMES))
 
 
 HEAD = "Generated by tools/copgen.py from its tables; do not edit."
@@ -214,6 +229,9 @@ def gen_vh():
     for n, a, acc, m in REGS:
         o.append(f"localparam [11:0] R_{n:<8} = 12'h{a:03X};  // {acc}")
     o.append(f"localparam [11:0] R_CALL_BASE = 12'h{CALL_BASE:03X};  // CALL: base | opcode << 4 | MASK << 3 | X << 2")
+    o.append(f"localparam [11:0] R_CANCEL = 12'h{CANCEL:03X};  // CALL: withdraw or collect this channel's CALL")
+    for n, v, m in CANCEL_OUTCOMES:
+        o.append(f"localparam [1:0] {n:<12} = 2'd{v};  // CANCEL outcome: {m}")
     o.append(f"localparam [31:0] COP_MAP_HASH = 32'h{map_hash():08X};  // CRC-32 of these tables")
     o += ["// cop_dec(opcode): bits 3..0 kind, 6..4 fn, 7 64-bit, 11..8 operand bytes, 15..12 result bytes",
           "// (15: the delivery's own), 16 supervisor only, 18..17 WC (words after the instruction word)",
@@ -248,6 +266,9 @@ def gen_hpp():
           "    for (const auto& r : OPCODES)", "        if (r.opcode == opcode) return &r;", "    return nullptr;", "}",
           "", "/// The instruction word (figure 13b; the widths are aggnet's): field lsb and width."]
     o += [f"constexpr unsigned IW_{n}_LSB = {lsb}, IW_{n}_WIDTH = {w};  ///< {m}" for n, lsb, w, m in IWORD]
+    o += ["", "/// CANCEL outcomes: bits 1..0 of its result.", "enum CancelOutcome : unsigned {"]
+    o += [f"    {n} = {v},  ///< {m}" for n, v, m in CANCEL_OUTCOMES]
+    o += ["};"]
     o += ["", "/// Causes of a refusal (CAUSE register bits 7..0).", "enum Cause : unsigned {", "    C_NONE = 0,"]
     o += [f"    C_{n} = {c},  ///< {m}" for n, c, m in CAUSES]
     o += ["};", "", "namespace regs {", f"constexpr unsigned WINDOW = {WINDOW};  // tools/linkgen.py WINDOWS: COP"]
@@ -255,6 +276,7 @@ def gen_hpp():
     o += [f"constexpr uint16_t CALL_BASE = 0x{CALL_BASE:03X};  // a CALL register: CALL_BASE | opcode << 4 | mask << 3 | x << 2",
           "constexpr uint16_t call(unsigned opcode, unsigned mask = 0, unsigned x = 0) {",
           "    return uint16_t(CALL_BASE | (opcode & 0x7f) << 4 | (mask & 1) << 3 | (x & 1) << 2);", "}",
+          f"constexpr uint16_t CANCEL = 0x{CANCEL:03X};  // CALL: withdraw or collect this channel's CALL",
           f"constexpr uint32_t MAP_HASH = 0x{map_hash():08X};  // CRC-32 of these tables (INFO MAP_HASH+{WINDOW})",
           "constexpr uint16_t addr(uint16_t reg) { return uint16_t(WINDOW << 12 | reg); }",
           "}  // namespace regs", "", "}  // namespace aggnet::cop"]
@@ -291,6 +313,13 @@ def gen_md():
           "buffer (DATA_RDY). Each ask is answered PENDING until the reply slot holds the result, then",
           "the result once (err 0, the result bytes of the table), or REFUSED with the cause in CAUSE.",
           "XMIT, ACK and RECV are answered by the bus side, not the controller.", "",
+          "## CANCEL (docs/link.md rule 8)", "",
+          f"A CALL start to `0x{CANCEL:03X}` with no operand withdraws or collects the channel's pending CALL and",
+          "finishes at its start (err 0, 4 result bytes; an ask of it is NO_REG, an operand BADLEN). Result",
+          "bits 1..0 the outcome, bit 2 the finished reply was a refusal, bits 15..8 its cause:", "",
+          "| outcome | value | meaning |", "| --- | --- | --- |"]
+    o += [f"| {n} | {v} | {m} |" for n, v, m in CANCEL_OUTCOMES]
+    o += ["",
           "## Causes (CAUSE bits 7..0)", "", "| code | name | meaning |", "| --- | --- | --- |"]
     o += [f"| {c} | {n} | {m} |" for n, c, m in CAUSES]
     o += ["", f"## Registers (address bits 11..0 in window {WINDOW}; plain READ and WRITE, 4 bytes)", "",
@@ -298,9 +327,9 @@ def gen_md():
     o += [f"| {n} | `0x{a:03X}` | {acc} | {m} |" for n, a, acc, m in REGS]
     o += ["", "Other addresses below 0x800: no such register (NO_REG). A write to a read-only register",
           "is refused (RDONLY); a supervisor register written in user mode is refused (PRIV, counted).",
-          "", "## The FPU interface (rtl/fpu/, not in this build)", "",
-          "| port | width | direction | meaning |", "| --- | --- | --- | --- |"]
-    o += [f"| {n} | {w} | {d} | {m} |" for n, w, d, m in FPU_PORTS]
+          "", "## The floating point opcodes (rtl/fpu/, EN_FPU = 1)", "",
+          "| opcode | unit | order | result placed |", "| --- | --- | --- | --- |"]
+    o += [f"| {n} | `{u}` | {o_} | {t} |" for n, u, o_, t in FPU_UNITS]
     o += ["", f"Register-map hash (INFO window MAP_HASH+{WINDOW}): `0x{map_hash():08X}`.", ""]
     return "\n".join(o)
 

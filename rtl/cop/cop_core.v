@@ -1,8 +1,9 @@
 `default_nettype none
 // cop_core: Hall's coordination processor (seed 004, chapter IV: the COP to
 // network interface, figures 15-22, Table I) as an engine bus slave with C
-// channels, one per PE (PE p = channel p).  No FPU in this build (EN_FPU = 0:
-// the float opcodes are refused NOFPU) and no level 2 COP (X refused NOUP).
+// channels, one per PE (PE p = channel p).  The float opcodes run on the
+// units of rtl/fpu/ (EN_FPU = 1; 0 refuses them NOFPU); no level 2 COP (X
+// refused NOUP).
 // The tables (opcodes, instruction word, causes, registers) are generated
 // by tools/copgen.py into cop_regs.vh; docs/cop_regmap.md lists them and
 // docs/cop.md says what the COP does and where it departs from the seed.
@@ -21,7 +22,12 @@
 //   reply slot holds the result, which it hands over once (err 0, result in
 //   rdata/rdata_hi, bus_rsp_len its bytes) or refuses (err 2, cause).
 //   XMIT, ACK and RECV are answered by the bus side (a RECV's start or ask
-//   finishes when the channel's mailbox holds a delivery).
+//   finishes when the channel's mailbox holds a delivery).  CANCEL (a CALL
+//   start to R_CANCEL, docs/link.md rule 8) finishes at its start with its
+//   outcome: NONE, WITHDRAWN (the command leaves its buffer, and a
+//   contribution served into an open round sets its TC bit again; a
+//   pending RECV ends), FINISHED (the reply is dropped, a result kept for
+//   XMIT) or RUNNING (the controller uses the command in this cycle: eng).
 //
 // Controller (figure 22), one service step at a time (timing in cycles):
 //   IDLE   snapshot of the ready channels (DATA_RDY, not yet served, and
@@ -41,6 +47,14 @@
 //          is placed in every member's reply slot
 //   SCAN   a prefix round that completed: one member per cycle in channel
 //          order
+//   FADD   a completed SUMF: fpu_add64 adds the members' terms in channel
+//          order, one dependent add at a time (2 + 6 (M - 1) cycles)
+//   FEX    a completed EXSUMF: fpu_exact_acc takes channel i's term in cycle
+//          i (members only), ROUND_CLEAR in cycle C, the result is held by
+//          cycle C + 44 (the ROUND's worst case: the timing is data-free)
+//   FPUT   the float result is placed in every member's reply slot
+//   MAXF / MINF go through TREE, on a tree of fpu_minmax64 over the same
+//   leaves (absent members: -inf for max, +inf for min).
 //   A completed barrier's exit is placed in EXEC.  Replies are visible in
 //   the cycle after they are placed.
 //
@@ -60,7 +74,7 @@
 //   RA_W    1..12 Data RAM address bits per process (ADDR refuses more)
 //           PPN_W + PID_W <= 5 (key table rows), PPN_W + PID_W + RA_W <= 14
 //   MB      1..4 mailbox entries per channel
-//   EN_FPU  0 only (the FPU of rtl/fpu/ is not in this build)
+//   EN_FPU  1: the float opcodes on rtl/fpu/; 0: refused NOFPU (no FPU logic)
 //   KEY     the MODE value that makes a channel supervisor
 module cop_core #(
     parameter integer C      = 4,
@@ -68,7 +82,7 @@ module cop_core #(
     parameter integer PID_W  = 2,
     parameter integer RA_W   = 4,
     parameter integer MB     = 2,
-    parameter integer EN_FPU = 0,
+    parameter integer EN_FPU = 1,
     parameter [31:0]  KEY    = 32'h434F_5053
 ) (
     input  wire        clk,
@@ -95,7 +109,7 @@ module cop_core #(
     output wire [C-1:0] f_rp_v,
     output wire [C-1:0] f_rp_err,
     output wire [C-1:0] f_sup,
-    output wire [2:0]   f_st,
+    output wire [3:0]   f_st,
     output wire [C-1:0] f_pl_ok,
     output wire [C-1:0] f_clr,
     output wire [C-1:0] f_work0,
@@ -106,7 +120,9 @@ module cop_core #(
     output wire         f_lead_set,    // the leader's opcode is SETBM or SETTC
     output wire         f_rx_priv_ok,  // every buffered supervisor opcode came with U/S = supervisor
     output wire [C-1:0] f_coll,        // channels whose buffered command is collective
-    output wire         f_complete     // a collective round completes in this cycle (or its result goes out)
+    output wire         f_complete,    // a collective round completes in this cycle (or its result goes out)
+    output wire [C-1:0] f_wd0,         // a CANCEL withdraws these channels' served contributions to key 0
+    output wire         f_exec0        // an EXEC step for key 0 (the only step that clears its TC bits)
 `endif
 );
     generate
@@ -131,8 +147,8 @@ module cop_core #(
         if (MB < 1 || MB > 4) begin : g_bad_mb
             $error("cop_core: MB must be in 1..4");
         end
-        if (EN_FPU != 0) begin : g_bad_fpu
-            $error("cop_core: EN_FPU must be 0 (rtl/fpu/ is not in this build)");
+        if (EN_FPU < 0 || EN_FPU > 1) begin : g_bad_fpu
+            $error("cop_core: EN_FPU must be 0 or 1");
         end
     endgenerate
 
@@ -145,9 +161,17 @@ module cop_core #(
     localparam integer DW    = PPN_W + PID_W + RA_W; // Data RAM index {PPN, PID, ADDR}
     localparam integer DEPTH = 1 << DW;
     localparam [1:0] E_OK = 2'd0, E_NOREG = 2'd1, E_REF = 2'd2, E_PEND = 2'd3;
-    localparam [2:0] S_IDLE = 3'd0, S_PICK = 3'd1, S_LEAD = 3'd2, S_GROUP = 3'd3, S_EXEC = 3'd4,
-                     S_TREE = 3'd5, S_SCAN = 3'd6;
+    localparam [3:0] S_IDLE = 4'd0, S_PICK = 4'd1, S_LEAD = 4'd2, S_GROUP = 4'd3, S_EXEC = 4'd4,
+                     S_TREE = 4'd5, S_SCAN = 4'd6, S_FADD = 4'd7, S_FEX = 4'd8, S_FPUT = 4'd9;
+    localparam [63:0] F_QNAN = 64'h7FF8_0000_0000_0000, F_PINF = 64'h7FF0_0000_0000_0000,
+                      F_NINF = 64'hFFF0_0000_0000_0000;
+    // EXSUMF: fpu_exact_acc's ROUND answers at most EX_RND cycles after the
+    // cycle that issued it (its header: 9 + R edges, R <= 34 carry steps)
+    localparam integer EX_RND = 44;
+    localparam integer FEX_END_I = C + EX_RND;
+    localparam [7:0] FEX_END = FEX_END_I[7:0];
     localparam integer C_I = C, PPN_I = PPN_W, PID_I = PID_W, RA_I = RA_W, MB_I = MB, FPU_I = EN_FPU;
+    localparam [7:0] C8 = C_I[7:0];
     localparam [31:0] CONFIG = {8'd0, 1'b0, MB_I[2:0], RA_I[3:0], PID_I[3:0], PPN_I[3:0], FPU_I[0], C_I[6:0]};
     localparam [63:0] CHAN_ALL = (C == 64) ? {64{1'b1}} : ((64'd1 << C) - 64'd1);
     localparam integer CW_I = CW;
@@ -158,6 +182,7 @@ module cop_core #(
 
     // ---- per-channel state -------------------------------------------------------
     reg [C-1:0]     rx_v, rx_srv, rp_v, rp_err, recv_w, last_v, sup;
+    reg [C-1:0]     eng;   // commands the controller's step (or a completed round) is using: CANCEL says RUNNING
     reg [6:0]       rx_op   [0:C-1];
     reg             rx_mask [0:C-1];
     reg [PPN_W-1:0] rx_ppn  [0:C-1];
@@ -275,6 +300,8 @@ module cop_core #(
     wire [63:0] mb_head = mb_data[mb_base];
     wire [3:0]  mb_hlen = ldec(mb_len[mb_base]);
     wire [1:0]  wc = c_dec[18:17];
+    wire [KW-1:0] p_rkey = {rx_ppn[p], rx_pid[p], rx_mask[p]};  // the key of channel p's buffered command
+    wire [C-1:0]  p_one  = {{(C-1){1'b0}}, 1'b1} << p;
 
     // what the access does (all decided from the request and the state now)
     reg [1:0]  b_err;
@@ -288,12 +315,37 @@ module cop_core #(
     reg        b_hand;         // hand the reply slot over
     reg        b_last;         // remember (b_rd, b_rdhi, b_len) for XMIT
     reg        b_mode, b_mode_v, b_proc, b_addr, b_lockbrk, b_hold;
+    reg        b_keep;         // CANCEL of a finished reply: it becomes the last reply (XMIT)
+    reg        b_unrecv;       // CANCEL of a pending RECV
+    reg        b_wd;           // CANCEL withdraws the command in the receive buffer
     always @* begin
+        b_keep = 1'b0; b_unrecv = 1'b0; b_wd = 1'b0;
         b_err = E_OK; b_rd = 32'd0; b_rdhi = 32'd0; b_len = 4'd0; b_cause = 8'd0; b_priv = 1'b0;
         b_start = 1'b0; b_recv = 1'b0; b_pop = 1'b0; b_hand = 1'b0; b_last = 1'b0;
         b_mode = 1'b0; b_mode_v = 1'b0; b_proc = 1'b0; b_addr = 1'b0; b_lockbrk = 1'b0; b_hold = 1'b0;
         if (!pe_ok) begin
             b_err = E_NOREG;
+        end else if (bus_req_call && r == R_CANCEL) begin
+            // CANCEL (docs/link.md rule 8): finishes at its start, no asks
+            if (!bus_req_we) begin
+                b_err = E_NOREG;
+            end else if (bus_req_len != 4'd0) begin
+                b_err = E_REF; b_cause = C_BADLEN;
+            end else begin
+                b_len = 4'd4;
+                if (rp_v[p]) begin
+                    b_hand = 1'b1; b_keep = !rp_err[p];
+                    b_rd = {16'd0, rp_cause[p], 5'd0, rp_err[p], CX_FINISHED};
+                end else if (recv_w[p]) begin
+                    b_unrecv = 1'b1; b_rd = {30'd0, CX_WITHDRAWN};
+                end else if (rx_v[p] && eng[p]) begin
+                    b_rd = {30'd0, CX_RUNNING};
+                end else if (rx_v[p]) begin
+                    b_wd = 1'b1; b_rd = {30'd0, CX_WITHDRAWN};
+                end else begin
+                    b_rd = {30'd0, CX_NONE};
+                end
+            end
         end else if (bus_req_call) begin
             if (!r[11]) begin
                 b_err = E_NOREG;
@@ -303,7 +355,7 @@ module cop_core #(
                 else if (rx_v[p] || rp_v[p] || recv_w[p])          b_cause = C_BUSY;
                 else if (bus_req_len != c_dec[11:8])               b_cause = C_BADLEN;
                 else if (c_dec[16] && !sup[p]) begin               b_cause = C_PRIV; b_priv = 1'b1; end
-                else if (c_kind == K_FLT)                          b_cause = C_NOFPU;
+                else if (c_kind == K_FLT && EN_FPU == 0)           b_cause = C_NOFPU;
                 else if (r[2])                                     b_cause = C_NOUP;
                 if (b_cause != 8'd0) begin
                     b_err = E_REF;
@@ -413,7 +465,7 @@ module cop_core #(
     end
 
     // ==== the controller ===================================================================
-    reg [2:0]      st;
+    reg [3:0]      st;
     reg [CW-1:0]   ptr, lead;
     reg [C-1:0]    snap, snap_hi, grp;
     reg [6:0]      l_op;
@@ -431,13 +483,22 @@ module cop_core #(
     reg [CW-1:0]   scnt;
     reg [63:0]     sacc;
     reg [63:0]     tn [1:2*P2-1];
+    // the FPU's sequencing (SUMF, EXSUMF) and its result
+    reg [C-1:0]    frem;    // SUMF: members not yet added
+    reg [1:0]      fph;     // SUMF: 0 first term, 1 first add, 2 waiting for the adder
+    reg [7:0]      fcnt;    // EXSUMF: cycles since the first term
+    reg [63:0]     facc;
+    wire [63:0]    fz [1:2*P2-1];       // the float tree: leaves tn[P2..], nodes fpu_minmax64 outputs
+    wire           fa_valid, ex_valid;  // fpu_add64, fpu_exact_acc results
+    wire [63:0]    fa_z, ex_z;
 
     wire [3:0]    l_kind = l_dec[3:0];
     wire [2:0]    l_fn   = l_dec[6:4];
     wire          l_w64  = l_dec[7];
     wire [KW-1:0] l_key  = {l_ppn, l_pid, l_mask};
     wire [DW-1:0] l_ridx = {l_ppn, l_pid, l_addr};
-    wire          l_coll = l_kind == K_RED || l_kind == K_BAR || l_kind == K_SCAN;
+    wire          l_flt  = l_kind == K_FLT;
+    wire          l_coll = l_kind == K_RED || l_kind == K_BAR || l_kind == K_SCAN || l_flt;
     wire [C-1:0]  l_one  = {{(C-1){1'b0}}, 1'b1} << lead;
     wire [C-1:0]  elig   = lock_held ? ({{(C-1){1'b0}}, 1'b1} << lock_ch) : {C{1'b1}};
     wire [C-1:0]  ready  = rx_v & ~rx_srv & elig;
@@ -467,6 +528,26 @@ module cop_core #(
         if (!l_coll) grp_n = l_one;
     end
 
+    // what CANCEL may not touch: the commands the controller is using now.
+    // IDLE: the ready channels (the snapshot); PICK: its pick; LEAD: the
+    // leader; GROUP, EXEC: the step's group and the served members of the
+    // leader's key (their row is read and written); a completed round's
+    // states: its members until their replies are placed.
+    reg [C-1:0] same_key;
+    integer ei;
+    always @* begin
+        for (ei = 0; ei < C; ei = ei + 1)
+            same_key[ei] = rx_srv[ei] && {rx_ppn[ei], rx_pid[ei], rx_mask[ei]} == l_key;
+        case (st)
+            S_IDLE:  eng = hold ? {C{1'b0}} : ready;
+            S_PICK:  eng = {{(C-1){1'b0}}, 1'b1} << pick;
+            S_LEAD:  eng = l_one;
+            S_GROUP: eng = grp_n | l_one | same_key;
+            S_EXEC:  eng = grp | l_one | same_key;
+            default: eng = t_tmpl;
+        endcase
+    end
+
     // EXEC: the step's effect, decided from the latched leader and table row
     reg [C-1:0]  x_ok, x_ref, x_srv, x_push;
     reg [7:0]    x_cause;
@@ -476,7 +557,7 @@ module cop_core #(
     reg [63:0]   x_ram_wd;
     reg [C-1:0]  x_tmpl, x_work;
     reg          x_open;
-    reg [2:0]    x_next;
+    reg [3:0]    x_next;
     reg          x_done;   // a collective step that completes its round: the working vector is then zero
     reg [C-1:0]  gin;
     wire [C-1:0] l_val = l_data[C-1:0];
@@ -528,7 +609,7 @@ module cop_core #(
                     end
                 end
             end
-            K_BAR, K_RED, K_SCAN: begin
+            K_BAR, K_RED, K_SCAN, K_FLT: begin
                 if (t_tmpl == {C{1'b0}}) begin
                     x_ref = l_one; x_cause = C_NOTC;
                 end else if (t_open && (t_op != l_op || t_addr != l_addr)) begin
@@ -543,7 +624,10 @@ module cop_core #(
                         x_done = 1'b1; x_work = t_tmpl; x_open = 1'b0;
                         if (l_kind == K_BAR) x_ok = t_tmpl;
                         else if (l_kind == K_RED) x_next = S_TREE;
-                        else x_next = S_SCAN;
+                        else if (l_kind == K_SCAN) x_next = S_SCAN;
+                        else if (l_fn == 3'd0) x_next = S_FADD;   // SUMF
+                        else if (l_fn == 3'd3) x_next = S_FEX;    // EXSUMF
+                        else x_next = S_TREE;                     // MAXF, MINF
                     end else begin
                         x_work = t_work & ~gin; x_open = 1'b1;
 `ifdef SELFTEST_EARLY
@@ -559,8 +643,18 @@ module cop_core #(
         endcase
     end
 
-    // the reduction tree's leaves, and the scan's operand
-    wire [63:0] s_op = ext(l_w64, rx_data[scnt]);
+    // one channel's operand: the scan's, SUMF's next term, EXSUMF's term
+    reg  [CW-1:0] fnx;  // SUMF: the lowest member not yet added
+    integer ni;
+    always @* begin
+        fnx = {CW{1'b0}};
+        for (ni = C - 1; ni >= 0; ni = ni - 1)
+            if (frem[ni]) fnx = ni[CW-1:0];
+    end
+    wire [C-1:0]  fnx_one = {{(C-1){1'b0}}, 1'b1} << fnx;
+    wire [CW-1:0] op_idx = (st == S_FADD) ? fnx : (st == S_FEX) ? fcnt[CW-1:0] : scnt;
+    wire [63:0]   op_q = rx_data[op_idx];
+    wire [63:0]   s_op = ext(l_w64, op_q);
     wire [63:0] s_sum = sacc + s_op;
 
     // what is placed in the reply slots this cycle
@@ -573,7 +667,11 @@ module cop_core #(
         if (st == S_EXEC) begin
             pl_ok = x_ok; pl_ref = x_ref;
         end else if (st == S_TREE && tcnt == TREE_DONE) begin
-            pl_ok = t_tmpl; pl_data = l_w64 ? tn[1] : {32'd0, tn[1][31:0]}; pl_len = l_dec[15:12];
+            pl_ok = t_tmpl; pl_data = l_flt ? fz[1] : l_w64 ? tn[1] : {32'd0, tn[1][31:0]}; pl_len = l_dec[15:12];
+        end else if (st == S_FPUT) begin
+            // SUMF of one member is that term: its NaN is made canonical too (docs/fpu.md)
+            pl_ok = t_tmpl; pl_len = l_dec[15:12];
+            pl_data = (facc[62:52] == 11'h7FF && facc[51:0] != 52'd0) ? F_QNAN : facc;
         end else if (st == S_SCAN && t_tmpl[scnt]) begin
             pl_ok = {{(C-1){1'b0}}, 1'b1} << scnt;
             pl_data = l_fn[0] ? sacc : s_sum;
@@ -691,6 +789,7 @@ module cop_core #(
                     if (x_unlock) lock_held <= 1'b0;
                     t_tmpl <= x_tmpl;  // the members of a completed round (TREE, SCAN)
                     tcnt <= {(CW+1){1'b0}}; scnt <= {CW{1'b0}}; sacc <= 64'd0;
+                    frem <= x_tmpl; fph <= 2'd0; fcnt <= 8'd0;
                     st <= x_next;
                 end
                 S_TREE: begin
@@ -702,9 +801,50 @@ module cop_core #(
                     scnt <= scnt + 1'b1;
                     if (scnt == CLAST) st <= S_IDLE;
                 end
+                S_FADD: begin
+                    // SUMF: the members' terms in channel order, each rounded add waiting for the last
+                    case (fph)
+                        2'd0: begin facc <= op_q; frem <= frem & ~fnx_one; fph <= 2'd1; end
+                        2'd1: begin
+                            if (frem == {C{1'b0}}) st <= S_FPUT;
+                            else begin frem <= frem & ~fnx_one; fph <= 2'd2; end
+                        end
+                        default: if (fa_valid) begin
+                            if (frem == {C{1'b0}}) begin facc <= fa_z; st <= S_FPUT; end
+                            else frem <= frem & ~fnx_one;
+                        end
+                    endcase
+                end
+                S_FEX: begin
+                    // EXSUMF: one term per cycle (channel fcnt), ROUND_CLEAR at C, the result by FEX_END
+                    fcnt <= fcnt + 1'b1;
+                    if (fcnt == FEX_END) st <= S_FPUT;
+                end
+                S_FPUT: st <= S_IDLE;
                 default: st <= S_IDLE;
             endcase
             if (take && pe_ok && b_lockbrk) lock_held <= 1'b0;
+            if (ex_valid) facc <= ex_z;
+            // ---- CANCEL (after the controller's writes: the channel is not in its step) ----
+            if (take && pe_ok && b_hand && b_keep) begin
+                last_v[p] <= 1'b1; last_data[p] <= rp_data[p]; last_len[p] <= rp_len[p];
+            end
+            if (take && pe_ok && b_unrecv) recv_w[p] <= 1'b0;
+            if (take && pe_ok && b_wd) begin
+                rx_v[p] <= 1'b0; rx_srv[p] <= 1'b0;
+                if (rx_srv[p]) begin
+                    // the contribution goes back out of its round: the TC bit is set again, and a
+                    // round left with no contribution is not open (its first one fixes it anew)
+                    // (a served channel is always in its round's TC; the mask keeps the working
+                    // vector within the template in every state, reachable or not)
+`ifdef SELFTEST_WDCLR
+                    tc_work[p_rkey] <= {C{1'b0}};
+`else
+                    tc_work[p_rkey] <= tc_work[p_rkey] | (p_one & tc_tmpl[p_rkey]);
+`endif
+                    if ((tc_work[p_rkey] | (p_one & tc_tmpl[p_rkey])) == tc_tmpl[p_rkey]) r_open[p_rkey] <= 1'b0;
+                end
+            end
         end
     end
 
@@ -719,10 +859,51 @@ module cop_core #(
     integer ti;
     always @(posedge clk) begin
         for (ti = 0; ti < P2; ti = ti + 1)
-            tn[P2 + ti] <= (ti < C && t_tmpl[ti % C]) ? ext(l_w64, rx_data[ti % C]) : ident(l_fn);
+            tn[P2 + ti] <= (ti < C && t_tmpl[ti % C]) ? ext(l_w64, rx_data[ti % C]) :
+                           !l_flt ? ident(l_fn) : l_fn[1] ? F_PINF : F_NINF;
         for (ti = 1; ti < P2; ti = ti + 1)
             tn[ti] <= alu(l_fn, tn[2*ti], tn[2*ti + 1]);
     end
+
+    // ---- the FPU (rtl/fpu/, docs/fpu.md) ----
+    // MAXF / MINF: a tree of fpu_minmax64 (one register level per tree
+    // level, like the ALU tree) over the same leaves; SUMF: fpu_add64, one
+    // dependent add at a time; EXSUMF: fpu_exact_acc, one term per cycle
+    wire        fa_go = st == S_FADD && frem != {C{1'b0}} && (fph == 2'd1 || (fph == 2'd2 && fa_valid));
+    wire        ex_go = st == S_FEX && (fcnt < C8 ? t_tmpl[fcnt[CW-1:0]] : fcnt == C8);
+    wire [2:0]  ex_op = (fcnt < C8) ? 3'd0 : 3'd3;  // ADD, then ROUND_CLEAR
+    genvar g;
+    generate
+        for (g = P2; g < 2 * P2; g = g + 1) begin : g_leaf
+            assign fz[g] = tn[g];
+        end
+        if (EN_FPU != 0) begin : g_fpu
+            wire [P2-1:1] mm_v, mm_t;
+            wire          fa_t, ex_rdy;
+            wire [63:0]   ex_rd;
+            for (g = 1; g < P2; g = g + 1) begin : g_mm
+                fpu_minmax64 #(.TW(1)) u_mm (
+                    .clk(clk), .rst(rst), .in_valid(1'b1), .in_min(l_fn[1]), .in_a(fz[2*g]), .in_b(fz[2*g + 1]),
+                    .in_tag(1'b0), .out_valid(mm_v[g]), .out_z(fz[g]), .out_tag(mm_t[g])
+                );
+            end
+            fpu_add64 #(.TW(1)) u_add (
+                .clk(clk), .rst(rst), .in_valid(fa_go), .in_a(fph == 2'd2 ? fa_z : facc), .in_b(op_q),
+                .in_tag(1'b0), .out_valid(fa_valid), .out_z(fa_z), .out_tag(fa_t)
+            );
+            fpu_exact_acc u_exact (
+                .clk(clk), .rst(rst), .cmd_valid(ex_go), .cmd_ready(ex_rdy), .cmd_op(ex_op), .cmd_idx(6'd0),
+                .cmd_x(op_q), .res_valid(ex_valid), .res_z(ex_z), .rd_idx(6'd0), .rd_data(ex_rd)
+            );
+            wire unused_fpu = &{1'b0, mm_v, mm_t, fa_t, ex_rdy, ex_rd};
+        end else begin : g_nofpu
+            for (g = 1; g < P2; g = g + 1) begin : g_mm
+                assign fz[g] = 64'd0;
+            end
+            assign fa_valid = 1'b0; assign fa_z = 64'd0; assign ex_valid = 1'b0; assign ex_z = 64'd0;
+            wire unused_nofpu = &{1'b0, fa_go, ex_go, ex_op};
+        end
+    endgenerate
 
     // ---- the response ----
     always @(posedge clk) begin
@@ -765,13 +946,18 @@ module cop_core #(
         for (fi = 0; fi < C; fi = fi + 1) begin
             fv_dec = cop_dec(rx_op[fi]);
             if (rx_v[fi] && fv_dec[16] && !instr[fi][IW_US]) fv_priv = 1'b0;
-            fv_coll[fi] = rx_v[fi] && (fv_dec[3:0] == K_BAR || fv_dec[3:0] == K_RED || fv_dec[3:0] == K_SCAN);
+            fv_coll[fi] = rx_v[fi] && (fv_dec[3:0] == K_BAR || fv_dec[3:0] == K_RED || fv_dec[3:0] == K_SCAN ||
+                                       fv_dec[3:0] == K_FLT);
         end
     end
     assign f_rx_priv_ok = fv_priv;
     wire f_unused = &{1'b0, fv_dec[18:17], fv_dec[15:4]};
     assign f_coll = fv_coll;
-    assign f_complete = (st == S_EXEC && x_done) || (st == S_TREE && tcnt == TREE_DONE) || st == S_SCAN;
+    assign f_complete = (st == S_EXEC && x_done) || (st == S_TREE && tcnt == TREE_DONE) || st == S_SCAN ||
+                        st == S_FPUT;
+    assign f_wd0 = (take && pe_ok && b_wd && rx_srv[p] && p_rkey == {KW{1'b0}}) ? p_one : {C{1'b0}};
+    assign f_exec0 = st == S_EXEC && l_key == {KW{1'b0}};
+
 `endif
 endmodule
 `default_nettype wire

@@ -14,17 +14,25 @@
 //        buffered supervisor opcode carries U/S = supervisor.
 //   (p3) no result before the terminal count is complete: a collective
 //        command's OK reply is placed only when its round completes.
-//   (p4) each TC bit clears at most once per round: while key 0's round
-//        stays open its working vector only loses bits; it regains them
+//   (p4) each TC bit clears at most once per contribution: while key 0's
+//        round stays open its working vector only loses bits, except the
+//        bit of a contribution a CANCEL withdraws; it regains the others
 //        only when the round closes (re-arm or a TC write).
+//   (p5) CANCEL never clears a TC bit: key 0's working vector loses bits
+//        only in the cycle after an EXEC step for key 0.
+// The core is built without the FPU (EN_FPU = 0): rtl/fpu/ is checked on
+// its own (docs/fpu.md), and the float rounds share the controller's
+// completion and placement paths that these properties cover.
 // Negative controls (must FAIL, each by a trace from reset within its
 // steps): SELFTEST_NOTC claims key 0's TC vector never changes (a
 // supervisor's SETTC is served by cycle 8); SELFTEST_EARLY builds cop_core
 // with a barrier step that replies to its contributors before the round
-// is complete, which (p3) must catch (by cycle 12).
+// is complete, which (p3) must catch (by cycle 12); SELFTEST_WDCLR builds
+// cop_core with a CANCEL that clears its round's whole working vector
+// instead of setting its own bit again, which (p5) must catch (by cycle 15).
 module cop_core_props #(
     parameter integer C = 2,
-    parameter integer PROPS = 15  // bit i: check property group p(i+1)
+    parameter integer PROPS = 31  // bit i: check property group p(i+1)
 ) (
     input wire        clk,
     input wire        rst,
@@ -43,10 +51,11 @@ module cop_core_props #(
     wire [1:0]  bus_rsp_err;
     wire [3:0]  bus_rsp_len;
     wire [C-1:0] f_rx_v, f_rx_srv, f_rp_v, f_rp_err, f_sup, f_pl_ok, f_clr, f_work0, f_tmpl0, f_bm0, f_coll;
-    wire [2:0]  f_st;
-    wire        f_open0, f_lead_us, f_lead_set, f_rx_priv_ok, f_complete;
+    wire [C-1:0] f_wd0;
+    wire [3:0]  f_st;
+    wire        f_open0, f_lead_us, f_lead_set, f_rx_priv_ok, f_complete, f_exec0;
 
-    cop_core #(.C(C), .PPN_W(1), .PID_W(1), .RA_W(1), .MB(1)) dut (
+    cop_core #(.C(C), .PPN_W(1), .PID_W(1), .RA_W(1), .MB(1), .EN_FPU(0)) dut (
         .clk(clk), .rst(rst),
         .bus_req_valid(bus_req_valid), .bus_req_ready(bus_req_ready), .bus_req_we(bus_req_we),
         .bus_req_pe(bus_req_pe), .bus_req_addr(bus_req_addr), .bus_req_wdata(bus_req_wdata),
@@ -56,20 +65,23 @@ module cop_core_props #(
         .f_rx_v(f_rx_v), .f_rx_srv(f_rx_srv), .f_rp_v(f_rp_v), .f_rp_err(f_rp_err), .f_sup(f_sup), .f_st(f_st),
         .f_pl_ok(f_pl_ok), .f_clr(f_clr), .f_work0(f_work0), .f_tmpl0(f_tmpl0), .f_bm0(f_bm0), .f_open0(f_open0),
         .f_lead_us(f_lead_us), .f_lead_set(f_lead_set), .f_rx_priv_ok(f_rx_priv_ok), .f_coll(f_coll),
-        .f_complete(f_complete)
+        .f_complete(f_complete), .f_wd0(f_wd0), .f_exec0(f_exec0)
     );
 
 `ifdef FORMAL
     reg         init = 1'b1;
     reg         p_take = 1'b0, p_call = 1'b0, p_exec_set = 1'b0;
-    reg [C-1:0] p_tmpl0, p_bm0, p_work0;
+    reg [C-1:0] p_tmpl0, p_bm0, p_work0, p_wd0;
+    reg         p_exec0 = 1'b0;
     reg         p_open0 = 1'b0, p_rst = 1'b1;
     always @(posedge clk) begin
         init       <= 1'b0;
         p_rst      <= rst;
         p_take     <= bus_req_valid && !rst;
         p_call     <= bus_req_call;
-        p_exec_set <= f_st == 3'd4 && f_lead_set && f_lead_us;
+        p_exec_set <= f_st == 4'd4 && f_lead_set && f_lead_us;
+        p_exec0    <= f_exec0;
+        p_wd0      <= f_wd0;
         p_tmpl0    <= f_tmpl0;
         p_bm0      <= f_bm0;
         p_work0    <= f_work0;
@@ -95,9 +107,11 @@ module cop_core_props #(
             // (p3) no result before the terminal count is complete
             if (PROPS[2] && (f_pl_ok & f_coll) != {C{1'b0}}) assert(f_complete);
             // (p4) while key 0's round stays open, its working vector only loses bits
-            if (PROPS[3] && !p_rst && p_open0 && f_open0) assert((f_work0 & ~p_work0) == {C{1'b0}});
+            if (PROPS[3] && !p_rst && p_open0 && f_open0) assert((f_work0 & ~p_work0 & ~p_wd0) == {C{1'b0}});
             // the working vector of a round is within its template
             if (PROPS[3]) assert((f_work0 & ~f_tmpl0) == {C{1'b0}});
+            // (p5) CANCEL never clears a TC bit: only an EXEC step for key 0 does
+            if (PROPS[4] && !p_rst && (p_work0 & ~f_work0) != {C{1'b0}}) assert(p_exec0);
 `ifdef SELFTEST_NOTC
             assert(f_tmpl0 == {C{1'b0}});
 `endif

@@ -6,7 +6,7 @@ localparam [3:0] K_RAMR   = 4'd1;  // Data RAM read: the result is the word at {
 localparam [3:0] K_RAMW   = 4'd2;  // Data RAM write
 localparam [3:0] K_RMW    = 4'd3;  // Data RAM read-modify-write: fetch-and-add, the result is the old value
 localparam [3:0] K_RED    = 4'd4;  // integer reduction over the key's TC members (ALU function FN)
-localparam [3:0] K_FLT    = 4'd5;  // floating point reduction (the FPU; refused NOFPU while EN_FPU = 0)
+localparam [3:0] K_FLT    = 4'd5;  // floating point reduction over the key's TC members (the FPU, FN: 0 sum in channel order, 1 maximum, 2 minimum, 3 exact sum; refused NOFPU when EN_FPU = 0)
 localparam [3:0] K_BAR    = 4'd6;  // barrier entry: the exit goes to every TC member
 localparam [3:0] K_LOCK   = 4'd7;  // lock the controller on this channel
 localparam [3:0] K_UNLOCK = 4'd8;  // unlock; from a channel that does not hold the lock nothing changes (NOTLOCKER)
@@ -53,7 +53,7 @@ localparam [6:0] OP_BCAST32 = 7'b0011100;  // U/S Table I: Broadcast 32-bit word
 localparam [6:0] OP_SETBM   = 7'b0111110;  // S   Table I: Set broadcast mask
 localparam [6:0] OP_SETTC   = 7'b0111111;  // S   Table I: Set TC Bit vector
 localparam [6:0] OP_BCAST64 = 7'b0111100;  // U/S Table I: Broadcast 64-bit word
-localparam [6:0] OP_EXSUMF  = 7'b1110111;  // U/S aggnet: exact (reproducible) double sum, rounded once (the FPU; refused NOFPU while EN_FPU = 0)
+localparam [6:0] OP_EXSUMF  = 7'b1110111;  // U/S aggnet: exact (reproducible) double sum, rounded once (the FPU)
 localparam [6:0] OP_SCANI32 = 7'b1000000;  // U/S aggnet: 32-bit integer inclusive prefix sum
 localparam [6:0] OP_SCANX32 = 7'b1000001;  // U/S aggnet: 32-bit integer exclusive prefix sum
 localparam [6:0] OP_SCANI64 = 7'b1100000;  // U/S aggnet: 64-bit integer inclusive prefix sum
@@ -108,7 +108,12 @@ localparam [11:0] R_ERRCNT   = 12'h015;  // ro
 localparam [11:0] R_LOCK     = 12'h016;  // rw (write: supervisor)
 localparam [11:0] R_HOLD     = 12'h017;  // rw (write: supervisor)
 localparam [11:0] R_CALL_BASE = 12'h800;  // CALL: base | opcode << 4 | MASK << 3 | X << 2
-localparam [31:0] COP_MAP_HASH = 32'hC9117D54;  // CRC-32 of these tables
+localparam [11:0] R_CANCEL = 12'h018;  // CALL: withdraw or collect this channel's CALL
+localparam [1:0] CX_NONE      = 2'd0;  // CANCEL outcome: no CALL of this channel was pending (none started, or its reply was handed over)
+localparam [1:0] CX_WITHDRAWN = 2'd1;  // CANCEL outcome: the command had not finished: withdrawn (a contribution served into an open round leaves it: its TC bit is set again), or a pending RECV ended
+localparam [1:0] CX_FINISHED  = 2'd2;  // CANCEL outcome: the command had finished and its reply was not handed over: bit 2 says it was a refusal, bits 15..8 its cause; a result becomes the last reply (XMIT returns it)
+localparam [1:0] CX_RUNNING   = 2'd3;  // CANCEL outcome: the command is in the controller's step or in a completed round whose results are being placed: nothing changed, CANCEL again (FINISHED within the step)
+localparam [31:0] COP_MAP_HASH = 32'hA0A4D6EC;  // CRC-32 of these tables
 // cop_dec(opcode): bits 3..0 kind, 6..4 fn, 7 64-bit, 11..8 operand bytes, 15..12 result bytes
 // (15: the delivery's own), 16 supervisor only, 18..17 WC (words after the instruction word)
 function automatic [18:0] cop_dec(input [6:0] op);

@@ -14,7 +14,7 @@ enum Kind : unsigned {
     K_RAMW = 2,  ///< Data RAM write
     K_RMW = 3,  ///< Data RAM read-modify-write: fetch-and-add, the result is the old value
     K_RED = 4,  ///< integer reduction over the key's TC members (ALU function FN)
-    K_FLT = 5,  ///< floating point reduction (the FPU; refused NOFPU while EN_FPU = 0)
+    K_FLT = 5,  ///< floating point reduction over the key's TC members (the FPU, FN: 0 sum in channel order, 1 maximum, 2 minimum, 3 exact sum; refused NOFPU when EN_FPU = 0)
     K_BAR = 6,  ///< barrier entry: the exit goes to every TC member
     K_LOCK = 7,  ///< lock the controller on this channel
     K_UNLOCK = 8,  ///< unlock; from a channel that does not hold the lock nothing changes (NOTLOCKER)
@@ -67,7 +67,7 @@ enum Opcode : unsigned {
     OP_SETBM = 0b0111110,  ///< S Table I: Set broadcast mask
     OP_SETTC = 0b0111111,  ///< S Table I: Set TC Bit vector
     OP_BCAST64 = 0b0111100,  ///< U/S Table I: Broadcast 64-bit word
-    OP_EXSUMF = 0b1110111,  ///< U/S aggnet: exact (reproducible) double sum, rounded once (the FPU; refused NOFPU while EN_FPU = 0)
+    OP_EXSUMF = 0b1110111,  ///< U/S aggnet: exact (reproducible) double sum, rounded once (the FPU)
     OP_SCANI32 = 0b1000000,  ///< U/S aggnet: 32-bit integer inclusive prefix sum
     OP_SCANX32 = 0b1000001,  ///< U/S aggnet: 32-bit integer exclusive prefix sum
     OP_SCANI64 = 0b1100000,  ///< U/S aggnet: 64-bit integer inclusive prefix sum
@@ -140,13 +140,21 @@ constexpr unsigned IW_PPN_LSB = 10, IW_PPN_WIDTH = 4;  ///< physical partition n
 constexpr unsigned IW_PID_LSB = 14, IW_PID_WIDTH = 8;  ///< process id: the channel's PROC register (supervisor written)
 constexpr unsigned IW_WC_LSB = 22, IW_WC_WIDTH = 2;  ///< words after the instruction word (address, data): filled in by the COP from the opcode
 
+/// CANCEL outcomes: bits 1..0 of its result.
+enum CancelOutcome : unsigned {
+    CX_NONE = 0,  ///< no CALL of this channel was pending (none started, or its reply was handed over)
+    CX_WITHDRAWN = 1,  ///< the command had not finished: withdrawn (a contribution served into an open round leaves it: its TC bit is set again), or a pending RECV ended
+    CX_FINISHED = 2,  ///< the command had finished and its reply was not handed over: bit 2 says it was a refusal, bits 15..8 its cause; a result becomes the last reply (XMIT returns it)
+    CX_RUNNING = 3,  ///< the command is in the controller's step or in a completed round whose results are being placed: nothing changed, CANCEL again (FINISHED within the step)
+};
+
 /// Causes of a refusal (CAUSE register bits 7..0).
 enum Cause : unsigned {
     C_NONE = 0,
     C_BADOP = 1,  ///< an opcode Table I does not define (and aggnet does not add), or a CALL address with bits 1..0 set
     C_BADLEN = 2,  ///< the CALL's operand bytes are not the opcode's
     C_PRIV = 3,  ///< a supervisor opcode (SETBM, SETTC) or register write (PROC, LOCK, HOLD) from user mode: counted in PRIVCNT, nothing changes
-    C_NOFPU = 4,  ///< a floating point opcode: not in this build (EN_FPU = 0)
+    C_NOFPU = 4,  ///< a floating point opcode in a core built without the FPU (EN_FPU = 0)
     C_NOUP = 5,  ///< X bit set: there is no level 2 COP above this one
     C_BUSY = 6,  ///< a CALL start while this channel's command, RECV or reply is still pending
     C_NOTC = 7,  ///< a collective opcode for a key whose TC vector is 0 (no TC set)
@@ -192,7 +200,8 @@ constexpr uint16_t CALL_BASE = 0x800;  // a CALL register: CALL_BASE | opcode <<
 constexpr uint16_t call(unsigned opcode, unsigned mask = 0, unsigned x = 0) {
     return uint16_t(CALL_BASE | (opcode & 0x7f) << 4 | (mask & 1) << 3 | (x & 1) << 2);
 }
-constexpr uint32_t MAP_HASH = 0xC9117D54;  // CRC-32 of these tables (INFO MAP_HASH+4)
+constexpr uint16_t CANCEL = 0x018;  // CALL: withdraw or collect this channel's CALL
+constexpr uint32_t MAP_HASH = 0xA0A4D6EC;  // CRC-32 of these tables (INFO MAP_HASH+4)
 constexpr uint16_t addr(uint16_t reg) { return uint16_t(WINDOW << 12 | reg); }
 }  // namespace regs
 
