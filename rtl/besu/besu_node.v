@@ -131,20 +131,6 @@ module besu_node #(
 
     localparam [5:0] HAS = besu_has(NODE, X, Y, Z);
 
-    // parent code -> direction (6: root or not connected; 7: undefined code)
-    function [2:0] pdir(input [3:0] p);
-        case (p)
-            4'b0001: pdir = 3'd0;
-            4'b1111: pdir = 3'd1;
-            4'b0010: pdir = 3'd2;
-            4'b1110: pdir = 3'd3;
-            4'b0011: pdir = 3'd4;
-            4'b1101: pdir = 3'd5;
-            4'b0000, 4'b0100: pdir = 3'd6;
-            default: pdir = 3'd7;
-        endcase
-    endfunction
-
     // ---- per-BESU state --------------------------------------------------------
     // cfg[b]: bit 0 PE, 6..1 children, 10..7 parent code (the register's 12..9)
     // (each BESU's registers live in its generate block below, written with
@@ -194,7 +180,7 @@ module besu_node #(
             wire        pe    = c[0];
             wire [5:0]  kids  = c[6:1];
             wire [3:0]  par   = c[10:7];
-            wire [2:0]  pd    = pdir(par);
+            wire [2:0]  pd    = besu_pdir(par);  // Table 1 (besu_regs.vh)
             wire        conn  = par != P_NC;
             wire        root  = par == P_ROOT;
             wire [6:0]  need  = {kids, pe};
