@@ -1,0 +1,69 @@
+`default_nettype none
+// cop_slot: Hall's coordination processor (seed 004, chapter IV) as engine
+// 4 of the one hub top, rtl/hub/aggnet_hub.v: one cop_core with C = N
+// channels, link PE p = channel p.  The hub instantiates it from
+// rtl/cop/manifest.json's "slot" entry (tools/hubgen.py writes the
+// instance); nothing else names it.
+//
+// Bus (slave side of rtl/link/link_port.v's engine bus, docs/link.md): the
+// hub raises bus_req_valid only for window 4, plain and CALL accesses
+// alike ("call": true); every port goes straight to cop_core, which answers
+// in the cycle after it takes a request (its header; docs/cop_regmap.md for
+// the registers and the CALL addresses 0x800 | opcode << 4 | MASK << 3 |
+// X << 2).
+//
+// busy (the manifest's "busy": the virtual hub keeps its clock running
+// while it is high): the core's controller serves the commands waiting in
+// its receive buffers by itself, one service step after another, and every
+// such command came with a bus write (a CALL start), as did every release
+// of what holds the controller back (HOLD cleared, a lock broken or
+// unlocked).  A step is at most 5 + C cycles (LEAD to EXEC, then a prefix
+// sum's C cycles; a reduction's tree is shorter) and serves at least one
+// waiting channel, so within C steps of the last write the core has nothing
+// left to do but wait for the next access.  busy is high from each write
+// the core takes until SERVE cycles after it.  This is a bound, not the
+// controller's own state: the core has no idle output yet (docs/cop.md).
+// Reads never move the core on (an ask hands over a reply, a RECV ask a
+// mailbox entry; neither readies a command).
+//
+// Departures from the seed: none here (cop_core lists the COP's).
+// Parameters: N in 2..64 (cop_core's C); KEY the MODE value that makes a
+// channel supervisor (the hub's COP_KEY, docs/cop.md).
+`include "bus_ports.vh"
+module cop_slot #(
+    parameter integer N   = 4,
+    parameter [31:0]  KEY = 32'h434F_5053
+) (
+    input  wire clk,
+    input  wire rst,
+    `AGGNET_BUS_SLAVE,       // the engine bus (rtl/bus/bus_ports.vh)
+    `AGGNET_BUS_CALL_SLAVE,  // and its CALL ports: the slot has "call": true
+    output wire busy
+);
+    generate
+        if (N < 2 || N > 64) begin : g_bad_n
+            $error("cop_slot: N must be in 2..64");
+        end
+    endgenerate
+
+    cop_core #(.C(N), .KEY(KEY)) u_core (
+        .clk(clk), .rst(rst),
+        .bus_req_valid(bus_req_valid), .bus_req_ready(bus_req_ready), .bus_req_we(bus_req_we),
+        .bus_req_pe(bus_req_pe), .bus_req_addr(bus_req_addr), .bus_req_wdata(bus_req_wdata),
+        .bus_req_size(bus_req_size), .bus_req_call(bus_req_call), .bus_req_wdata_hi(bus_req_wdata_hi),
+        .bus_req_len(bus_req_len),
+        .bus_rsp_valid(bus_rsp_valid), .bus_rsp_rdata(bus_rsp_rdata), .bus_rsp_err(bus_rsp_err),
+        .bus_rsp_rdata_hi(bus_rsp_rdata_hi), .bus_rsp_len(bus_rsp_len));
+
+    // busy: SERVE cycles after each write the core takes (above), plus the
+    // two cycles of the request and its response
+    localparam integer SERVE = N * (5 + N) + 2;
+    reg [15:0] serve;
+    always @(posedge clk) begin
+        if (rst) serve <= 16'd0;
+        else if (bus_req_valid && bus_req_ready && bus_req_we) serve <= SERVE[15:0];
+        else if (serve != 16'd0) serve <= serve - 16'd1;
+    end
+    assign busy = serve != 16'd0;
+endmodule
+`default_nettype wire
