@@ -3,9 +3,12 @@
 #include <aggnet/cop.hpp>
 #include <aggnet/link_defs.hpp>
 
+#include <algorithm>
 #include <cstdarg>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 
 namespace aggnet::cop {
 
@@ -269,5 +272,122 @@ void Supervisor::set_tc(unsigned mask, uint64_t pes) { ch_.call_on(mask, OP_SETT
 void Supervisor::set_bm(unsigned mask, uint64_t pes) { ch_.call_on(mask, OP_SETBM, pes); }
 void Supervisor::break_lock() { ch_.set_reg(regs::LOCK, 0, "LOCK (break)"); }
 void Supervisor::hold(bool on) { ch_.set_reg(regs::HOLD, on ? 1 : 0, "HOLD"); }
+
+// ---- rounds from one thread (aggnet cop, the demo) ---------------------------------
+
+double Rounds::percentile(double q) const {
+    if (us.empty()) return 0;
+    std::vector<double> v = us;
+    std::sort(v.begin(), v.end());
+    return v[size_t(q * double(v.size() - 1) + 0.5)];
+}
+
+namespace {
+uint64_t draw(uint64_t seed, unsigned round, unsigned pe) {
+    // splitmix64 of (seed, round, pe): every caller draws the same contributions
+    uint64_t z = seed + 0x9E3779B97F4A7C15ull * (uint64_t(round) << 7 | pe) + 0x632BE59BD9B4E019ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return (round & 1) ? z % 1000 : z;  // every other round small values
+}
+}  // namespace
+
+Rounds run_rounds(const std::vector<Channel*>& chans, const std::string& op, unsigned count, uint64_t seed) {
+    static const std::pair<const char*, Op> reds[] = {{"sum", Op::Sum}, {"max", Op::Max}, {"min", Op::Min},
+                                                      {"or", Op::Or},   {"and", Op::And}, {"xor", Op::Xor}};
+    const unsigned n = unsigned(chans.size());
+    if (!n) throw Error("COP rounds: no channels");
+    bool known = false;
+    for (const char* o : kRoundOps) known |= op == o;
+    if (!known) throw Error("COP rounds: no operation '" + op + "'");
+    Rounds r;
+    r.op = op;
+    r.pes = n;
+    uint64_t calls0 = 0;
+    for (Channel* c : chans) calls0 += c->calls();
+    uint64_t base = 0;
+    if (op == "fetch-add") base = chans[0]->read64(1);
+    std::vector<Channel::Handle> h(n);
+    std::vector<uint64_t> got(n), v(n);
+    for (unsigned k = 0; k < count; ++k) {
+        for (unsigned p = 0; p < n; ++p) v[p] = draw(seed, k, chans[p]->pe());
+        if (op == "fetch-add")
+            for (Channel* c : chans) c->set_addr(1);  // once: ADDR is written only when it changes
+        const unsigned root = k % n;
+        const auto t0 = std::chrono::steady_clock::now();
+        for (unsigned p = 0; p < n; ++p) {
+            Channel& c = *chans[p];
+            if (op == "barrier") h[p] = c.start_barrier();
+            else if (op == "scan") h[p] = c.start_scan(int64_t(v[p]));
+            else if (op == "fetch-add") h[p] = c.start(OP_RMW64, 1);
+            else if (op == "exsum") h[p] = c.start(OP_EXSUMF, dbits(double(int64_t(v[p] % 2000) - 1000)));
+            else if (op == "bcast") h[p] = p == root ? Channel::Handle{} : c.start(OP_RECV);
+            else
+                for (const auto& e : reds)
+                    if (op == e.first) h[p] = c.start_reduce(e.second, int64_t(v[p]));
+        }
+        if (op == "bcast") chans[root]->broadcast(v[root]);
+        // every started CALL is finished, even after one failed (the first error is thrown)
+        std::exception_ptr first;
+        for (unsigned p = 0; p < n; ++p) {
+            try {
+                if (h[p].open) got[p] = chans[p]->finish(h[p]);
+            } catch (...) {
+                if (!first) first = std::current_exception();
+            }
+        }
+        if (first) std::rethrow_exception(first);
+        const auto t1 = std::chrono::steady_clock::now();
+        r.us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+        // the references: plain arithmetic over the round's contributions
+        auto bad = [&](unsigned p, uint64_t want) {
+            throw Error(strf("COP %s round %u: PE%u got 0x%llx, want 0x%llx", op.c_str(), k, chans[p]->pe(),
+                             (unsigned long long)got[p], (unsigned long long)want));
+        };
+        if (op == "scan") {
+            uint64_t acc = 0;
+            for (unsigned p = 0; p < n; ++p)
+                if (got[p] != (acc += v[p])) bad(p, acc);
+        } else if (op == "fetch-add") {
+            std::vector<uint64_t> t(got.begin(), got.end());
+            std::sort(t.begin(), t.end());
+            for (unsigned p = 0; p < n; ++p)
+                if (t[p] != base + p) bad(p, base + p);
+            base += n;
+        } else if (op == "bcast") {
+            for (unsigned p = 0; p < n; ++p)
+                if (p != root && got[p] != v[root]) bad(p, v[root]);
+        } else if (op == "exsum") {
+            // small integers: every partial sum is exact, so the sum is the exact one
+            double acc = 0;
+            for (unsigned p = 0; p < n; ++p) acc += double(int64_t(v[p] % 2000) - 1000);
+            for (unsigned p = 0; p < n; ++p)
+                if (got[p] != dbits(acc)) bad(p, dbits(acc));
+        } else if (op != "barrier") {
+            for (const auto& e : reds) {
+                if (op != e.first) continue;
+                uint64_t acc = v[0];
+                for (unsigned p = 1; p < n; ++p) {
+                    const uint64_t x = v[p];
+                    switch (e.second) {
+                    case Op::Sum: acc += x; break;
+                    case Op::Max: acc = uint64_t(std::max(int64_t(acc), int64_t(x))); break;
+                    case Op::Min: acc = uint64_t(std::min(int64_t(acc), int64_t(x))); break;
+                    case Op::Or: acc |= x; break;
+                    case Op::And: acc &= x; break;
+                    case Op::Xor: acc ^= x; break;
+                    }
+                }
+                for (unsigned p = 0; p < n; ++p)
+                    if (got[p] != acc) bad(p, acc);
+            }
+        }
+        r.last = op == "bcast" ? v[root] : got[0];
+    }
+    for (Channel* c : chans) r.calls += c->calls();
+    r.calls -= calls0;
+    return r;
+}
 
 }  // namespace aggnet::cop

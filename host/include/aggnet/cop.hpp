@@ -32,6 +32,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace aggnet::cop {
 
@@ -185,6 +186,27 @@ public:
 private:
     Channel& ch_;
 };
+
+/// Rounds of one operation by several PEs' channels at once from one thread
+/// (their LinkClient drives every PE: a shared link such as sim:DIR/link or
+/// a board's USB UART), each result checked against plain arithmetic over
+/// the round's contributions (drawn from `seed`): the engine of `aggnet cop`
+/// and the demo.  ops: barrier, sum, max, min, or, and, xor (64-bit), scan
+/// (inclusive), bcast (root k mod n; the others receive), fetch-add (every
+/// PE takes a ticket from Data RAM word 1: each round's tickets are the next
+/// n numbers), exsum (the exact double sum of small integers; CopError
+/// NOFPU without the FPU).  The channels' TC and broadcast mask must hold every one of
+/// them.  A wrong result throws Error naming the round, PE, got and want.
+struct Rounds {
+    std::string op;
+    unsigned pes = 0;
+    std::vector<double> us;  ///< each round's time, first start to last result, in microseconds
+    uint64_t calls = 0;      ///< COP CALLs made (one frame each way)
+    uint64_t last = 0;       ///< the last round's result at the first channel (bcast: the value sent)
+    double percentile(double q) const;  ///< 0.5: the median
+};
+const char* const kRoundOps[] = {"barrier", "sum", "max", "min", "or", "and", "xor", "scan", "bcast", "fetch-add", "exsum"};
+Rounds run_rounds(const std::vector<Channel*>& chans, const std::string& op, unsigned count, uint64_t seed = 1);
 
 /// Every PE in 0..n-1 (a TC or mask word).
 constexpr uint64_t all_pes(unsigned n) { return n >= 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1; }
