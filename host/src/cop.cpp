@@ -2,6 +2,7 @@
 // docs/cop.md.
 #include <aggnet/cop.hpp>
 #include <aggnet/link_defs.hpp>
+#include "strf.hpp"
 
 #include <algorithm>
 #include <cstdarg>
@@ -13,15 +14,7 @@
 namespace aggnet::cop {
 
 namespace {
-std::string strf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string strf(const char* fmt, ...) {
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    std::vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    return buf;
-}
+using aggnet::detail::strf;
 bool collective(unsigned opcode) {
     const OpInfo* i = op_info(opcode);
     return i && (i->kind == K_BAR || i->kind == K_RED || i->kind == K_FLT || i->kind == K_SCAN);
