@@ -322,6 +322,29 @@ int board_check_cmd(int argc, char** argv) {
     return ok ? 0 : 1;
 }
 
+/// The value after option argv[i] (i moves past it); `seen` refuses the option twice.
+std::string option_value(int argc, char** argv, int& i, bool& seen) {
+    const std::string s = argv[i];
+    if (seen) throw Usage(s + " is given twice");
+    if (i + 1 >= argc) throw Usage(s + " needs a value");
+    seen = true;
+    return argv[++i];
+}
+
+/// The link behind DEVICE, said HELLO to; `missing` if the hub has no engine in `window`.
+LinkConnection open_engine_link(const std::string& device, std::chrono::nanoseconds t, unsigned window,
+                                const char* missing, link::HelloInfo& hi) {
+    LinkConnection lc;
+    try {
+        lc = open_link(device, std::max<std::chrono::nanoseconds>(t, std::chrono::milliseconds(1000)));
+    } catch (const DeviceSyntaxError& e) {
+        throw Usage(e.what());
+    }
+    hi = lc.client->hello(lc.pe);
+    if (!(hi.engines >> window & 1)) throw Error(device + ": " + missing);
+    return lc;
+}
+
 int barr_cmd(int argc, char** argv) {
     std::string device;
     uint32_t key = besu::regs::DEFAULT_KEY;
@@ -329,12 +352,7 @@ int barr_cmd(int argc, char** argv) {
     bool seen_key = false, seen_t = false;
     for (int i = 2; i < argc; ++i) {
         const std::string s = argv[i];
-        auto val = [&](bool& seen) -> std::string {
-            if (seen) throw Usage(s + " is given twice");
-            if (i + 1 >= argc) throw Usage(s + " needs a value");
-            seen = true;
-            return argv[++i];
-        };
+        auto val = [&](bool& seen) { return option_value(argc, argv, i, seen); };
         if (s == "--key") key = uint32_t(cli::number(s, val(seen_key), 1, 0xffffffffu));
         else if (s == "--timeout-ms") timeout_ms = cli::number(s, val(seen_t), 1, kMaxTimeoutMs);
         else if (!s.empty() && s[0] == '-') throw Usage("unknown option '" + s + "'");
@@ -343,15 +361,8 @@ int barr_cmd(int argc, char** argv) {
     }
     if (device.empty()) throw Usage("missing DEVICE");
     const auto t = std::chrono::milliseconds(timeout_ms);
-    LinkConnection lc;
-    try {
-        lc = open_link(device, std::max<std::chrono::nanoseconds>(t, std::chrono::milliseconds(1000)));
-    } catch (const DeviceSyntaxError& e) {
-        throw Usage(e.what());
-    }
-    const link::HelloInfo hi = lc.client->hello(lc.pe);
-    if (!(hi.engines >> link_defs::WIN_BESU & 1))
-        throw Error(device + ": the hub has no BESU engine (built without EN_BESU)");
+    link::HelloInfo hi;
+    LinkConnection lc = open_engine_link(device, t, link_defs::WIN_BESU, "the hub has no BESU engine (built without EN_BESU)", hi);
     besu::Node first(*lc.client, lc.pe, t);
     const besu::Mesh m = first.mesh();
     const std::string need = ", barr needs every node's PE 0.." + std::to_string(m.nodes() - 1) +
@@ -392,12 +403,7 @@ int cop_cmd(int argc, char** argv) {
     bool seen_key = false, seen_t = false, seen_c = false, seen_p = false, seen_s = false;
     for (int i = 2; i < argc; ++i) {
         const std::string s = argv[i];
-        auto val = [&](bool& seen) -> std::string {
-            if (seen) throw Usage(s + " is given twice");
-            if (i + 1 >= argc) throw Usage(s + " needs a value");
-            seen = true;
-            return argv[++i];
-        };
+        auto val = [&](bool& seen) { return option_value(argc, argv, i, seen); };
         if (s == "--key") key = uint32_t(cli::number(s, val(seen_key), 1, 0xffffffffu));
         else if (s == "--timeout-ms") timeout_ms = cli::number(s, val(seen_t), 1, kMaxTimeoutMs);
         else if (s == "--count") count = cli::number(s, val(seen_c), 1, 100000000);
@@ -421,15 +427,9 @@ int cop_cmd(int argc, char** argv) {
         a = b + 1;
     }
     const auto t = std::chrono::milliseconds(timeout_ms);
-    LinkConnection lc;
-    try {
-        lc = open_link(device, std::max<std::chrono::nanoseconds>(t, std::chrono::milliseconds(1000)));
-    } catch (const DeviceSyntaxError& e) {
-        throw Usage(e.what());
-    }
-    const link::HelloInfo hi = lc.client->hello(lc.pe);
-    if (!(hi.engines >> link_defs::WIN_COP & 1))
-        throw Error(device + ": the hub has no COP engine (built without EN_COP; aggnet-sim --engines cop)");
+    link::HelloInfo hi;
+    LinkConnection lc = open_engine_link(device, t, link_defs::WIN_COP,
+                                         "the hub has no COP engine (built without EN_COP; aggnet-sim --engines cop)", hi);
     // a port for one PE (a per-PE socket or pty) answers only its own PE's HELLO
     unsigned first = lc.pe, n = 1;
     if (!pes || pes > 1) {
