@@ -14,17 +14,19 @@
 //
 // busy (the manifest's "busy": the virtual hub keeps its clock running
 // while it is high): the core's controller serves the commands waiting in
-// its receive buffers by itself, one service step after another, and every
-// such command came with a bus write (a CALL start), as did every release
-// of what holds the controller back (HOLD cleared, a lock broken or
-// unlocked).  A step is at most 5 + C cycles (LEAD to EXEC, then a prefix
-// sum's C cycles; a reduction's tree is shorter) and serves at least one
-// waiting channel, so within C steps of the last write the core has nothing
-// left to do but wait for the next access.  busy is high from each write
-// the core takes until SERVE cycles after it.  This is a bound, not the
-// controller's own state: the core has no idle output yet (docs/cop.md).
-// Reads never move the core on (an ask hands over a reply, a RECV ask a
-// mailbox entry; neither readies a command).
+// its receive buffers by itself, one service step after another; a step
+// takes 5 cycles (IDLE to EXEC) and then at most C more (a prefix sum's;
+// a reduction's tree is shorter), and serves at least one waiting command.
+// Every command comes with a bus write, its CALL start, and so does every
+// release of commands held back (HOLD cleared, a lock broken or unlocked).
+// So the slot keeps credit: each CALL start adds one step (5 + C cycles,
+// plus 2 for the request and its response), each HOLD or LOCK register
+// write and each UNLOCK start C steps (every channel's command may have
+// waited); busy is high while credit is left, one cycle used per cycle.
+// The work the controller has left never exceeds the credit.  This is a
+// bound, not the controller's own state: the core has no idle output yet
+// (docs/cop.md).  Reads never move the core on (an ask hands over a reply,
+// a RECV ask a mailbox entry; neither readies a command).
 //
 // Departures from the seed: none here (cop_core lists the COP's).
 // Parameters: N in 2..64 (cop_core's C); KEY the MODE value that makes a
@@ -55,15 +57,22 @@ module cop_slot #(
         .bus_rsp_valid(bus_rsp_valid), .bus_rsp_rdata(bus_rsp_rdata), .bus_rsp_err(bus_rsp_err),
         .bus_rsp_rdata_hi(bus_rsp_rdata_hi), .bus_rsp_len(bus_rsp_len));
 
-    // busy: SERVE cycles after each write the core takes (above), plus the
-    // two cycles of the request and its response
-    localparam integer SERVE = N * (5 + N) + 2;
-    reg [15:0] serve;
+    // busy: the service credit (above)
+`include "cop_regs.vh"
+    localparam integer STEP = 5 + N + 2;
+    localparam integer ALL  = N * (5 + N) + 2;
+    wire        take   = bus_req_valid && bus_req_ready && bus_req_we;
+    wire        start  = take && bus_req_call && bus_req_addr[11:0] >= R_CALL_BASE;
+    wire        unlock = start && bus_req_addr[10:4] == OP_UNLOCK;
+    wire        relreg = take && !bus_req_call && (bus_req_addr[11:0] == R_HOLD || bus_req_addr[11:0] == R_LOCK);
+    wire [16:0] add    = (unlock || relreg) ? ALL[16:0] : start ? STEP[16:0] : 17'd0;
+    reg  [15:0] credit;
+    wire [16:0] left   = {1'b0, credit} - {16'd0, credit != 16'd0};
+    wire [16:0] sum    = left + add;
     always @(posedge clk) begin
-        if (rst) serve <= 16'd0;
-        else if (bus_req_valid && bus_req_ready && bus_req_we) serve <= SERVE[15:0];
-        else if (serve != 16'd0) serve <= serve - 16'd1;
+        if (rst) credit <= 16'd0;
+        else     credit <= sum[16] ? 16'hFFFF : sum[15:0];
     end
-    assign busy = serve != 16'd0;
+    assign busy = credit != 16'd0;
 endmodule
 `default_nettype wire
