@@ -72,8 +72,7 @@ namespace {
 struct Params : std::map<std::string, long> {
     std::map<std::string, std::string> text;
 };
-void put(Params& p, const char* k, long v) { p[k] = v; }
-void put(Params& p, const char* k, int v) { p[k] = v; }  // a literal 0 is no pointer here
+void put(Params& p, const char* k, int v) { p[k] = v; }  // (int, not long: a literal 0 is no pointer here)
 void put(Params& p, const char* k, const char* v) { p.text[k] = v; }
 /// The top's status display layout (its localparam DISPLAY, which it gives papers_display).
 std::string display_of(const std::string& board, const Params& p) {

@@ -4,7 +4,9 @@ Synchronization Operations"; rtl/besu/, docs/besu.md).
 
 From the tables below we generate:
 
-  rtl/besu/besu_regs.vh                 Verilog localparams (besu_node, besu_ctl)
+  rtl/besu/besu_regs.vh                 Verilog localparams (besu_node, besu_ctl) and
+                                        Table 1's decode, besu_pdir (besu_node,
+                                        besu_decode)
   host/include/aggnet/besu_regs.hpp     C++ constants (libaggnet's aggnet/besu.hpp)
   docs/besu_regmap.md                   the register interface and the codes
 
@@ -133,6 +135,7 @@ def gen_vh():
         o.append(f"localparam [2:0] {n:<9} = 3'b{c:03b};  // opcode {op:02b}: {m}")
     o.append(f"localparam [3:0] P_ROOT    = 4'b{P_ROOT:04b};  // Table 1: this node is the root")
     o.append(f"localparam [3:0] P_NC      = 4'b{P_NC:04b};  // Table 1: not connected")
+    o += gen_vh_pdir()
     for n, a, cnt, acc, m in REGS:
         o.append(f"localparam [11:0] R_{n:<9} = 12'h{a:03X};  // {acc}")
     for n, c, t, m in CAUSES:
@@ -141,6 +144,22 @@ def gen_vh():
         o.append(f"localparam [7:0] {n:<16} = 8'h{v:02X};  // {m}")
     o.append(f"localparam [31:0] BESU_MAP_HASH = 32'h{map_hash():08X};  // CRC-32 of these tables")
     return "\n".join(o) + "\n"
+
+
+def gen_vh_pdir():
+    """Table 1 as a decode, written once for every module that reads a
+    parent code (besu_node's router, besu_decode's BAR_CFG check)."""
+    o = ["localparam [2:0] P_DIR_NONE  = 3'd6;  // besu_pdir: the root or not connected (no parent link)",
+         "localparam [2:0] P_DIR_UNDEF = 3'd7;  // besu_pdir: a code Table 1 does not define",
+         "// Table 1: the link direction d (0..5: +X -X +Y -Y +Z -Z) a parent code names.",
+         "function [2:0] besu_pdir(input [3:0] p);",
+         "    case (p)"]
+    o += [f"        4'b{p:04b}: besu_pdir = 3'd{d};  // {n}" for d, n, p in DIRS]
+    o += ["        P_ROOT, P_NC: besu_pdir = P_DIR_NONE;",
+          "        default: besu_pdir = P_DIR_UNDEF;",
+          "    endcase",
+          "endfunction"]
+    return o
 
 
 def gen_hpp():

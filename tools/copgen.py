@@ -5,10 +5,12 @@ processor, chapters IV-V; rtl/cop/, docs/cop.md).
 From the tables below we generate:
 
   rtl/cop/cop_regs.vh                   Verilog localparams and the opcode decode (cop_core)
+  rtl/cop/cop_hash.vh                   the map hash alone, for the hub top's INFO window (its
+                                        other includes share names with cop_regs.vh's causes)
   host/include/aggnet/cop_regs.hpp      C++ constants (sim/cop_model.hpp, tests, later aggnet/cop.hpp)
   docs/cop_regmap.md                    the instruction word, opcodes, causes and registers
 
-`python3 tools/copgen.py` rewrites the three files; `--check` fails when a
+`python3 tools/copgen.py` rewrites the four files; `--check` fails when a
 committed file differs (`make lint`).  Table I of the seed is transcribed in
 OPCODES (its 30 rows, name, 7-bit opcode and privilege as printed); the rows
 marked "aggnet" sit in opcodes Table I leaves free.  The test reference
@@ -245,6 +247,13 @@ def gen_vh():
     return "\n".join(o) + "\n"
 
 
+def gen_hash_vh():
+    return "\n".join([f"// {HEAD}", "// The COP engine's register-map hash alone (the same as cop_regs.vh's), for the",
+                      "// hub top's INFO window: aggnet_hub includes it beside the other engines' maps,",
+                      "// whose names cop_regs.vh's would collide with.  Include inside a module.",
+                      f"localparam [31:0] COP_MAP_HASH = 32'h{map_hash():08X};  // CRC-32 of the COP tables"]) + "\n"
+
+
 def gen_hpp():
     o = [f"// {HEAD}", "// The COP engine's opcodes, instruction word, causes and registers (seed 004;",
          "// docs/cop_regmap.md).", "#pragma once", "", "#include <cstdint>", "", "namespace aggnet::cop {", "",
@@ -336,6 +345,7 @@ def gen_md():
 
 TARGETS = {
     "rtl/cop/cop_regs.vh": gen_vh,
+    "rtl/cop/cop_hash.vh": gen_hash_vh,
     "host/include/aggnet/cop_regs.hpp": gen_hpp,
     "docs/cop_regmap.md": gen_md,
 }

@@ -29,6 +29,7 @@ made two ways) and fails with the file and the field named.  Consumers:
 
 Usage: tools/engines.py check | make | cmake OUT | selftest [-v]
 """
+import copy
 import json
 import os
 import re
@@ -206,12 +207,14 @@ def _parse(obj, schema, fname, where, root, errs):
             if f["required"]:
                 errs.append("%s: missing field '%s'" % (at, k))
             d = f["default"]
-            out[k] = [{}] if f["kind"] == "params" and d is None else (list(d) if isinstance(d, list) else d)
+            # a copy: a default list or object is never shared between manifests
+            # (_join_hub_models extends a family's size_args in place)
+            out[k] = [{}] if f["kind"] == "params" and d is None else copy.deepcopy(d)
             continue
         v = obj[k]
         if not _kind_ok(f["kind"], v):
             errs.append("%s: must be %s, not %s" % (w, KIND_TEXT[f["kind"]], json.dumps(v)))
-            out[k] = f["default"] if f["kind"] != "params" else [{}]
+            out[k] = copy.deepcopy(f["default"]) if f["kind"] != "params" else [{}]
             continue
         if f["kind"] in ("files", "file"):
             for p in (v if f["kind"] == "files" else [v]):
@@ -992,15 +995,23 @@ def selftest(verbose=False):
 
     def hub_tree(reg):
         fams = {f["family"]: f for f in reg.families()}
-        assert sorted(fams) == ["hub", "hub_e"], sorted(fams)
+        assert sorted(fams) == ["b", "hub", "hub_e"], sorted(fams)
+        # a family that left size_args out keeps its own, empty (a shared
+        # default once carried the hub's joined arguments into every model)
+        assert fams["b"]["size_args"] == {} and fams["b"]["args"] == [], fams["b"]
         assert fams["hub"]["args"] == ["-GK=1"] and fams["hub"]["size_args"] == {"4": ["-GEN_ENG=1", "-GE_W=3"]}, \
             fams["hub"]
         assert fams["hub_e"]["args"] == ["-GK=1"] and fams["hub_e"]["sizes"] == [2], fams["hub_e"]
         assert fams["hub_e"]["engine"] == "hub" and fams["hub_e"]["engines"] == ["eng"], fams["hub_e"]
 
     bad = loads("the good tree loads", lambda m, fs: None, good_tree)
+    def base_family(m):
+        m["base"]["models"] = [{"family": "b", "top": "b", "param": "N", "sizes": [4],
+                                "header": "tests/t.cpp", "class": "C", "base": "B"}]
+
     bad += loads("an engine joins and adds hub model families",
-                 lambda m, fs: (joins(m, fs), m["eng"]["tests"][0].update(families=["hub", "hub_e"])), hub_tree)
+                 lambda m, fs: (joins(m, fs), base_family(m),
+                                m["eng"]["tests"][0].update(families=["hub", "hub_e"])), hub_tree)
     for what, mut, want in cases:
         if want is None:   # bad JSON: written after the manifests
             d = tree(lambda m, fs: None)

@@ -2,6 +2,7 @@
 // and docs/besu.md.
 #include <aggnet/besu.hpp>
 #include <aggnet/link_defs.hpp>
+#include "strf.hpp"
 
 #include <cstdarg>
 #include <chrono>
@@ -13,15 +14,7 @@
 namespace aggnet::besu {
 
 namespace {
-std::string strf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string strf(const char* fmt, ...) {
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    std::vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    return buf;
-}
+using aggnet::detail::strf;
 int parent_dir(unsigned code) {
     for (int d = 0; d < 6; ++d)
         if (PARENT_CODE[d] == code) return d;

@@ -5,6 +5,7 @@
 #include <aggnet/link_papers.hpp>
 #include <aggnet/papers_device.hpp>
 #include <aggnet/papers_regs.hpp>
+#include "strf.hpp"
 
 #include <algorithm>
 #include <array>
@@ -21,15 +22,7 @@ namespace D = link_defs;
 namespace R = papers_regs;
 using clk = std::chrono::steady_clock;
 
-std::string strf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string strf(const char* fmt, ...) {
-    char b[512];
-    va_list ap;
-    va_start(ap, fmt);
-    std::vsnprintf(b, sizeof b, fmt, ap);
-    va_end(ap);
-    return b;
-}
+using aggnet::detail::strf;
 
 double us_since(clk::time_point t0) { return std::chrono::duration<double, std::micro>(clk::now() - t0).count(); }
 

@@ -395,6 +395,10 @@ uint32_t LinkClient::wait(unsigned pe, uint16_t addr, uint32_t mask, uint32_t va
 LinkClient::CallResult LinkClient::call(unsigned pe, uint16_t addr, uint64_t operands, unsigned len,
                                         nanoseconds timeout) {
     start_call(pe, addr, operands, len, pipe_.now() + timeout);
+    return finish_call(pe);
+}
+
+LinkClient::CallResult LinkClient::finish_call(unsigned pe) {
     const LinkResult r = run(pe);
     return {r.result, r.result_len};
 }

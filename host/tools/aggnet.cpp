@@ -7,6 +7,8 @@
 // One subcommand group per engine (papers today); probe and sim are the hub's.
 //   aggnet board-check DEVICE [--round-trips R] [--barriers B] [--timeout-ms T]
 //   aggnet barr DEVICE [--key K] [--timeout-ms T]    (BESU engine, seed 001's diagnostic)
+//   aggnet cop DEVICE OP[,OP...]|all [--count C] [--pes P] [--key K] [--seed S] [--timeout-ms T]
+//                                   (COP engine, seed 004: checked rounds, latency distribution)
 //   aggnet sim DIR status|cycle|hold|release|step K|trace FILE|trace off|cut|mend|quit
 //                                   (virtual hub only: its control socket)
 //
@@ -14,6 +16,7 @@
 #include <aggnet/besu.hpp>
 #include <aggnet/board_check.hpp>
 #include <aggnet/cli.hpp>
+#include <aggnet/cop.hpp>
 #include <aggnet/device.hpp>
 #include <aggnet/papers.hpp>
 #include <aggnet/link_defs.hpp>
@@ -47,6 +50,8 @@ const char* kTop =
     "                     barrier and a waitvec with every PE; on ppdev: every DB25 pin. PASS/FAIL lines\n"
     "  barr DEVICE        BESU (seed 001): the offline diagnostic: every BESU's registers, every mesh\n"
     "                     link, every BESU over all nodes; names the failing node, link or BESU\n"
+    "  cop DEVICE OP      COP (seed 004): run OP (barrier, sum, max, min, or, and, xor, scan, bcast,\n"
+    "                     fetch-add, exsum, or all) C times with every PE of the port, checked; p50/p99\n"
     "  sim DIR CMD        control a virtual hub (aggnet-sim) through DIR/control: status, cycle,\n"
     "                     hold, release, step K, trace FILE, trace off, cut, mend, quit\n"
     "DEVICE: sim:DIR/peK | sim:DIR/link?pe=K | serial:/dev/ttyUSBn@BAUD[?pe=K] (the link)\n"
@@ -89,6 +94,21 @@ const char* kBarr =
     "  line each; a FAIL names the node, link or BESU and what its router still waits for.  Leaves\n"
     "  every BESU unconfigured and idle.  Run it on an idle hub (it rewrites BAR_CFG).  T: each\n"
     "  wait (default 1000 ms).  Exit 0: all ok; 1: a check failed; 2: usage.\n";
+const char* kCop =
+    "usage: aggnet cop DEVICE OP[,OP...]|all [--count C] [--pes P] [--key K] [--seed S] [--timeout-ms T]\n"
+    "  Hall's coordination processor (seed 004, docs/cop.md) in the hub's COP engine.  Acting as\n"
+    "  PEs first..first+P-1 of the port (default: every PE it serves; a port for one PE, such as\n"
+    "  sim:DIR/peK, gives P = 1), in supervisor mode with K (the hub's COP_KEY, default 0x434F5053)\n"
+    "  sets the TC vector and broadcast mask of process 0's key 0 to those PEs, then runs OP C\n"
+    "  times (default 1000) with every one of them at once: barrier, sum, max, min, or, and, xor\n"
+    "  (64-bit), scan (inclusive prefix sum), bcast (root k mod P, the others receive), fetch-add\n"
+    "  (tickets from Data RAM word 1: each round's must be the next P numbers), exsum (the exact\n"
+    "  double sum; refused NOFPU, and said so, while the COP has no FPU), or all of them.\n"
+    "  Each result is checked against plain arithmetic over the round's contributions (drawn from\n"
+    "  S, default 1).  Prints per OP the round time (first CALL sent to last result) min / p50 /\n"
+    "  p99 / max in microseconds and the CALLs per PE per round.  Run it on a hub no other program\n"
+    "  uses (it rewrites key 0's TC).  T: each CALL (default 10000 ms).  Exit 0: every result\n"
+    "  right; 1: a wrong result or an error (named); 2: usage.\n";
 const char* kSim =
     "usage: aggnet sim DIR status|cycle|hold|release|step K|trace FILE|trace off|cut|mend|quit\n"
     "  Sends one command to the control socket DIR/control of the virtual hub aggnet-sim (DIR is\n"
@@ -302,6 +322,29 @@ int board_check_cmd(int argc, char** argv) {
     return ok ? 0 : 1;
 }
 
+/// The value after option argv[i] (i moves past it); `seen` refuses the option twice.
+std::string option_value(int argc, char** argv, int& i, bool& seen) {
+    const std::string s = argv[i];
+    if (seen) throw Usage(s + " is given twice");
+    if (i + 1 >= argc) throw Usage(s + " needs a value");
+    seen = true;
+    return argv[++i];
+}
+
+/// The link behind DEVICE, said HELLO to; `missing` if the hub has no engine in `window`.
+LinkConnection open_engine_link(const std::string& device, std::chrono::nanoseconds t, unsigned window,
+                                const char* missing, link::HelloInfo& hi) {
+    LinkConnection lc;
+    try {
+        lc = open_link(device, std::max<std::chrono::nanoseconds>(t, std::chrono::milliseconds(1000)));
+    } catch (const DeviceSyntaxError& e) {
+        throw Usage(e.what());
+    }
+    hi = lc.client->hello(lc.pe);
+    if (!(hi.engines >> window & 1)) throw Error(device + ": " + missing);
+    return lc;
+}
+
 int barr_cmd(int argc, char** argv) {
     std::string device;
     uint32_t key = besu::regs::DEFAULT_KEY;
@@ -309,12 +352,7 @@ int barr_cmd(int argc, char** argv) {
     bool seen_key = false, seen_t = false;
     for (int i = 2; i < argc; ++i) {
         const std::string s = argv[i];
-        auto val = [&](bool& seen) -> std::string {
-            if (seen) throw Usage(s + " is given twice");
-            if (i + 1 >= argc) throw Usage(s + " needs a value");
-            seen = true;
-            return argv[++i];
-        };
+        auto val = [&](bool& seen) { return option_value(argc, argv, i, seen); };
         if (s == "--key") key = uint32_t(cli::number(s, val(seen_key), 1, 0xffffffffu));
         else if (s == "--timeout-ms") timeout_ms = cli::number(s, val(seen_t), 1, kMaxTimeoutMs);
         else if (!s.empty() && s[0] == '-') throw Usage("unknown option '" + s + "'");
@@ -323,15 +361,8 @@ int barr_cmd(int argc, char** argv) {
     }
     if (device.empty()) throw Usage("missing DEVICE");
     const auto t = std::chrono::milliseconds(timeout_ms);
-    LinkConnection lc;
-    try {
-        lc = open_link(device, std::max<std::chrono::nanoseconds>(t, std::chrono::milliseconds(1000)));
-    } catch (const DeviceSyntaxError& e) {
-        throw Usage(e.what());
-    }
-    const link::HelloInfo hi = lc.client->hello(lc.pe);
-    if (!(hi.engines >> link_defs::WIN_BESU & 1))
-        throw Error(device + ": the hub has no BESU engine (built without EN_BESU)");
+    link::HelloInfo hi;
+    LinkConnection lc = open_engine_link(device, t, link_defs::WIN_BESU, "the hub has no BESU engine (built without EN_BESU)", hi);
     besu::Node first(*lc.client, lc.pe, t);
     const besu::Mesh m = first.mesh();
     const std::string need = ", barr needs every node's PE 0.." + std::to_string(m.nodes() - 1) +
@@ -363,6 +394,94 @@ int barr_cmd(int argc, char** argv) {
     std::printf("barr: %u checks, %zu failed: %s\n", r.checks, r.failures.size(),
                 r.ok() ? "every check passed" : "FAILED (see the FAIL lines)");
     return r.ok() ? 0 : 1;
+}
+
+int cop_cmd(int argc, char** argv) {
+    std::string device, op;
+    uint32_t key = cop::DEFAULT_KEY;
+    uint64_t timeout_ms = 10000, count = 1000, pes = 0, seed = 1;
+    bool seen_key = false, seen_t = false, seen_c = false, seen_p = false, seen_s = false;
+    for (int i = 2; i < argc; ++i) {
+        const std::string s = argv[i];
+        auto val = [&](bool& seen) { return option_value(argc, argv, i, seen); };
+        if (s == "--key") key = uint32_t(cli::number(s, val(seen_key), 1, 0xffffffffu));
+        else if (s == "--timeout-ms") timeout_ms = cli::number(s, val(seen_t), 1, kMaxTimeoutMs);
+        else if (s == "--count") count = cli::number(s, val(seen_c), 1, 100000000);
+        else if (s == "--pes") pes = cli::number(s, val(seen_p), 1, 64);
+        else if (s == "--seed") seed = cli::number(s, val(seen_s), 0, UINT64_MAX);
+        else if (!s.empty() && s[0] == '-') throw Usage("unknown option '" + s + "'");
+        else if (device.empty()) device = s;
+        else if (op.empty()) op = s;
+        else throw Usage("unexpected argument '" + s + "'");
+    }
+    if (device.empty()) throw Usage("missing DEVICE");
+    if (op.empty()) throw Usage("missing OP");
+    std::vector<std::string> ops;  // OP, a comma-separated list of them, or all
+    for (size_t a = 0; a <= op.size();) {
+        const size_t b = std::min(op.find(',', a), op.size());
+        const std::string one = op.substr(a, b - a);
+        bool found = false;
+        for (const char* o : cop::kRoundOps)
+            if (one == "all" || one == o) ops.push_back(o), found = true;
+        if (!found) throw Usage("no COP operation '" + one + "'");
+        a = b + 1;
+    }
+    const auto t = std::chrono::milliseconds(timeout_ms);
+    link::HelloInfo hi;
+    LinkConnection lc = open_engine_link(device, t, link_defs::WIN_COP,
+                                         "the hub has no COP engine (built without EN_COP; aggnet-sim --engines cop)", hi);
+    // a port for one PE (a per-PE socket or pty) answers only its own PE's HELLO
+    unsigned first = lc.pe, n = 1;
+    if (!pes || pes > 1) {
+        const unsigned want = pes ? unsigned(pes) : hi.port_pes;
+        bool shared = hi.port_pes > 1;
+        for (unsigned p = hi.first_pe; shared && p < hi.first_pe + want; ++p) {
+            if (p == lc.pe) continue;
+            try {
+                lc.client->hello(p);
+            } catch (const LinkError&) {
+                lc.client->hello(lc.pe);
+                shared = false;
+            }
+        }
+        if (shared) first = hi.first_pe, n = want;
+        else if (pes > 1)
+            throw Error(device + ": this port carries PE" + std::to_string(lc.pe) +
+                        " only: --pes > 1 needs the hub's shared link (sim:DIR/link, or the board's USB UART)");
+        if (want > hi.port_pes) throw Error(device + ": this link serves " + std::to_string(hi.port_pes) + " PEs");
+    }
+    std::vector<std::unique_ptr<cop::Channel>> own;
+    std::vector<cop::Channel*> chans;
+    for (unsigned p = first; p < first + n; ++p) {
+        own.push_back(std::make_unique<cop::Channel>(*lc.client, p, t));
+        chans.push_back(own.back().get());
+    }
+    const uint64_t set = (n >= 64 ? ~uint64_t(0) : ((uint64_t(1) << n) - 1)) << first;
+    {
+        cop::Supervisor s(*chans[0], key);
+        s.set_tc(0, set);
+        s.set_bm(0, set);
+    }
+    std::printf("cop %s: PEs %u..%u of %u, %u channels, %s\n", device.c_str(), first, first + n - 1, hi.hub_pes,
+                chans[0]->channels(), chans[0]->has_fpu() ? "FPU" : "no FPU (the double ops are refused NOFPU)");
+    std::printf("%-10s %8s %10s %10s %10s %10s %10s  %s\n", "op", "rounds", "min us", "p50 us", "p99 us", "max us",
+                "CALLs/PE", "last result");
+    for (const auto& o : ops) {
+        cop::Rounds r;
+        try {
+            r = cop::run_rounds(chans, o, unsigned(count), seed);
+        } catch (const cop::CopError& e) {
+            if (e.cause != cop::C_NOFPU) throw;
+            std::printf("%-10s refused: the hub's COP has no FPU yet (NOFPU); the exact double sum joins when it lands\n",
+                        o.c_str());
+            continue;
+        }
+        std::printf("%-10s %8zu %10.1f %10.1f %10.1f %10.1f %10.2f  0x%llx\n", o.c_str(), r.us.size(),
+                    r.percentile(0), r.percentile(0.5), r.percentile(0.99), r.percentile(1),
+                    double(r.calls) / double(n * r.us.size()), (unsigned long long)r.last);
+    }
+    std::printf("cop: every result checked\n");
+    return 0;
 }
 
 int sim(int argc, char** argv) {
@@ -456,18 +575,20 @@ int main(int argc, char** argv) {
         --argc;
     }
     const char* help = cmd == "probe" ? kProbe : cmd == "barrier" ? kBarrier : cmd == "waitvec" ? kWaitvec
-                     : cmd == "sim" ? kSim : cmd == "board-check" ? kCheck : cmd == "barr" ? kBarr : nullptr;
+                     : cmd == "sim" ? kSim : cmd == "board-check" ? kCheck : cmd == "barr" ? kBarr
+                     : cmd == "cop" ? kCop : nullptr;
     if (!help) {
         std::fprintf(stderr, "aggnet: unknown command '%s'\n%s", cmd.c_str(), kTop);
         return 2;
     }
     try {
-        if (cmd == "sim" || cmd == "board-check" || cmd == "barr") {
+        if (cmd == "sim" || cmd == "board-check" || cmd == "barr" || cmd == "cop") {
             if (argc > 2 && (!std::strcmp(argv[2], "--help") || !std::strcmp(argv[2], "-h"))) {
                 std::fputs(help, stdout);
                 return 0;
             }
-            return cmd == "sim" ? sim(argc, argv) : cmd == "barr" ? barr_cmd(argc, argv) : board_check_cmd(argc, argv);
+            return cmd == "sim" ? sim(argc, argv) : cmd == "barr" ? barr_cmd(argc, argv)
+                 : cmd == "cop" ? cop_cmd(argc, argv) : board_check_cmd(argc, argv);
         }
         const Args a = parse(argc, argv, cmd == "barrier" || cmd == "waitvec", cmd == "barrier", cmd == "waitvec");
         if (a.help) {

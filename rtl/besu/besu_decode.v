@@ -47,22 +47,11 @@ module besu_decode #(
     wire       n_ok    = {24'd0, n} < NB;
     wire [3:0] w_par   = acc_wdata[12:9];
     wire [5:0] w_kids  = acc_wdata[6:1];
-    reg  [5:0] pone;   // the parent code's link, one-hot
-    reg        p_undef;
-    always @* begin
-        pone = 6'd0;
-        p_undef = 1'b0;
-        case (w_par)
-            4'b0001: pone[0] = 1'b1;
-            4'b1111: pone[1] = 1'b1;
-            4'b0010: pone[2] = 1'b1;
-            4'b1110: pone[3] = 1'b1;
-            4'b0011: pone[4] = 1'b1;
-            4'b1101: pone[5] = 1'b1;
-            P_ROOT, P_NC: ;
-            default: p_undef = 1'b1;
-        endcase
-    end
+    // Table 1 (besu_pdir of besu_regs.vh): the parent code's link, one-hot;
+    // P_DIR_NONE (root, not connected) and P_DIR_UNDEF shift the 1 out
+    wire [2:0] w_pd    = besu_pdir(w_par);
+    wire [5:0] pone    = 6'd1 << w_pd;
+    wire       p_undef = w_pd == P_DIR_UNDEF;
     integer b;
     always @* begin
         dec = {DW{1'b0}};

@@ -28,6 +28,7 @@
 // a finished CALL's result (bus_rsp_err 0 to a CALL access) 1 byte, the
 // node's rdata; bus_rsp_rdata_hi is 0.  An answer of 3 to a CALL access is
 // PENDING, and link_port asks again later.
+`include "bus_ports.vh"
 module besu_engine #(
     parameter integer N = 8,
     parameter integer NB = 32,
@@ -38,24 +39,11 @@ module besu_engine #(
 ) (
     input  wire        clk,
     input  wire        rst,
-    input  wire        bus_req_valid,
-    output wire        bus_req_ready,
-    input  wire        bus_req_we,
-    input  wire [5:0]  bus_req_pe,
-    input  wire [15:0] bus_req_addr,
-    input  wire [31:0] bus_req_wdata,
-    input  wire [2:0]  bus_req_size,
-    input  wire        bus_req_call,
-    input  wire [31:0] bus_req_wdata_hi,
-    input  wire [3:0]  bus_req_len,
-    output reg         bus_rsp_valid,
-    output reg  [31:0] bus_rsp_rdata,
-    output reg  [1:0]  bus_rsp_err,
-    output wire [31:0] bus_rsp_rdata_hi,
-    output reg  [3:0]  bus_rsp_len
+    `AGGNET_BUS_SLAVE,      // the engine bus (rtl/bus/bus_ports.vh)
+    `AGGNET_BUS_CALL_SLAVE  // and its CALL ports: the slot has "call": true
 );
+`include "bus_codes.vh"
     localparam integer NODES = X * Y * Z;
-    localparam [1:0] ERR_NO_REG = 2'd1;
 
     assign bus_req_ready = 1'b1;
     // stage 1: the request, with what every node would decode from it (the
@@ -102,20 +90,29 @@ module besu_engine #(
         r_call  <= q_call;
     end
 
+    // stage 3: the response registers (rdata and err 0 while no response)
+    reg        rsp_valid;
+    reg [31:0] rsp_rdata;
+    reg [1:0]  rsp_err;
+    reg [3:0]  rsp_len;
     always @(posedge clk) begin
         if (rst) begin
-            bus_rsp_valid <= 1'b0;
-            bus_rsp_rdata <= 32'd0;
-            bus_rsp_err   <= 2'd0;
-            bus_rsp_len   <= 4'd0;
+            rsp_valid <= 1'b0;
+            rsp_rdata <= 32'd0;
+            rsp_err   <= 2'd0;
+            rsp_len   <= 4'd0;
         end else begin
-            bus_rsp_valid <= r_valid;
-            bus_rsp_rdata <= (r_valid && r_ok) ? rdata : 32'd0;
-            bus_rsp_err   <= !r_valid ? 2'd0 : r_ok ? err : ERR_NO_REG;
-            // a finished CALL (answered 0): its result is the state byte
-            bus_rsp_len   <= (r_valid && r_ok && r_call && err == 2'd0) ? 4'd1 : 4'd0;
+            rsp_valid <= r_valid;
+            rsp_rdata <= (r_valid && r_ok) ? rdata : 32'd0;
+            rsp_err   <= !r_valid ? 2'd0 : r_ok ? err : LINK_BUS_NO_REG;
+            // a finished CALL (answered OK): its result is the state byte
+            rsp_len   <= (r_valid && r_ok && r_call && err == LINK_BUS_OK) ? 4'd1 : 4'd0;
         end
     end
+    assign bus_rsp_valid    = rsp_valid;
+    assign bus_rsp_rdata    = rsp_rdata;
+    assign bus_rsp_err      = rsp_err;
+    assign bus_rsp_len      = rsp_len;
     assign bus_rsp_rdata_hi = 32'd0;
 
     // The window is decoded by the hub; sizes are the register's own.  The

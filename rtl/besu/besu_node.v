@@ -119,6 +119,7 @@ module besu_node #(
 );
 `include "besu_regs.vh"
 `include "besu_dec.vh"
+`include "bus_codes.vh"
     generate
         if (NB < 1 || NB > 32) begin : g_bad_nb
             $error("besu_node: NB must be in 1..32");
@@ -129,21 +130,6 @@ module besu_node #(
     endgenerate
 
     localparam [5:0] HAS = besu_has(NODE, X, Y, Z);
-    localparam [1:0] ERR_OK = 2'd0, ERR_NO_REG = 2'd1, ERR_REFUSED = 2'd2, ERR_PENDING = 2'd3;
-
-    // parent code -> direction (6: root or not connected; 7: undefined code)
-    function [2:0] pdir(input [3:0] p);
-        case (p)
-            4'b0001: pdir = 3'd0;
-            4'b1111: pdir = 3'd1;
-            4'b0010: pdir = 3'd2;
-            4'b1110: pdir = 3'd3;
-            4'b0011: pdir = 3'd4;
-            4'b1101: pdir = 3'd5;
-            4'b0000, 4'b0100: pdir = 3'd6;
-            default: pdir = 3'd7;
-        endcase
-    endfunction
 
     // ---- per-BESU state --------------------------------------------------------
     // cfg[b]: bit 0 PE, 6..1 children, 10..7 parent code (the register's 12..9)
@@ -194,7 +180,7 @@ module besu_node #(
             wire        pe    = c[0];
             wire [5:0]  kids  = c[6:1];
             wire [3:0]  par   = c[10:7];
-            wire [2:0]  pd    = pdir(par);
+            wire [2:0]  pd    = besu_pdir(par);  // Table 1 (besu_regs.vh)
             wire        conn  = par != P_NC;
             wire        root  = par == P_ROOT;
             wire [6:0]  need  = {kids, pe};
@@ -341,37 +327,37 @@ module besu_node #(
     always @* begin
         rd_c = 32'd0;
         rd_err = 1'b0;
-        err_o = ERR_OK;
+        err_o = LINK_BUS_OK;
         log_cause = 4'd0;
         c_set = 1'b0;
         c_clr = 1'b0;
         if (acc_dec[D_RANGE]) begin
-            err_o = ERR_REFUSED;
+            err_o = LINK_BUS_REFUSED;
             log_cause = C_RANGE;
         end else if (acc_dec[D_CTL]) begin
             if (!acc_we) rd_c = {29'd0, s_rd};  // a write: refused by u_verdict (below)
             else if (held) begin                // the pending BAR_CALL's BESU
-                err_o = ERR_REFUSED;
+                err_o = LINK_BUS_REFUSED;
                 log_cause = C_BUSY;
             end
         end else if (acc_dec[D_CALL]) begin
             if (acc_we) begin                   // a start
                 if (!acc_dec[D_CARG]) begin
-                    err_o = ERR_REFUSED;
+                    err_o = LINK_BUS_REFUSED;
                     log_cause = C_CALLARG;
                 end else if (c_v) begin
-                    err_o = ERR_REFUSED;
+                    err_o = LINK_BUS_REFUSED;
                     log_cause = C_BUSY;
                 end else if (!acc_dec[D_CNW]) begin
-                    err_o = ERR_PENDING;        // the code's verdict may refuse it (u_verdict)
+                    err_o = LINK_BUS_PENDING;        // the code's verdict may refuse it (u_verdict)
                     c_set = 1'b1;
                 end else if (!member_rd || s_rd[2] == acc_dec[D_CEUR]) begin
-                    err_o = ERR_REFUSED;        // a wait-only CALL nothing would finish
+                    err_o = LINK_BUS_REFUSED;        // a wait-only CALL nothing would finish
                     log_cause = C_NOWAIT;
                 end else if (s_fin) begin
                     rd_c = {29'd0, s_rd};       // finished already: no record
                 end else begin
-                    err_o = ERR_PENDING;
+                    err_o = LINK_BUS_PENDING;
                     c_set = 1'b1;
                 end
             end else if (held) begin            // an ask for the pending BAR_CALL
@@ -379,15 +365,15 @@ module besu_node #(
                     rd_c = {29'd0, s_rd};
                     c_clr = 1'b1;
                 end else begin
-                    err_o = ERR_PENDING;
+                    err_o = LINK_BUS_PENDING;
                 end
             end else begin
-                err_o = ERR_REFUSED;            // no such CALL pending (not logged)
+                err_o = LINK_BUS_REFUSED;            // no such CALL pending (not logged)
             end
         end else if (acc_dec[D_CAN]) begin
-            if (!acc_we) err_o = ERR_REFUSED;   // a CANCEL finishes at its start: no asks
+            if (!acc_we) err_o = LINK_BUS_REFUSED;   // a CANCEL finishes at its start: no asks
             else if (!acc_dec[D_CARG]) begin
-                err_o = ERR_REFUSED;
+                err_o = LINK_BUS_REFUSED;
                 log_cause = C_CALLARG;
             end else begin
                 rd_c = {26'd0, !c_v ? CANCEL_NONE[1:0] : h_fin ? CANCEL_FINISHED[1:0] : CANCEL_WITHDRAWN[1:0],
@@ -397,15 +383,15 @@ module besu_node #(
         end else if (acc_dec[D_CFG]) begin
             if (acc_we) begin
                 if (!sup) begin
-                    err_o = ERR_REFUSED;
+                    err_o = LINK_BUS_REFUSED;
                     log_cause = C_PRIV;
                 end else if (cfg_bad) begin
-                    err_o = ERR_REFUSED;
+                    err_o = LINK_BUS_REFUSED;
                     log_cause = C_BADCFG;
                 end
             end else rd_c = {19'd0, c_rd[10:7], 2'b00, c_rd[6:0]};
         end else if (acc_dec[D_JND]) begin
-            if (acc_we) err_o = ERR_REFUSED;
+            if (acc_we) err_o = LINK_BUS_REFUSED;
             else rd_c = {25'd0, j_rd};
         end else if (acc_dec[D_IR]) begin
             if (!acc_we) rd_c = ir32;
@@ -414,28 +400,28 @@ module besu_node #(
         end else if (acc_dec[D_MODE]) begin
             if (acc_we) begin
                 if (!acc_dec[D_KEY] && !acc_dec[D_ZERO]) begin
-                    err_o = ERR_REFUSED;
+                    err_o = LINK_BUS_REFUSED;
                     log_cause = C_KEY;
                 end
             end else rd_c = {31'd0, sup};
         end else if (acc_dec[D_SHAPE]) begin
-            if (acc_we) err_o = ERR_REFUSED; else rd_c = shape;
+            if (acc_we) err_o = LINK_BUS_REFUSED; else rd_c = shape;
         end else if (acc_dec[D_LINKS]) begin
-            if (acc_we) err_o = ERR_REFUSED; else rd_c = {26'd0, HAS};
+            if (acc_we) err_o = LINK_BUS_REFUSED; else rd_c = {26'd0, HAS};
         end else if (acc_dec[D_FAULT]) begin
             if (acc_we) begin
                 if (!sup) begin
-                    err_o = ERR_REFUSED;
+                    err_o = LINK_BUS_REFUSED;
                     log_cause = C_PRIV;
                 end
             end else rd_c = {26'd0, fault_r};
         end else if (acc_dec[D_NOREG]) begin
-            err_o = ERR_NO_REG;
+            err_o = LINK_BUS_NO_REG;
         end
         if (!acc_valid) begin
             rd_c = 32'd0;
             rd_err = 1'b0;
-            err_o = ERR_OK;
+            err_o = LINK_BUS_OK;
             log_cause = 4'd0;
             c_set = 1'b0;
             c_clr = 1'b0;
@@ -480,10 +466,10 @@ module besu_node #(
     always @(posedge clk) begin
         acc_rdata_r <= rst ? 32'd0 : rd_c;
         rd_err_r    <= !rst && rd_err;
-        err_o_r     <= rst ? ERR_OK : err_o;
+        err_o_r     <= rst ? LINK_BUS_OK : err_o;
     end
     assign acc_rdata = rd_err_r ? err : acc_rdata_r;
-    assign acc_err = v_refused ? ERR_REFUSED : err_o_r;
+    assign acc_err = v_refused ? LINK_BUS_REFUSED : err_o_r;
 
     // The writes that take effect, each from its own few inputs rather than
     // through the verdict (which depends on every BESU's network opcode): the
@@ -580,7 +566,7 @@ module besu_node #(
     assign f_joined = joined;
     assign f_cfg = cfg;
     assign f_pe_op = pe_op;
-    assign f_acc_ok = acc_valid && !(ctl_wr && ref_sel) && err_o == ERR_OK;
+    assign f_acc_ok = acc_valid && !(ctl_wr && ref_sel) && err_o == LINK_BUS_OK;
     // u_verdict, a cycle late, agrees with the verdict of the BESU the write
     // went to (its besu_ctl, which moved the state): refused and cause.
     reg       f_past = 1'b0;

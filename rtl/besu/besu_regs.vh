@@ -18,6 +18,21 @@ localparam [2:0] OP_EUR_B  = 3'b110;  // opcode 11: Send eureka and wait for bar
 localparam [2:0] OP_RESET  = 3'b111;  // opcode 00: Reset (aggnet: supervisor only, also clears the router's record)
 localparam [3:0] P_ROOT    = 4'b0000;  // Table 1: this node is the root
 localparam [3:0] P_NC      = 4'b0100;  // Table 1: not connected
+localparam [2:0] P_DIR_NONE  = 3'd6;  // besu_pdir: the root or not connected (no parent link)
+localparam [2:0] P_DIR_UNDEF = 3'd7;  // besu_pdir: a code Table 1 does not define
+// Table 1: the link direction d (0..5: +X -X +Y -Y +Z -Z) a parent code names.
+function [2:0] besu_pdir(input [3:0] p);
+    case (p)
+        4'b0001: besu_pdir = 3'd0;  // +X
+        4'b1111: besu_pdir = 3'd1;  // -X
+        4'b0010: besu_pdir = 3'd2;  // +Y
+        4'b1110: besu_pdir = 3'd3;  // -Y
+        4'b0011: besu_pdir = 3'd4;  // +Z
+        4'b1101: besu_pdir = 3'd5;  // -Z
+        P_ROOT, P_NC: besu_pdir = P_DIR_NONE;
+        default: besu_pdir = P_DIR_UNDEF;
+    endcase
+endfunction
 localparam [11:0] R_BAR_CTL   = 12'h000;  // rw
 localparam [11:0] R_BAR_CFG   = 12'h100;  // rw (write: supervisor)
 localparam [11:0] R_JOINED    = 12'h200;  // ro

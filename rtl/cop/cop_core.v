@@ -76,6 +76,7 @@
 //   MB      1..4 mailbox entries per channel
 //   EN_FPU  1: the float opcodes on rtl/fpu/; 0: refused NOFPU (no FPU logic)
 //   KEY     the MODE value that makes a channel supervisor
+`include "bus_ports.vh"
 module cop_core #(
     parameter integer C      = 4,
     parameter integer PPN_W  = 2,
@@ -87,21 +88,8 @@ module cop_core #(
 ) (
     input  wire        clk,
     input  wire        rst,
-    input  wire        bus_req_valid,
-    output wire        bus_req_ready,
-    input  wire        bus_req_we,
-    input  wire [5:0]  bus_req_pe,
-    input  wire [15:0] bus_req_addr,
-    input  wire [31:0] bus_req_wdata,
-    input  wire [2:0]  bus_req_size,
-    input  wire        bus_req_call,
-    input  wire [31:0] bus_req_wdata_hi,
-    input  wire [3:0]  bus_req_len,
-    output reg         bus_rsp_valid,
-    output reg  [31:0] bus_rsp_rdata,
-    output reg  [1:0]  bus_rsp_err,
-    output reg  [31:0] bus_rsp_rdata_hi,
-    output reg  [3:0]  bus_rsp_len
+    `AGGNET_BUS_SLAVE,      // the engine bus (rtl/bus/bus_ports.vh)
+    `AGGNET_BUS_CALL_SLAVE  // and its CALL ports
 `ifdef FORMAL
     ,
     output wire [C-1:0] f_rx_v,
@@ -153,6 +141,7 @@ module cop_core #(
     endgenerate
 
 `include "cop_regs.vh"
+`include "bus_codes.vh"
 
     localparam integer CW    = (C <= 2) ? 1 : (C <= 4) ? 2 : (C <= 8) ? 3 : (C <= 16) ? 4 : (C <= 32) ? 5 : 6;
     localparam integer P2    = 1 << CW;             // tree leaves
@@ -160,7 +149,8 @@ module cop_core #(
     localparam integer KEYS  = 1 << KW;
     localparam integer DW    = PPN_W + PID_W + RA_W; // Data RAM index {PPN, PID, ADDR}
     localparam integer DEPTH = 1 << DW;
-    localparam [1:0] E_OK = 2'd0, E_NOREG = 2'd1, E_REF = 2'd2, E_PEND = 2'd3;
+    localparam [1:0] E_OK = LINK_BUS_OK, E_NOREG = LINK_BUS_NO_REG, E_REF = LINK_BUS_REFUSED,
+                     E_PEND = LINK_BUS_PENDING;
     localparam [3:0] S_IDLE = 4'd0, S_PICK = 4'd1, S_LEAD = 4'd2, S_GROUP = 4'd3, S_EXEC = 4'd4,
                      S_TREE = 4'd5, S_SCAN = 4'd6, S_FADD = 4'd7, S_FEX = 4'd8, S_FPUT = 4'd9;
     localparam [63:0] F_QNAN = 64'h7FF8_0000_0000_0000, F_PINF = 64'h7FF0_0000_0000_0000,
@@ -906,18 +896,26 @@ module cop_core #(
     endgenerate
 
     // ---- the response ----
+    reg        rsp_valid;
+    reg [31:0] rsp_rdata, rsp_rdata_hi;
+    reg [1:0]  rsp_err;
+    reg [3:0]  rsp_len;
     always @(posedge clk) begin
         if (rst) begin
-            bus_rsp_valid <= 1'b0; bus_rsp_rdata <= 32'd0; bus_rsp_rdata_hi <= 32'd0; bus_rsp_err <= 2'd0;
-            bus_rsp_len <= 4'd0;
+            rsp_valid <= 1'b0; rsp_rdata <= 32'd0; rsp_rdata_hi <= 32'd0; rsp_err <= E_OK; rsp_len <= 4'd0;
         end else begin
-            bus_rsp_valid    <= take;
-            bus_rsp_err      <= take ? b_err : 2'd0;
-            bus_rsp_rdata    <= (take && (b_err == E_OK)) ? b_rd : 32'd0;
-            bus_rsp_rdata_hi <= (take && (b_err == E_OK) && bus_req_call) ? b_rdhi : 32'd0;
-            bus_rsp_len      <= (take && (b_err == E_OK) && bus_req_call) ? b_len : 4'd0;
+            rsp_valid    <= take;
+            rsp_err      <= take ? b_err : E_OK;
+            rsp_rdata    <= (take && (b_err == E_OK)) ? b_rd : 32'd0;
+            rsp_rdata_hi <= (take && (b_err == E_OK) && bus_req_call) ? b_rdhi : 32'd0;
+            rsp_len      <= (take && (b_err == E_OK) && bus_req_call) ? b_len : 4'd0;
         end
     end
+    assign bus_rsp_valid = rsp_valid;
+    assign bus_rsp_rdata = rsp_rdata;
+    assign bus_rsp_rdata_hi = rsp_rdata_hi;
+    assign bus_rsp_err = rsp_err;
+    assign bus_rsp_len = rsp_len;
 
     wire unused_ok = &{1'b0, bus_req_addr[15:12], bus_req_size, l_dec[18:16], l_dec[9:8], pl_len[1:0], l_fn[2:1],
                        c_dec[15:12], c_dec[7:4],

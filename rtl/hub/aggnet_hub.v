@@ -64,6 +64,7 @@ module aggnet_hub #(
     output wire            link_idle
 );
 `include "link_defs.vh"
+`include "bus_codes.vh"
     localparam integer STAT_W = LINK_STAT_COUNT * LINK_STAT_BITS;
 
     generate

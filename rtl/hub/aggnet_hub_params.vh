@@ -12,4 +12,6 @@
     , parameter integer BESU_Y = (N >= 16) ? 4 : (N >= 4) ? 2 : 1
     , parameter integer BESU_Z = (N >= 16) ? 1 : (N >= 8) ? 2 : 1
     , parameter integer BESU_KEY = 32'h53455550
+    , parameter integer EN_COP = 0  // window 4: cop
+    , parameter integer COP_KEY = 32'h434F5053
     , parameter integer EN_SCRATCH = 0  // window 15: scratch

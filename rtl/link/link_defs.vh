@@ -38,11 +38,7 @@ localparam [7:0] LINK_ERR_BUS = 8'h03;  // the engine answered bus_rsp_err 3 (re
 localparam [7:0] LINK_ERR_BAD_LEN = 8'h04;  // len does not fit the op (READ len != 1 or size not 1..4; WRITE len not 1..4; WAIT len odd or 0; HELLO len != 0; CALL never)
 localparam [7:0] LINK_ERR_BAD_OP = 8'h05;  // op is not a host->hub operation
 localparam [7:0] LINK_ERR_STALE = 8'h06;  // the frame's seq is neither the PE's last seq nor the next (or a HELLO 1..HELLO_STALE behind it): never applied
-// engine bus response codes (bus_rsp_err)
-localparam [1:0] LINK_BUS_OK = 2'd0;  // done; rdata valid for a read
-localparam [1:0] LINK_BUS_NO_REG = 2'd1;  // no such register
-localparam [1:0] LINK_BUS_REFUSED = 2'd2;  // refused (privilege, read-only, ...)
-localparam [1:0] LINK_BUS_PENDING = 2'd3;  // a CALL access: the operation has not finished (link_port asks again later); any other access: reserved, the link reports ERR BUS
+// (the engine bus's response codes, LINK_BUS_*, are in rtl/bus/bus_codes.vh)
 // engine windows: addr[15:12]
 localparam [3:0] LINK_WIN_INFO = 4'd0;  // hub information and link statistics (hub top)
 localparam [3:0] LINK_WIN_PAPERS = 4'd1;  // PAPERS unit (seed 000)

@@ -162,6 +162,7 @@ module link_port #(
     output wire              idle
 );
 `include "link_defs.vh"
+`include "bus_codes.vh"
 
     localparam integer IW  = (N > 1) ? $clog2(N) : 1;   // entry index width
     localparam integer EW  = 96;

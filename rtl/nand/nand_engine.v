@@ -98,27 +98,15 @@
 // needed: the operand is always the 64-bit value (short frames zero-extend).
 //
 // Parameters: N in 1..64 PEs, T in 1..16 data trees.
+`include "bus_ports.vh"
 module nand_engine #(
     parameter integer N = 4,
     parameter integer T = 4
 ) (
     input  wire        clk,
     input  wire        rst,
-    input  wire        bus_req_valid,
-    output wire        bus_req_ready,
-    input  wire        bus_req_we,
-    input  wire [5:0]  bus_req_pe,
-    input  wire [15:0] bus_req_addr,
-    input  wire [31:0] bus_req_wdata,
-    input  wire [2:0]  bus_req_size,
-    output reg         bus_rsp_valid,
-    output reg  [31:0] bus_rsp_rdata,
-    output reg  [1:0]  bus_rsp_err,
-    input  wire        bus_req_call,
-    input  wire [31:0] bus_req_wdata_hi,
-    input  wire [3:0]  bus_req_len,
-    output reg  [31:0] bus_rsp_rdata_hi,
-    output reg  [3:0]  bus_rsp_len,
+    `AGGNET_BUS_SLAVE,       // the engine bus (rtl/bus/bus_ports.vh)
+    `AGGNET_BUS_CALL_SLAVE,  // and its CALL ports: the slot has "call": true
     output wire        busy,
     input  wire [N*12-1:0] nand_pins_in,
     output reg  [N*5-1:0]  nand_pins_out
@@ -133,6 +121,7 @@ module nand_engine #(
 `endif
 );
 `include "nand_regs.vh"
+`include "bus_codes.vh"
 
     generate
         if (N < 1 || N > 64) begin : g_bad_n
@@ -151,7 +140,6 @@ module nand_engine #(
         end
     endgenerate
 
-    localparam [1:0]  ERR_OK = 2'd0, ERR_NO_REG = 2'd1, ERR_REFUSED = 2'd2, ERR_PENDING = 2'd3;
     localparam integer PW = (N > 1) ? $clog2(N) : 1;
     localparam integer N_I = N, T_I = T;
 
@@ -385,6 +373,17 @@ module nand_engine #(
     integer ch;
     always @* for (ch = 0; ch < N; ch = ch + 1) cm_hot[ch] = {{(32 - PW){1'b0}}, cm_p} == ch;
 
+    // the bus response, registered (rdata and err 0 while no response)
+    reg        rsp_valid;
+    reg [31:0] rsp_rdata, rsp_rdata_hi;
+    reg [1:0]  rsp_err;
+    reg [3:0]  rsp_len;
+    assign bus_rsp_valid    = rsp_valid;
+    assign bus_rsp_rdata    = rsp_rdata;
+    assign bus_rsp_err      = rsp_err;
+    assign bus_rsp_rdata_hi = rsp_rdata_hi;
+    assign bus_rsp_len      = rsp_len;
+
     always @(posedge clk) begin
         req_any <= 1'b0;
         if (rst) begin
@@ -393,17 +392,17 @@ module nand_engine #(
             sel           <= {N{1'b0}};
             data          <= {(N*T){1'b1}};
             left          <= {N{1'b0}};
-            bus_rsp_valid <= 1'b0;
-            bus_rsp_rdata <= 32'd0;
-            bus_rsp_err   <= ERR_OK;
-            bus_rsp_rdata_hi <= 32'd0;
-            bus_rsp_len   <= 4'd0;
+            rsp_valid <= 1'b0;
+            rsp_rdata <= 32'd0;
+            rsp_err   <= LINK_BUS_OK;
+            rsp_rdata_hi <= 32'd0;
+            rsp_len   <= 4'd0;
         end else begin
-            bus_rsp_valid <= q_valid;
-            bus_rsp_rdata <= 32'd0;
-            bus_rsp_err   <= ERR_OK;
-            bus_rsp_rdata_hi <= 32'd0;
-            bus_rsp_len   <= 4'd0;
+            rsp_valid <= q_valid;
+            rsp_rdata <= 32'd0;
+            rsp_err   <= LINK_BUS_OK;
+            rsp_rdata_hi <= 32'd0;
+            rsp_len   <= 4'd0;
             // The sequencer's step for PE cm_p: its next data, BAR flipped
             // (no bus write races it: plain OUT writes are refused while the
             // PE's operation runs, a cancel or start drops the commit).
@@ -417,16 +416,16 @@ module nand_engine #(
                 if (!q_pe_ok || (q_call && !q_ok_call)) begin  // (q_ok_call implies q_call)
                     // a PE beyond N; a CALL to a register that takes none, or
                     // with parameters this engine's T cannot run
-                    bus_rsp_err <= ERR_NO_REG;
+                    rsp_err <= LINK_BUS_NO_REG;
                 end else if (q_canc) begin
                     // CANCEL: answered at once; a running operation's open
                     // barrier is withdrawn (BAR back to BF) unless it
                     // completes in this very cycle, DATA back to all 1s
-                    bus_rsp_len <= 4'd1;
-                    bus_rsp_rdata[NAND_CANCEL_WAS +: NAND_CANCEL_WAS_W] <=
+                    rsp_len <= 4'd1;
+                    rsp_rdata[NAND_CANCEL_WAS +: NAND_CANCEL_WAS_W] <=
                         fin_p ? NAND_CANCEL_WAS_FINISHED[NAND_CANCEL_WAS_W-1:0] :
                         run_p ? NAND_CANCEL_WAS_RUNNING[NAND_CANCEL_WAS_W-1:0] : NAND_CANCEL_WAS_IDLE[NAND_CANCEL_WAS_W-1:0];
-                    bus_rsp_rdata[NAND_CANCEL_BAR] <= (run_p && !bdone) ? bf : bar_p;
+                    rsp_rdata[NAND_CANCEL_BAR] <= (run_p && !bdone) ? bf : bar_p;
                     if (run_p)
                         for (ow = 0; ow < N; ow = ow + 1)
                             if (q_hot[ow]) begin
@@ -436,23 +435,23 @@ module nand_engine #(
                             end
                 end else if (q_start) begin
                     // SLICES / VOTE start: pending until finished
-                    bus_rsp_err <= st_v ? ERR_PENDING : ERR_REFUSED;
+                    rsp_err <= st_v ? LINK_BUS_PENDING : LINK_BUS_REFUSED;
                     if (st_v) left <= left & ~q_hot;
                 end else if (q_ask) begin
                     // an ask: the result once (fresh: the row read predates
                     // the commit that finished it: ask again)
                     if (tk_v) begin
-                        bus_rsp_rdata    <= sq_row[31:0];
-                        bus_rsp_rdata_hi <= sq_row[63:32];
-                        bus_rsp_len      <= 4'd8;
+                        rsp_rdata    <= sq_row[31:0];
+                        rsp_rdata_hi <= sq_row[63:32];
+                        rsp_len      <= 4'd8;
                     end else begin
-                        bus_rsp_err <= (run_p || fin_p) ? ERR_PENDING : ERR_REFUSED;
+                        rsp_err <= (run_p || fin_p) ? LINK_BUS_PENDING : LINK_BUS_REFUSED;
                     end
                 end else begin
                     case (q_reg)
                         NAND_R_OUT: begin
                             if (q_we && (cab_p || out_of_order || run_p)) begin
-                                bus_rsp_err <= ERR_REFUSED;
+                                rsp_err <= LINK_BUS_REFUSED;
                             end else if (q_we) begin
                                 req_any <= q_wdata[NAND_OUT_REQ];
                                 for (ow = 0; ow < N; ow = ow + 1)
@@ -463,19 +462,19 @@ module nand_engine #(
                                         data[ow*T +: T] <= q_wdata[NAND_OUT_DATA +: T];
                                     end
                             end else begin
-                                bus_rsp_rdata <= out_rd;
+                                rsp_rdata <= out_rd;
                             end
                         end
-                        NAND_R_IN:     if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= in_rd;
-                        NAND_R_LIVE:   if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= live_rd;
-                        NAND_R_SHAPE:  if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= shape;
-                        NAND_R_BARS0:  if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= bars64[31:0];
-                        NAND_R_BARS1:  if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= bars64[63:32];
-                        NAND_R_CABLE0: if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= cab64[31:0];
-                        NAND_R_CABLE1: if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= cab64[63:32];
-                        NAND_R_LEFT0:  if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= left64[31:0];
-                        NAND_R_LEFT1:  if (q_we) bus_rsp_err <= ERR_REFUSED; else bus_rsp_rdata <= left64[63:32];
-                        default: bus_rsp_err <= ERR_NO_REG;
+                        NAND_R_IN:     if (q_we) rsp_err <= LINK_BUS_REFUSED; else rsp_rdata <= in_rd;
+                        NAND_R_LIVE:   if (q_we) rsp_err <= LINK_BUS_REFUSED; else rsp_rdata <= live_rd;
+                        NAND_R_SHAPE:  if (q_we) rsp_err <= LINK_BUS_REFUSED; else rsp_rdata <= shape;
+                        NAND_R_BARS0:  if (q_we) rsp_err <= LINK_BUS_REFUSED; else rsp_rdata <= bars64[31:0];
+                        NAND_R_BARS1:  if (q_we) rsp_err <= LINK_BUS_REFUSED; else rsp_rdata <= bars64[63:32];
+                        NAND_R_CABLE0: if (q_we) rsp_err <= LINK_BUS_REFUSED; else rsp_rdata <= cab64[31:0];
+                        NAND_R_CABLE1: if (q_we) rsp_err <= LINK_BUS_REFUSED; else rsp_rdata <= cab64[63:32];
+                        NAND_R_LEFT0:  if (q_we) rsp_err <= LINK_BUS_REFUSED; else rsp_rdata <= left64[31:0];
+                        NAND_R_LEFT1:  if (q_we) rsp_err <= LINK_BUS_REFUSED; else rsp_rdata <= left64[63:32];
+                        default: rsp_err <= LINK_BUS_NO_REG;
                     endcase
                 end
             end

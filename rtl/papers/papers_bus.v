@@ -144,9 +144,7 @@ module papers_bus #(
         end
     endgenerate
 
-    localparam [1:0] ERR_OK = 2'd0, ERR_NO_REG = 2'd1, ERR_REFUSED = 2'd2, ERR_PENDING = 2'd3;
-    // (LINK_BUS_* of rtl/link/link_defs.vh; papers does not depend on link,
-    // so the four bus codes of docs/link.md are repeated here)
+`include "bus_codes.vh"
     localparam integer LO = (N < 32) ? N : 32;   // PEs in MASK0 / IVEC0
     localparam integer PW = (N > 1) ? $clog2(N) : 1;  // PE index bits
 
@@ -301,9 +299,9 @@ module papers_bus #(
         // refused: a write to a read-only register, a CALL access to a plain
         // register or a plain one to a CALL register, a CALL start whose len
         // or operand does not fit (stage 2 adds what depends on the machine)
-        s_err   <= (!q_ok || !(k_rw || k_ro || k_call)) ? ERR_NO_REG :
+        s_err   <= (!q_ok || !(k_rw || k_ro || k_call)) ? LINK_BUS_NO_REG :
                    (k_ro && q_we) || (q_call != k_call) ||
-                   (q_call && q_we && !sync_ok && !cancel_ok) ? ERR_REFUSED : ERR_OK;
+                   (q_call && q_we && !sync_ok && !cancel_ok) ? LINK_BUS_REFUSED : LINK_BUS_OK;
     end
 
     // Right-aligned into 32 bits.
@@ -522,10 +520,10 @@ module papers_bus #(
     wire       cxnow_p = |(cx_now & p_hot);
     wire       give_vec  = c_ask && rsync_p;                          // the SYNC's vector (LAST)
     wire       give_code = (c_ask && rcx_p) || (c_cancel && cxnow_p);  // a CANCEL's outcome
-    wire [1:0] err2 = c_sync   ? (busy_p ? ERR_REFUSED : ERR_PENDING) :
-                      c_cancel ? (cxnow_p ? ERR_OK : ERR_PENDING) :
-                      c_ask    ? (!busy_p ? ERR_REFUSED : (rsync_p || rcx_p) ? ERR_OK : ERR_PENDING) :
-                      (w_guard && busy_p) ? ERR_REFUSED : s_err;
+    wire [1:0] err2 = c_sync   ? (busy_p ? LINK_BUS_REFUSED : LINK_BUS_PENDING) :
+                      c_cancel ? (cxnow_p ? LINK_BUS_OK : LINK_BUS_PENDING) :
+                      c_ask    ? (!busy_p ? LINK_BUS_REFUSED : (rsync_p || rcx_p) ? LINK_BUS_OK : LINK_BUS_PENDING) :
+                      (w_guard && busy_p) ? LINK_BUS_REFUSED : s_err;
     // The result data, selected like a register read (timing: gating it
     // with give_vec/give_code above, which come out of the AND-OR over
     // p_hot, made the read path the UP5K's critical path): an ask reads
@@ -542,7 +540,7 @@ module papers_bus #(
             rsp_rdata    <= 32'd0;
             rsp_rdata_hi <= 32'd0;
             rsp_len      <= 4'd0;
-            rsp_err      <= ERR_OK;
+            rsp_err      <= LINK_BUS_OK;
         end else begin
             rsp_valid    <= s_valid;
             rsp_rdata    <= rd | rd_call;

@@ -24,6 +24,7 @@
 //
 // Departures from the seed: none here (papers_bus lists the window's).
 // Parameters: N in 2..64; MW, W, LW derived as in papers_hub.
+`include "bus_ports.vh"
 module papers_slot #(
     parameter integer N  = 4,
     parameter integer MW = (N < 4) ? 4 : N,
@@ -32,22 +33,9 @@ module papers_slot #(
 ) (
     input  wire            clk,
     input  wire            rst,
-    input  wire            bus_req_valid,
-    output wire            bus_req_ready,
-    input  wire            bus_req_we,
-    input  wire [5:0]      bus_req_pe,
-    input  wire [15:0]     bus_req_addr,
-    input  wire [31:0]     bus_req_wdata,
-    input  wire [2:0]      bus_req_size,
-    input  wire            bus_req_call,
-    input  wire [31:0]     bus_req_wdata_hi,
-    input  wire [3:0]      bus_req_len,
-    output wire            bus_rsp_valid,
-    output wire [31:0]     bus_rsp_rdata,
-    output wire [31:0]     bus_rsp_rdata_hi,
-    output wire [3:0]      bus_rsp_len,
+    `AGGNET_BUS_SLAVE,       // the engine bus (rtl/bus/bus_ports.vh)
+    `AGGNET_BUS_CALL_SLAVE,  // and its CALL ports: the slot has "call": true
     output wire            busy,
-    output wire [1:0]      bus_rsp_err,
     input  wire [N*W-1:0]  pe_data,
     input  wire [N*5-1:0]  pe_ctrl,
     output wire [N*W-1:0]  pe_stat,

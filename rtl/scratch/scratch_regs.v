@@ -41,6 +41,7 @@
 //   LATENCY  1..8 cycles from a taken request to its response
 //   GAP      0..15 cycles of ready low after each taken request
 //   ID       32-bit value of the ID register (default "SCR" 0x01)
+`include "bus_ports.vh"
 module scratch_regs #(
     parameter integer WINDOW  = 15,
     parameter integer NREGS   = 4,
@@ -50,16 +51,7 @@ module scratch_regs #(
 ) (
     input  wire        clk,
     input  wire        rst,
-    input  wire        bus_req_valid,
-    output wire        bus_req_ready,
-    input  wire        bus_req_we,
-    input  wire [5:0]  bus_req_pe,
-    input  wire [15:0] bus_req_addr,
-    input  wire [31:0] bus_req_wdata,
-    input  wire [2:0]  bus_req_size,
-    output wire        bus_rsp_valid,
-    output wire [31:0] bus_rsp_rdata,
-    output wire [1:0]  bus_rsp_err
+    `AGGNET_BUS_SLAVE  // the engine bus, no CALL ports (rtl/bus/bus_ports.vh)
 `ifdef FORMAL
     ,
     output wire [32*NREGS-1:0] f_regs,
@@ -80,6 +72,7 @@ module scratch_regs #(
             $error("scratch_regs: GAP must be in 0..15");
         end
     endgenerate
+`include "bus_codes.vh"
 
     localparam [11:0] REG_ID      = 12'h000;
     localparam [11:0] REG_PE      = 12'h001;
@@ -91,9 +84,6 @@ module scratch_regs #(
     localparam [3:0]  WINDOW_4    = WINDOW_I[3:0];
     localparam integer GAP_I      = GAP;
     localparam [3:0]  GAP_4       = GAP_I[3:0];
-    localparam [1:0]  ERR_OK      = 2'd0;
-    localparam [1:0]  ERR_NO_REG  = 2'd1;
-    localparam [1:0]  ERR_REFUSED = 2'd2;
 
     reg [32*NREGS-1:0]   sregs;
     reg [31:0]           wcount;
@@ -127,13 +117,13 @@ module scratch_regs #(
     reg [1:0]  err_n;
     reg [31:0] data_n;
     always @* begin
-        err_n  = ERR_NO_REG;
+        err_n  = LINK_BUS_NO_REG;
         data_n = 32'h0;
         if (in_win && (r == REG_ID || r == REG_PE || r == REG_WCOUNT || is_scr)) begin
             if (!size_ok || (bus_req_we && !is_scr)) begin
-                err_n = ERR_REFUSED;
+                err_n = LINK_BUS_REFUSED;
             end else begin
-                err_n = ERR_OK;
+                err_n = LINK_BUS_OK;
                 if (!bus_req_we) begin
                     if (r == REG_ID)          data_n = ID;
                     else if (r == REG_PE)     data_n = {26'h0, bus_req_pe};

@@ -36,6 +36,7 @@ module scratch_regs_props #(
     input wire [31:0] bus_req_wdata,
     input wire [2:0]  bus_req_size
 );
+`include "bus_codes.vh"
     localparam [31:0] ID = 32'hC0DE_5C7A;
     wire                bus_req_ready, bus_rsp_valid;
     wire [31:0]         bus_rsp_rdata;
@@ -71,9 +72,9 @@ module scratch_regs_props #(
         e_mask = 32'h0;
         for (i = 0; i < 4; i = i + 1)
             if (i < bus_req_size) e_mask[8*i +: 8] = 8'hFF;
-        e_err  = !exists ? 2'd1 : (!sz_ok || (bus_req_we && !scratch)) ? 2'd2 : 2'd0;
+        e_err  = !exists ? LINK_BUS_NO_REG : (!sz_ok || (bus_req_we && !scratch)) ? LINK_BUS_REFUSED : LINK_BUS_OK;
         e_data = 32'h0;
-        if (e_err == 2'd0 && !bus_req_we) begin
+        if (e_err == LINK_BUS_OK && !bus_req_we) begin
             case (reg_no)
                 12'h000: e_data = ID;
                 12'h001: e_data = {26'h0, bus_req_pe};
@@ -99,7 +100,7 @@ module scratch_regs_props #(
             h_data   <= {32*LATENCY{1'b0}};
             h_gap    <= 5'd0;
         end else begin
-            if (take && bus_req_we && e_err == 2'd0) begin
+            if (take && bus_req_we && e_err == LINK_BUS_OK) begin
                 for (i = 0; i < NREGS; i = i + 1)
                     if (reg_no == 12'h010 + i)
                         h_regs[32*i +: 32] <= (h_regs[32*i +: 32] & ~e_mask) | (bus_req_wdata & e_mask);
@@ -129,7 +130,7 @@ module scratch_regs_props #(
             assert (bus_rsp_err == h_err[2*(LATENCY-1) +: 2]);              // (p2)
             assert (bus_rsp_rdata == h_data[32*(LATENCY-1) +: 32]);         // (p2)
             assert (bus_rsp_valid || (bus_rsp_err == 2'd0 && bus_rsp_rdata == 32'h0));
-            assert (bus_rsp_err != 2'd3);
+            assert (bus_rsp_err != LINK_BUS_PENDING);
             assert (bus_req_ready == (h_gap == 5'd0));                      // (p3)
             assert (h_gap <= GAP);                                          // (i)
 `ifdef SELFTEST_NORSP

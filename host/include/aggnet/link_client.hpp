@@ -135,6 +135,10 @@ public:
         unsigned len = 0;
     };
     CallResult call(unsigned pe, uint16_t addr, uint64_t operands, unsigned len, std::chrono::nanoseconds timeout);
+    /// The second half of call() for a CALL begun with start_call (the
+    /// caller worked in between): drives the pipe until it has finished and
+    /// throws as call() does.
+    CallResult finish_call(unsigned pe);
 
     // ---- non-blocking interface -------------------------------------------
     /// Start a command; the PE must not be busy.  Arguments are checked here
@@ -159,6 +163,8 @@ public:
     const ClientStats& stats() const { return stats_; }
     const DecoderStats& rx_stats() const { return dec_.stats(); }
     const std::string& device() const { return device_; }
+    /// The pipe's clock, on which start_*'s deadlines are measured.
+    std::chrono::nanoseconds now() { return pipe_.now(); }
     const LinkConfig& config() const { return cfg_; }
     /// The last HELLO_R seen (port_pes == 0 before any).
     const HelloInfo& port_info() const { return info_; }

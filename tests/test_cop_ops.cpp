@@ -1,0 +1,441 @@
+// libaggnet's COP API (aggnet/cop.hpp) over the link, on the Verilated
+// aggnet_hub of the hub_cop family (PAPERS + COP, rtl/cop/manifest.json's
+// hub_models; sim/link_hub.hpp: every PE thread has its own LinkClient on the
+// hub's one byte stream).  Every PE draws every PE's contribution from the
+// round's seed, so each PE checks its result against plain arithmetic over
+// the values all PEs contributed (docs/cop.md: SUMI wraps, MAXI/MINI are
+// signed, a 32-bit operand is the 64-bit function's low word), computed
+// independently of the hub.  Also: barrier order, broadcast and receive,
+// fetch-and-add tickets (unique and dense: every CALL applied exactly once,
+// with and without damaged frames), prefix sums, the lock, supervisor against
+// user, bad input with its cause (docs/cop_regmap.md "Causes"), and a PE
+// that never arrives named by the others' timeouts.
+#include "hub_rtl.hpp"
+#include "link_hub.hpp"
+#include "pe_check.hpp"
+#include "pe_threads.hpp"
+#include "seed.hpp"
+
+#include <aggnet/cop.hpp>
+#include <aggnet/error.hpp>
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <functional>
+#include <mutex>
+#include <random>
+#include <set>
+#include <vector>
+
+namespace aggnet::sim {
+// the hub_cop family's factory (sim/rtl_factory.cpp.in)
+std::unique_ptr<HubModel> make_hub_cop_rtl(unsigned n, const std::string& name, uint64_t max_cycles);
+}  // namespace aggnet::sim
+
+using namespace aggnet;
+using aggnet::sim::LinkHub;
+using std::chrono::milliseconds;
+namespace C = aggnet::cop;
+
+namespace {
+
+/// A hub_cop model over the link, its PEs' channels on threads.
+struct Bench {
+    unsigned n;
+    LinkHub hub;
+    Bench(unsigned n_, const std::string& name, LinkHub::Faults f = {})
+        : n(n_), hub(sim::make_hub_cop_rtl(n_, name, 400'000'000), 20, f) {}
+    link::LinkConfig cfg() const { return LinkHub::client_config(n); }
+    /// fn(pe, channel) on every PE in `pes` (default all), each on its thread with its own client.
+    void run(const std::function<void(unsigned, C::Channel&)>& fn, uint64_t pes = ~uint64_t(0),
+             milliseconds timeout = milliseconds(5000)) {
+        sim::on_pe_threads(n, [&](unsigned pe) {
+            if (!(pes >> pe & 1)) return;
+            link::LinkClient c(hub.endpoint(pe), "linkhub:pe" + std::to_string(pe), cfg());
+            C::Channel ch(c, pe, timeout);
+            fn(pe, ch);
+        });
+    }
+    /// One thread on PE `pe`'s channel.
+    void one(unsigned pe, const std::function<void(C::Channel&)>& fn, milliseconds timeout = milliseconds(5000)) {
+        link::LinkClient c(hub.endpoint(pe), "linkhub:pe" + std::to_string(pe), cfg());
+        C::Channel ch(c, pe, timeout);
+        fn(ch);
+    }
+    /// The supervisor (on PE0's channel, process 0) sets key `mask`'s TC vector and broadcast mask.
+    void setup(uint64_t tc, uint64_t bm, unsigned mask = 0) {
+        one(0, [&](C::Channel& ch) {
+            C::Supervisor s(ch);
+            s.set_tc(mask, tc);
+            s.set_bm(mask, bm);
+        });
+    }
+};
+
+/// The reference: op over every contribution, in `bits` bits, as plain arithmetic.
+uint64_t reference(C::Op op, const std::vector<int64_t>& v, unsigned bits) {
+    uint64_t acc = uint64_t(v[0]);
+    for (size_t i = 1; i < v.size(); ++i) {
+        const uint64_t x = uint64_t(v[i]);
+        switch (op) {
+        case C::Op::Sum: acc += x; break;
+        case C::Op::Max: acc = uint64_t(std::max(int64_t(acc), int64_t(x))); break;
+        case C::Op::Min: acc = uint64_t(std::min(int64_t(acc), int64_t(x))); break;
+        case C::Op::Or: acc |= x; break;
+        case C::Op::And: acc &= x; break;
+        case C::Op::Xor: acc ^= x; break;
+        }
+    }
+    return bits == 32 ? (acc & 0xffffffffu) : acc;
+}
+
+const char* op_text(C::Op op) {
+    static const char* t[] = {"Sum", "Max", "Min", "Or", "And", "Xor"};
+    return t[unsigned(op)];
+}
+
+/// Every PE's contribution to round r: the same on every thread.
+std::vector<int64_t> contributions(uint64_t seed, unsigned r, unsigned n, unsigned bits) {
+    std::mt19937_64 rng(seed * 1000003u + r);
+    std::vector<int64_t> v(n);
+    for (auto& x : v) {
+        const unsigned shape = unsigned(rng() % 4);
+        uint64_t u = rng();
+        if (shape == 0) u %= 16;                // small
+        if (shape == 1) u = ~uint64_t(0) - u % 16;  // small negative
+        x = bits == 32 ? int64_t(int32_t(uint32_t(u))) : int64_t(u);
+    }
+    return v;
+}
+
+template <class F>
+unsigned cause_of(F&& f) {
+    try {
+        f();
+    } catch (const C::CopError& e) {
+        return e.cause;
+    }
+    return 0;
+}
+
+}  // namespace
+
+TEST_CASE("cop: every integer reduction and prefix sum against plain arithmetic", "[cop][link]") {
+    const uint64_t seed = sim::test_seed("cop_ops_int");
+    for (unsigned n : {4u, 16u}) {
+        Bench b(n, "cop_ops_int_n" + std::to_string(n));
+        b.setup(C::all_pes(n), C::all_pes(n));
+        const unsigned rounds = n == 4 ? 6 : 2;
+        std::atomic<uint64_t> checks{0};
+        b.run([&](unsigned pe, C::Channel& ch) {
+            PE_CHECK(ch.channels() == n);
+            unsigned r = 0;
+            for (unsigned k = 0; k < rounds; ++k)
+                for (C::Op op : {C::Op::Sum, C::Op::Max, C::Op::Min, C::Op::Or, C::Op::And, C::Op::Xor})
+                    for (unsigned bits : {32u, 64u}) {
+                        const auto v = contributions(seed, r++, n, bits);
+                        const uint64_t calls = ch.calls();
+                        const uint64_t got = bits == 32 ? uint64_t(uint32_t(ch.reduce(op, int32_t(v[pe]))))
+                                                        : uint64_t(ch.reduce(op, v[pe]));
+                        PE_CHECK_MSG(got == reference(op, v, bits),
+                                     "PE" << pe << " n " << n << " " << op_text(op) << bits << " round " << r
+                                          << ": got 0x" << std::hex << got << ", want 0x" << reference(op, v, bits));
+                        PE_CHECK(ch.calls() == calls + 1);  // one CALL, one frame each way
+                        ++checks;
+                    }
+            // prefix sums in channel order, inclusive and exclusive (wrapping)
+            for (unsigned bits : {32u, 64u})
+                for (C::Scan s : {C::Scan::Inclusive, C::Scan::Exclusive}) {
+                    const auto v = contributions(seed, r++, n, bits);
+                    uint64_t want = 0;
+                    for (unsigned j = 0; j < pe + (s == C::Scan::Inclusive ? 1u : 0u); ++j) want += uint64_t(v[j]);
+                    if (bits == 32) want &= 0xffffffffu;
+                    const uint64_t got = bits == 32 ? uint64_t(uint32_t(ch.scan(int32_t(v[pe]), s)))
+                                                    : uint64_t(ch.scan(v[pe], s));
+                    PE_CHECK_MSG(got == want, "PE" << pe << " scan" << bits
+                                                   << (s == C::Scan::Inclusive ? " inclusive" : " exclusive")
+                                                   << ": got 0x" << std::hex << got << ", want 0x" << want);
+                    ++checks;
+                }
+        });
+        CHECK(checks == n * (rounds * 12 + 4));
+    }
+}
+
+TEST_CASE("cop: barrier order, start/finish overlap, broadcast and receive", "[cop][link]") {
+    const unsigned n = 4;
+    const uint64_t seed = sim::test_seed("cop_ops_bcast");
+    Bench b(n, "cop_ops_bcast");
+    b.setup(C::all_pes(n), C::all_pes(n));
+    const unsigned rounds = 8;
+    std::vector<std::atomic<unsigned>> arrived(rounds);
+    for (auto& a : arrived) a = 0;
+    b.run([&](unsigned pe, C::Channel& ch) {
+        for (unsigned k = 0; k < rounds; ++k) {
+            ++arrived[k];
+            ch.barrier();
+            // nobody passes barrier k before every PE arrived at it
+            PE_CHECK_MSG(arrived[k] == n, "PE" << pe << " passed barrier " << k << " with " << arrived[k]
+                                              << " of " << n << " arrived");
+        }
+        // Hall's overlap: start the round, work, then finish
+        const auto v = contributions(seed, 100, n, 64);
+        auto h = ch.start_reduce(C::Op::Sum, v[pe]);
+        volatile uint64_t work = 0;
+        for (unsigned i = 0; i < 1000; ++i) work = work + i;
+        PE_CHECK(int64_t(ch.finish(h)) == int64_t(reference(C::Op::Sum, v, 64)));
+        // broadcast from each root in turn: every other PE receives it once
+        for (unsigned root = 0; root < n; ++root)
+            for (unsigned bits : {32u, 64u}) {
+                const auto w = contributions(seed, 200 + root * 2 + bits / 32, n, bits);
+                if (pe == root) {
+                    if (bits == 32)
+                        ch.broadcast(uint32_t(w[root]));
+                    else
+                        ch.broadcast(uint64_t(w[root]));
+                } else {
+                    unsigned len = 0;
+                    const uint64_t got = ch.receive(&len);
+                    PE_CHECK_MSG(len == bits / 8, "PE" << pe << " received " << len << " bytes from PE" << root);
+                    const uint64_t want = bits == 32 ? uint64_t(uint32_t(w[root])) : uint64_t(w[root]);
+                    PE_CHECK_MSG(got == want, "PE" << pe << " received 0x" << std::hex << got << " from PE" << root
+                                                   << ", want 0x" << want);
+                }
+                ch.barrier();  // the sender gets no copy: its mailbox stays empty
+                const uint32_t st = ch.reg(C::regs::STATUS);
+                PE_CHECK_MSG((st >> 8 & 7) == 0, "PE" << pe << " root " << root << " bits " << bits << ": STATUS 0x"
+                                                       << std::hex << st);
+                ch.barrier();  // before the next root broadcasts
+            }
+    });
+}
+
+TEST_CASE("cop: fetch-and-add tickets are unique and dense, Data RAM read and write", "[cop][link]") {
+    const unsigned n = 4, per = 25;
+    Bench b(n, "cop_ops_tickets");
+    b.setup(C::all_pes(n), C::all_pes(n));
+    std::mutex m;
+    std::vector<uint32_t> tickets;
+    b.one(0, [&](C::Channel& ch) {
+        ch.write(3, uint32_t(0));
+        ch.write(5, uint64_t(0));
+        CHECK(ch.read(3) == 0);
+    });
+    b.run([&](unsigned pe, C::Channel& ch) {
+        std::vector<uint32_t> mine;
+        for (unsigned i = 0; i < per; ++i) {
+            mine.push_back(ch.fetch_add(3, uint32_t(1)));
+            ch.fetch_add(5, uint64_t(pe + 1) << 33);
+        }
+        std::lock_guard<std::mutex> l(m);
+        tickets.insert(tickets.end(), mine.begin(), mine.end());
+    });
+    std::sort(tickets.begin(), tickets.end());
+    std::vector<uint32_t> dense(n * per);
+    for (unsigned i = 0; i < n * per; ++i) dense[i] = i;
+    CHECK(tickets == dense);
+    b.one(1, [&](C::Channel& ch) {
+        CHECK(ch.read(3) == n * per);
+        uint64_t want = 0;
+        for (unsigned pe = 0; pe < n; ++pe) want += per * (uint64_t(pe + 1) << 33);
+        CHECK(ch.read64(5) == want);
+        // WSRAM32 keeps the word's high half
+        ch.write(5, uint32_t(7));
+        CHECK(ch.read64(5) == ((want & ~uint64_t(0xffffffff)) | 7));
+    });
+}
+
+TEST_CASE("cop: the lock serves only its holder; a foreign unlock is refused", "[cop][link]") {
+    const unsigned n = 4, per = 10;
+    Bench b(n, "cop_ops_lock");
+    b.setup(C::all_pes(n), C::all_pes(n));
+    b.one(0, [&](C::Channel& ch) { ch.write(2, uint32_t(0)); });
+    // a read-modify-write of two CALLs under the lock is never interleaved
+    b.run([&](unsigned, C::Channel& ch) {
+        for (unsigned i = 0; i < per; ++i) {
+            C::Lock l(ch);
+            const uint32_t v = ch.read(2);
+            ch.write(2, v + 1);
+        }
+    });
+    b.one(1, [&](C::Channel& ch) {
+        CHECK(ch.read(2) == n * per);
+        CHECK((ch.reg(C::regs::LOCK) >> 7 & 1) == 0);
+        // nobody holds it: UNLOCK is refused and changes nothing
+        CHECK(cause_of([&] { ch.unlock(); }) == C::C_NOTLOCKER);
+    });
+    // PE2 holds it: PE1's UNLOCK waits until it is gone, then is refused
+    b.one(2, [&](C::Channel& c2) {
+        c2.lock();
+        CHECK(c2.reg(C::regs::LOCK) == (0x80u | 2));
+        link::LinkClient c(b.hub.endpoint(1), "linkhub:pe1", b.cfg());
+        C::Channel c1(c, 1, milliseconds(5000));
+        auto h = c1.start(C::OP_UNLOCK);
+        CHECK(c2.fetch_add(2, uint32_t(1)) == n * per);  // the holder is still served
+        c2.unlock();
+        CHECK(cause_of([&] { c1.finish(h); }) == C::C_NOTLOCKER);
+        CHECK(c2.reg(C::regs::LOCK) == 2);  // released by its holder
+    });
+}
+
+TEST_CASE("cop: supervisor against user", "[cop][link]") {
+    const unsigned n = 4;
+    Bench b(n, "cop_ops_priv");
+    b.setup(C::all_pes(n), C::all_pes(n));
+    b.one(3, [&](C::Channel& ch) {
+        const uint64_t tc = ch.tc(0), bm = ch.bm(0);
+        CHECK(tc == C::all_pes(n));
+        const uint32_t priv = ch.reg(C::regs::PRIVCNT);
+        // a user SETTC, SETBM, PROC or HOLD write: ProtectionError, nothing changes
+        CHECK_THROWS_AS(ch.call_on(0, C::OP_SETTC, 1), C::ProtectionError);
+        CHECK_THROWS_AS(ch.call_on(0, C::OP_SETBM, 1), C::ProtectionError);
+        CHECK_THROWS_AS(ch.set_reg(C::regs::PROC, 1, "PROC"), C::ProtectionError);
+        CHECK_THROWS_AS(ch.set_reg(C::regs::HOLD, 1, "HOLD"), C::ProtectionError);
+        try {
+            ch.call_on(0, C::OP_SETTC, 1);
+        } catch (const C::ProtectionError& e) {
+            CHECK(e.pe == 3);
+            CHECK(e.opcode == C::OP_SETTC);
+            CHECK(e.cause == C::C_PRIV);
+            CHECK_THAT(e.what(), Catch::Contains("PE3") && Catch::Contains("SETTC") && Catch::Contains("PRIV"));
+        }
+        CHECK(ch.tc(0) == tc);
+        CHECK(ch.bm(0) == bm);
+        CHECK(ch.reg(C::regs::PROC) == 0);
+        CHECK(ch.reg(C::regs::PRIVCNT) == priv + 5);
+        // a wrong key leaves the channel user
+        CHECK(cause_of([&] { C::Supervisor s(ch, C::DEFAULT_KEY ^ 1); }) == C::C_KEY);
+        CHECK((ch.reg(C::regs::MODE) & 1) == 0);
+        {
+            C::Supervisor s(ch);
+            s.set_tc(0, 0b0111);
+            CHECK(ch.tc(0) == 0b0111);
+            s.set_tc(0, C::all_pes(n));
+        }
+        CHECK((ch.reg(C::regs::MODE) & 1) == 0);  // user again
+    });
+}
+
+TEST_CASE("cop: bad input names its cause", "[cop][link]") {
+    const unsigned n = 4;
+    Bench b(n, "cop_ops_bad");
+    b.setup(0b0111, C::all_pes(n));
+    // a TC naming a PE beyond N: RANGE, the TC unchanged
+    b.one(0, [&](C::Channel& ch) {
+        C::Supervisor s(ch);
+        CHECK(cause_of([&] { s.set_tc(0, uint64_t(1) << n); }) == C::C_RANGE);
+        CHECK(ch.tc(0) == 0b0111);
+        CHECK(cause_of([&] { s.set_process(15, 0); }) == C::C_RANGE);
+    });
+    b.one(3, [&](C::Channel& ch) {
+        // a PE not in the TC
+        CHECK(cause_of([&] { ch.barrier(); }) == C::C_NOTINTC);
+        // no TC set for key 1
+        ch.use_mask(1);
+        CHECK(cause_of([&] { ch.reduce(C::Op::Sum, int32_t(1)); }) == C::C_NOTC);
+        ch.use_mask(0);
+        // an opcode nobody defines: BADOP
+        CHECK(cause_of([&] { ch.call(0x7f); }) == C::C_BADOP);
+        // the float opcodes: NOFPU while the COP has no FPU
+        if (!ch.has_fpu()) {
+            try {
+                ch.reduce(C::FOp::ExactSum, 1.5);
+                FAIL("a float reduction was not refused without the FPU");
+            } catch (const C::CopError& e) {
+                CHECK(e.cause == C::C_NOFPU);
+                CHECK(e.opcode == C::OP_EXSUMF);
+                CHECK_THAT(e.what(), Catch::Contains("FPU"));
+            }
+        }
+    });
+    // mismatched contributions to one round: the first (PE0's SUM, served:
+    // the round's WAIT no longer names PE0) fixes the opcode; PE1's MAX is
+    // refused MISMATCH and PE1 then joins with SUM
+    const uint64_t seed = sim::test_seed("cop_ops_mismatch");
+    const auto v = contributions(seed, 0, n, 32);
+    b.one(0, [&](C::Channel& c0) {
+        link::LinkClient c(b.hub.endpoint(1), "linkhub:pe1", b.cfg());
+        C::Channel c1(c, 1, milliseconds(5000));
+        link::LinkClient cc(b.hub.endpoint(2), "linkhub:pe2", b.cfg());
+        C::Channel c2(cc, 2, milliseconds(5000));
+        auto h0 = c0.start_reduce(C::Op::Sum, int32_t(v[0]));
+        uint64_t w = 0;
+        for (unsigned i = 0; i < 1000 && (w = c2.waiting(0)) != 0b0110; ++i) {
+        }
+        REQUIRE(w == 0b0110);
+        try {
+            c1.reduce(C::Op::Max, int32_t(v[1]));
+            FAIL("a MAX joined a SUM round");
+        } catch (const C::CopError& e) {
+            CHECK(e.cause == C::C_MISMATCH);
+            CHECK(e.opcode == C::OP_MAXI32);
+            CHECK(e.pe == 1);
+        }
+        CHECK(c2.waiting(0) == 0b0110);  // the refusal left the round alone
+        const std::vector<int64_t> all{v[0], v[1], v[2]};
+        const uint32_t want = uint32_t(reference(C::Op::Sum, all, 32));
+        auto h1 = c1.start_reduce(C::Op::Sum, int32_t(v[1]));
+        CHECK(uint32_t(c2.reduce(C::Op::Sum, int32_t(v[2]))) == want);
+        CHECK(uint32_t(c1.finish(h1)) == want);
+        CHECK(uint32_t(c0.finish(h0)) == want);
+    });
+}
+
+TEST_CASE("cop: a PE that never arrives is named by the others' timeouts", "[cop][link]") {
+    const unsigned n = 4;
+    Bench b(n, "cop_ops_timeout");
+    b.setup(C::all_pes(n), C::all_pes(n));
+    // a lock holder is named; PE1's fetch-and-add then stays in the COP (no
+    // CANCEL in this core), so PE1 never arrives at the barrier below
+    b.one(3, [&](C::Channel& c3) {
+        c3.lock();
+        link::LinkClient c(b.hub.endpoint(1), "linkhub:pe1", b.cfg());
+        C::Channel c1(c, 1, milliseconds(200));
+        try {
+            c1.fetch_add(1, uint32_t(1));
+            FAIL("a fetch-and-add was served while PE3 held the lock");
+        } catch (const TimeoutError& e) {
+            CHECK_THAT(e.what(), Catch::Contains("PE3 holds the COP lock"));
+        }
+        c3.unlock();
+        CHECK(cause_of([&] { c1.barrier(); }) == C::C_BUSY);
+    });
+    b.run(
+        [&](unsigned pe, C::Channel& ch) {
+            try {
+                ch.barrier();
+                PE_FAIL("PE" << pe << " passed a barrier PE1 never entered");
+            } catch (const TimeoutError& e) {
+                PE_CHECK_MSG(e.never_arrived == (uint64_t(1) << 1), "PE" << pe << ": " << e.what());
+                PE_CHECK_MSG(std::string(e.what()).find("PE1") != std::string::npos, e.what());
+            }
+        },
+        0b1101, milliseconds(300));
+}
+
+TEST_CASE("cop: damaged frames, every CALL applied exactly once", "[cop][link][faults]") {
+    const unsigned n = 4, per = 20;
+    const uint64_t seed = sim::test_seed("cop_ops_faults");
+    Bench b(n, "cop_ops_faults", LinkHub::Faults{5, seed});
+    b.setup(C::all_pes(n), C::all_pes(n));
+    std::mutex m;
+    std::vector<uint32_t> tickets;
+    b.run([&](unsigned pe, C::Channel& ch) {
+        std::vector<uint32_t> mine;
+        for (unsigned i = 0; i < per; ++i) {
+            mine.push_back(ch.fetch_add(6, uint32_t(1)));
+            const auto v = contributions(seed, i, n, 64);
+            PE_CHECK_MSG(ch.reduce(C::Op::Sum, v[pe]) == int64_t(reference(C::Op::Sum, v, 64)),
+                         "PE" << pe << " round " << i);
+        }
+        std::lock_guard<std::mutex> l(m);
+        tickets.insert(tickets.end(), mine.begin(), mine.end());
+    });
+    INFO("frames damaged: " << b.hub.damaged());
+    CHECK(b.hub.damaged() > 0);
+    std::sort(tickets.begin(), tickets.end());
+    std::vector<uint32_t> dense(n * per);
+    for (unsigned i = 0; i < n * per; ++i) dense[i] = i;
+    CHECK(tickets == dense);
+}
