@@ -10,6 +10,7 @@
 // with and without damaged frames), prefix sums, the lock, supervisor against
 // user, bad input with its cause (docs/cop_regmap.md "Causes"), and a PE
 // that never arrives named by the others' timeouts.
+#include "fp_ref.hpp"
 #include "hub_rtl.hpp"
 #include "link_hub.hpp"
 #include "pe_check.hpp"
@@ -160,6 +161,57 @@ TEST_CASE("cop: every integer reduction and prefix sum against plain arithmetic"
                 }
         });
         CHECK(checks == n * (rounds * 12 + 4));
+    }
+}
+
+TEST_CASE("cop: double reductions through the hub against the FPU's references", "[cop][link][fpu]") {
+    // Seed 004 Table I SUMF, MAXF, MINF and aggnet's EXSUMF (docs/cop.md):
+    // SUMF adds in ascending channel order, one rounded add at a time;
+    // MAXF/MINF are IEEE 754-2019 maximum/minimum; EXSUMF is the exact sum
+    // rounded once, so the same terms give the same bits whichever PE
+    // holds which (sim/fp_ref.hpp has the references).
+    namespace fp = aggnet::sim::fp;
+    const uint64_t seed = sim::test_seed("cop_ops_float");
+    const unsigned n = 4;
+    Bench b(n, "cop_ops_float_n4");
+    b.setup(C::all_pes(n), C::all_pes(n));
+    bool fpu = false;
+    b.one(0, [&](C::Channel& ch) { fpu = ch.has_fpu(); });
+    REQUIRE(fpu);  // hub_cop carries the FPU (cop_core EN_FPU defaults to 1)
+    // every round's terms, the same on every thread; the odd rounds hold
+    // the even rounds' terms shuffled over the PEs
+    std::mt19937_64 rng(seed);
+    std::vector<std::vector<uint64_t>> terms;
+    for (unsigned k = 0; k < 16; ++k) {
+        std::vector<uint64_t> t = fp::term_set(rng, k);
+        t.resize(n, 0);
+        terms.push_back(t);
+        std::shuffle(t.begin(), t.end(), rng);
+        terms.push_back(t);
+    }
+    const C::FOp ops[] = {C::FOp::Sum, C::FOp::Max, C::FOp::Min, C::FOp::ExactSum};
+    std::vector<std::vector<uint64_t>> got(n, std::vector<uint64_t>(terms.size() * 4));
+    b.run([&](unsigned pe, C::Channel& ch) {
+        for (size_t r = 0; r < terms.size(); ++r)
+            for (unsigned o = 0; o < 4; ++o) got[pe][r * 4 + o] = fp::to_b(ch.reduce(ops[o], fp::to_d(terms[r][pe])));
+    });
+    for (size_t r = 0; r < terms.size(); ++r) {
+        const auto& t = terms[r];
+        uint64_t sum = t[0], mx = t[0], mn = t[0];
+        for (unsigned i = 1; i < n; ++i) {
+            sum = fp::ref_add(sum, t[i]);
+            mx = fp::ref_minmax(mx, t[i], false);
+            mn = fp::ref_minmax(mn, t[i], true);
+        }
+        const uint64_t want[4] = {sum, mx, mn, fp::ref_sum(t)};
+        for (unsigned pe = 0; pe < n; ++pe)
+            for (unsigned o = 0; o < 4; ++o) {
+                INFO("round " << r << " op " << o << " PE" << pe << std::hex << ": got 0x" << got[pe][r * 4 + o]
+                              << ", want 0x" << want[o]);
+                CHECK(got[pe][r * 4 + o] == want[o]);
+            }
+        // the shuffled round: the same exact sum, bit for bit
+        if (r % 2) CHECK(got[0][r * 4 + 3] == got[0][(r - 1) * 4 + 3]);
     }
 }
 
