@@ -27,9 +27,10 @@
 // for binding, its len byte (index 5) gives its end (6 + len + 2 unstuffed
 // bytes), and only a whole frame is committed to the FIFO.  Dropped without
 // reaching link_port (the stream then hunts for the next FLAG):
-//   * a partial frame cut by a FLAG or by s_rx_ferr (not counted here; the
-//     host's resend covers it);
-//   * a frame with len > 8 (not counted);
+//   * a partial frame cut by s_rx_ferr (counted by link_port as UART_FERR);
+//   * a partial frame cut by a FLAG (at least one byte after its FLAG: two
+//     FLAGs in a row are harmless, docs/link.md), or a frame with len > 8
+//     (PARTIAL counter);
 //   * a frame whose pe byte the stream may not speak for (BIND counter):
 //     stream k < S-1 only for PE_BASE + k; stream S-1 for any PE when
 //     USB_ANY = 1, else for none of PE_BASE .. PE_BASE + S-2.  Its bytes are
@@ -65,8 +66,9 @@
 // shared prescaler ticks every ceil(KEEPALIVE/32) cycles; each stream
 // counts 33 ticks without a byte).
 //
-// Counters: counts[(4*k + i)*CNT_W +: CNT_W], wrapping, i = 0 FRAMES (frames
-// of stream k forwarded to link_port), 1 BIND, 2 OVERRUN, 3 TXDROP.
+// Counters: counts[(5*k + i)*CNT_W +: CNT_W], wrapping, i = 0 FRAMES (frames
+// of stream k forwarded to link_port), 1 BIND, 2 OVERRUN, 3 TXDROP,
+// 4 PARTIAL (partial frames cut by a FLAG, frames with len > 8).
 //
 // Timing (cycles): a frame is committed at the edge that takes its last
 // byte; an idle mux picks it in the next cycle and reads its FIFO in the one
@@ -107,7 +109,7 @@ module link_mux #(
     output wire                 p_tx_ready,
     input  wire [7:0]           p_tx_data,
     output wire [S-1:0]         absent,
-    output wire [4*S*CNT_W-1:0] counts
+    output wire [5*S*CNT_W-1:0] counts
 );
 `include "link_defs.vh"
 
@@ -214,7 +216,7 @@ module link_mux #(
             reg            hunt, esc, bad;
             reg  [4:0]     cnt;         // unstuffed bytes of the frame after FLAG
             reg  [3:0]     len;
-            reg  [CNT_W-1:0] c_frames, c_bind, c_ovr, c_txdrop;
+            reg  [CNT_W-1:0] c_frames, c_bind, c_ovr, c_txdrop, c_part;
             wire           v = s_rx_valid[k];
             wire [7:0]     b = s_rx_data[8*k +: 8];
             wire           is_flag = (b == LINK_FLAG);
@@ -241,6 +243,8 @@ module link_mux #(
             wire           ovr = start_ovr || (store && used_wr[IAW]);
             wire           commit = store && !is_esc && at_end && !used_wr[IAW];
             wire           bind_drop = in_frame && bad && !is_esc && at_end;
+            // a partial frame dropped by a FLAG (not a repeated FLAG) or by len
+            wire           part = (start_ok && !hunt && (cnt != 5'd0 || esc)) || (bad_len && in_frame);
             wire           we = start_ok || (store && !used_wr[IAW]);
             wire [IAW-1:0] wa = start_ok ? fs[IAW-1:0] : wr[IAW-1:0];
             wire [8:0]     wd = start_ok ? {1'b0, LINK_FLAG} : {commit, b};
@@ -356,17 +360,20 @@ module link_mux #(
                     c_bind <= 0;
                     c_ovr <= 0;
                     c_txdrop <= 0;
+                    c_part <= 0;
                 end else begin
                     if (fwd_done) c_frames <= c_frames + 1'b1;
                     if (bind_drop) c_bind <= c_bind + 1'b1;
                     if (ovr) c_ovr <= c_ovr + 1'b1;
                     if (o_drop && o_route == k) c_txdrop <= c_txdrop + 1'b1;
+                    if (part) c_part <= c_part + 1'b1;
                 end
             end
-            assign counts[(4*k + 0)*CNT_W +: CNT_W] = c_frames;
-            assign counts[(4*k + 1)*CNT_W +: CNT_W] = c_bind;
-            assign counts[(4*k + 2)*CNT_W +: CNT_W] = c_ovr;
-            assign counts[(4*k + 3)*CNT_W +: CNT_W] = c_txdrop;
+            assign counts[(5*k + 0)*CNT_W +: CNT_W] = c_frames;
+            assign counts[(5*k + 1)*CNT_W +: CNT_W] = c_bind;
+            assign counts[(5*k + 2)*CNT_W +: CNT_W] = c_ovr;
+            assign counts[(5*k + 3)*CNT_W +: CNT_W] = c_txdrop;
+            assign counts[(5*k + 4)*CNT_W +: CNT_W] = c_part;
         end
     endgenerate
 
