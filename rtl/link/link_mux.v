@@ -110,12 +110,25 @@ module link_mux #(
     input  wire [7:0]           p_tx_data,
     output wire [S-1:0]         absent,
     output wire [5*S*CNT_W-1:0] counts
+`ifdef FORMAL
+    ,
+    // for rtl/link/link_mux_props.v's inductive invariants
+    output wire [6*S-1:0]       f_quiet,   // stream k's presence counter at [6k +: 6]
+    output wire [31:0]          f_ka_cnt   // the keep-alive prescaler
+`endif
 );
 `include "link_defs.vh"
 
     localparam integer SW  = (S > 1) ? $clog2(S) : 1;
     localparam integer IAW = $clog2(IN_DEPTH);
     localparam integer KA_TICK = (KEEPALIVE + 31) / 32;  // 32 ticks cover KEEPALIVE
+`ifdef FORMAL
+    // rtl/link/link_mux_props.v's bounded jobs run fewer than 32 cycles, so
+    // a 32-entry input FIFO cannot fill there and halves the proof's size
+    localparam integer IN_MIN = 32;
+`else
+    localparam integer IN_MIN = 64;
+`endif
     localparam integer KW  = $clog2(KA_TICK + 1);
     // longest frame on the wire: FLAG, then every unstuffed byte escaped
     localparam integer MAX_FRAME = 1 + 2 * ({24'd0, LINK_HDR_BYTES} + {24'd0, LINK_MAX_PAYLOAD} +
@@ -144,7 +157,7 @@ module link_mux #(
         if (USB_ANY != 0 && USB_ANY != 1) begin : g_bad_usb
             $error("link_mux: USB_ANY must be 0 or 1");
         end
-        if (IN_DEPTH < 64 || IN_DEPTH > 4096 || (1 << IAW) != IN_DEPTH) begin : g_bad_in
+        if (IN_DEPTH < IN_MIN || IN_DEPTH > 4096 || (1 << IAW) != IN_DEPTH) begin : g_bad_in
             $error("link_mux: IN_DEPTH must be a power of two in 64..4096");
         end
         if (OUT_DEPTH < 64 || OUT_DEPTH > 4096 || (1 << $clog2(OUT_DEPTH)) != OUT_DEPTH) begin : g_bad_out
@@ -200,6 +213,9 @@ module link_mux #(
     // ---- keep-alive prescaler: one ka_tick every KA_TICK cycles ---------------
     reg  [KW-1:0] ka_cnt;
     wire          ka_tick = (ka_cnt == KA_LAST);
+`ifdef FORMAL
+    assign f_ka_cnt = {{(32 - KW){1'b0}}, ka_cnt};
+`endif
     always @(posedge clk) begin
         if (rst || ka_tick) ka_cnt <= 0;
         else ka_cnt <= ka_cnt + 1'b1;
@@ -227,7 +243,11 @@ module link_mux #(
             wire           bind_ok;
             if (k < S - 1) begin : g_hdr
                 localparam integer PK = PE_BASE + k;
+`ifdef SELFTEST_BIND
+                assign bind_ok = (u == PK[7:0]) || (u == PK[7:0] + 8'd1);  // planted: a neighbour's PE too
+`else
                 assign bind_ok = (u == PK[7:0]);
+`endif
             end else if (USB_ANY != 0) begin : g_usb_any
                 assign bind_ok = 1'b1;
             end else begin : g_usb_own
@@ -308,10 +328,20 @@ module link_mux #(
             reg [5:0] quiet;  // ka_tick periods without a byte, saturating at 33
             always @(posedge clk) begin
                 if (rst) quiet <= 6'd33;
+`ifdef SELFTEST_ABSENT_STICKY
+                else if (v && quiet != 6'd33) quiet <= 6'd0;  // planted: a byte does not end absent
+`elsif SELFTEST_ABSENT_EARLY
+                else if (s_rx_ferr[k]) quiet <= 6'd33;        // planted: a framing error is absence
                 else if (v) quiet <= 6'd0;
+`else
+                else if (v) quiet <= 6'd0;
+`endif
                 else if (ka_tick && quiet != 6'd33) quiet <= quiet + 1'b1;
             end
             assign absent[k] = (quiet == 6'd33);
+`ifdef FORMAL
+            assign f_quiet[6*k +: 6] = quiet;
+`endif
 
             // -- output FIFO
             localparam integer ODEP = (k == S - 1) ? USB_OUT_DEPTH : OUT_DEPTH;
@@ -366,7 +396,11 @@ module link_mux #(
                     if (bind_drop) c_bind <= c_bind + 1'b1;
                     if (ovr) c_ovr <= c_ovr + 1'b1;
                     if (o_drop && o_route == k) c_txdrop <= c_txdrop + 1'b1;
+`ifdef SELFTEST_PARTIAL
+                    if (part && !bad_len) c_part <= c_part + 1'b1;  // planted: len > 8 not counted
+`else
                     if (part) c_part <= c_part + 1'b1;
+`endif
                 end
             end
             assign counts[(5*k + 0)*CNT_W +: CNT_W] = c_frames;
@@ -430,6 +464,10 @@ module link_mux #(
                         else fpos <= 2'd3;
                     end
                     if (q[8]) fst <= F_IDLE;
+`ifdef SELFTEST_INTERLEAVE
+                    // planted: past the pe byte, switch to another stream with a frame
+                    else if (fpos == 2'd3 && ready[pick] && pick != cur) cur <= pick;
+`endif
                 end
             endcase
             for (r = 0; r < NPE; r = r + 1)
