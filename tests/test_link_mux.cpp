@@ -11,7 +11,7 @@
 // Checked: every command of every client is checked as it completes
 // (Workload::check) and at the end each PE's writes and CALL starts on the
 // bus equal those its client issued, in order (exactly once); per-stream
-// counters (FRAMES, BIND, OVERRUN, TXDROP) and absent bits against what the
+// counters (FRAMES, BIND, OVERRUN, TXDROP, PARTIAL) and absent bits against what the
 // bench sent; and the median READ/WRITE latency of the well-behaved streams
 // under faults on the others stays within a bound of the clean run's (cycles
 // of simulated time, printed; no wall clock).
@@ -47,7 +47,7 @@ using std::chrono::nanoseconds;
 namespace {
 
 // link_mux's counters, per stream (docs/link_mux.md)
-enum { C_FRAMES = 0, C_BIND = 1, C_OVERRUN = 2, C_TXDROP = 3 };
+enum { C_FRAMES = 0, C_BIND = 1, C_OVERRUN = 2, C_TXDROP = 3, C_PARTIAL = 4 };
 // the Vlink_mux_s8 model's KEEPALIVE (rtl/link/manifest.json)
 constexpr uint64_t KEEPALIVE = 20000;
 
@@ -119,7 +119,7 @@ struct MuxBench {
     }
     nanoseconds now() { return nanoseconds(h.cycle() * NS_PER_CYCLE); }
     unsigned count(unsigned k, unsigned i) {
-        const unsigned bit = 16 * (4 * k + i);
+        const unsigned bit = 16 * (5 * k + i);
         return unsigned((h->counts[bit / 32] >> (bit % 32)) & 0xffff);
     }
     unsigned stat(unsigned i) { return unsigned((h->stats[i / 2] >> (16 * (i % 2))) & 0xffff); }
@@ -279,6 +279,7 @@ uint64_t clean_run(uint64_t commands, bool print) {
         CHECK(b.count(k, C_BIND) == 0u);
         CHECK(b.count(k, C_OVERRUN) == 0u);
         CHECK(b.count(k, C_TXDROP) == 0u);
+        CHECK(b.count(k, C_PARTIAL) == 0u);
         CHECK(absent_busy[k] == 0u);
         if (print)
             std::printf("[link_mux] clean: stream %u: %llu commands, READ/WRITE median %llu cycles (%zu)\n", k,
@@ -529,4 +530,32 @@ TEST_CASE("link_mux: a framing error drops the stream's partial frame", "[link][
     CHECK(b.bus.wlog[9][0] == std::pair<uint16_t, uint32_t>(0x1002, 0x22));
     CHECK(b.stat(link_defs::STAT_CRC_ERR) == 0u);
     CHECK(t.tx_frames == 1u);  // g's ACK
+}
+
+// Partial frames dropped before link_port are counted (PARTIAL): one cut by
+// a FLAG, one whose len byte exceeds 8; a repeated FLAG is not a partial
+// frame (docs/link.md: two FLAGs in a row are harmless) and a framing error
+// is link_port's UART_FERR, not PARTIAL.
+TEST_CASE("link_mux: partial frames and len > 8 are counted", "[link][mux]") {
+    const uint64_t seed = test_seed("link_mux_partial");
+    MuxBench<Vlink_mux_s3_own> b("link_mux_partial", seed, 3);
+    b.h.set_max_cycles(200000);
+    const std::vector<uint8_t> f = encode(req(9, link_defs::OP_WRITE, 1, 0x1001, {0x11}));
+    const std::vector<uint8_t> g = encode(req(9, link_defs::OP_WRITE, 2, 0x1002, {0x22}));
+    std::vector<uint8_t> longf = encode(req(9, link_defs::OP_WRITE, 3, 0x1003, {0x33}));
+    REQUIRE(longf[6] == 1u);  // len (unstuffed index 5, no escape before it)
+    longf[6] = 9;
+    Stream<Vlink_mux_s3_own>& t = *b.s[1];
+    t.rxq.insert(t.rxq.end(), f.begin(), f.begin() + 5);  // cut by g's FLAG
+    t.rxq.push_back(link_defs::FLAG);                      // a repeated FLAG: harmless
+    t.rxq.insert(t.rxq.end(), g.begin(), g.end());
+    t.rxq.insert(t.rxq.end(), longf.begin(), longf.end());  // len 9: dropped
+    for (unsigned k = 0; k < 3000; ++k) b.tick();
+    CHECK(b.count(1, C_PARTIAL) == 2u);
+    CHECK(b.count(1, C_FRAMES) == 1u);
+    CHECK(b.count(1, C_OVERRUN) == 0u);
+    CHECK(b.count(0, C_PARTIAL) + b.count(2, C_PARTIAL) == 0u);
+    REQUIRE(b.bus.wlog[9].size() == 1u);
+    CHECK(b.bus.wlog[9][0] == std::pair<uint16_t, uint32_t>(0x1002, 0x22));
+    CHECK(b.stat(link_defs::STAT_UART_FERR) == 0u);
 }

@@ -27,9 +27,10 @@
 // for binding, its len byte (index 5) gives its end (6 + len + 2 unstuffed
 // bytes), and only a whole frame is committed to the FIFO.  Dropped without
 // reaching link_port (the stream then hunts for the next FLAG):
-//   * a partial frame cut by a FLAG or by s_rx_ferr (not counted here; the
-//     host's resend covers it);
-//   * a frame with len > 8 (not counted);
+//   * a partial frame cut by s_rx_ferr (counted by link_port as UART_FERR);
+//   * a partial frame cut by a FLAG (at least one byte after its FLAG: two
+//     FLAGs in a row are harmless, docs/link.md), or a frame with len > 8
+//     (PARTIAL counter);
 //   * a frame whose pe byte the stream may not speak for (BIND counter):
 //     stream k < S-1 only for PE_BASE + k; stream S-1 for any PE when
 //     USB_ANY = 1, else for none of PE_BASE .. PE_BASE + S-2.  Its bytes are
@@ -65,8 +66,9 @@
 // shared prescaler ticks every ceil(KEEPALIVE/32) cycles; each stream
 // counts 33 ticks without a byte).
 //
-// Counters: counts[(4*k + i)*CNT_W +: CNT_W], wrapping, i = 0 FRAMES (frames
-// of stream k forwarded to link_port), 1 BIND, 2 OVERRUN, 3 TXDROP.
+// Counters: counts[(5*k + i)*CNT_W +: CNT_W], wrapping, i = 0 FRAMES (frames
+// of stream k forwarded to link_port), 1 BIND, 2 OVERRUN, 3 TXDROP,
+// 4 PARTIAL (partial frames cut by a FLAG, frames with len > 8).
 //
 // Timing (cycles): a frame is committed at the edge that takes its last
 // byte; an idle mux picks it in the next cycle and reads its FIFO in the one
@@ -107,13 +109,26 @@ module link_mux #(
     output wire                 p_tx_ready,
     input  wire [7:0]           p_tx_data,
     output wire [S-1:0]         absent,
-    output wire [4*S*CNT_W-1:0] counts
+    output wire [5*S*CNT_W-1:0] counts
+`ifdef FORMAL
+    ,
+    // for rtl/link/link_mux_props.v's inductive invariants
+    output wire [6*S-1:0]       f_quiet,   // stream k's presence counter at [6k +: 6]
+    output wire [31:0]          f_ka_cnt   // the keep-alive prescaler
+`endif
 );
 `include "link_defs.vh"
 
     localparam integer SW  = (S > 1) ? $clog2(S) : 1;
     localparam integer IAW = $clog2(IN_DEPTH);
     localparam integer KA_TICK = (KEEPALIVE + 31) / 32;  // 32 ticks cover KEEPALIVE
+`ifdef FORMAL
+    // rtl/link/link_mux_props.v's bounded jobs run fewer than 32 cycles, so
+    // a 32-entry input FIFO cannot fill there and halves the proof's size
+    localparam integer IN_MIN = 32;
+`else
+    localparam integer IN_MIN = 64;
+`endif
     localparam integer KW  = $clog2(KA_TICK + 1);
     // longest frame on the wire: FLAG, then every unstuffed byte escaped
     localparam integer MAX_FRAME = 1 + 2 * ({24'd0, LINK_HDR_BYTES} + {24'd0, LINK_MAX_PAYLOAD} +
@@ -142,7 +157,7 @@ module link_mux #(
         if (USB_ANY != 0 && USB_ANY != 1) begin : g_bad_usb
             $error("link_mux: USB_ANY must be 0 or 1");
         end
-        if (IN_DEPTH < 64 || IN_DEPTH > 4096 || (1 << IAW) != IN_DEPTH) begin : g_bad_in
+        if (IN_DEPTH < IN_MIN || IN_DEPTH > 4096 || (1 << IAW) != IN_DEPTH) begin : g_bad_in
             $error("link_mux: IN_DEPTH must be a power of two in 64..4096");
         end
         if (OUT_DEPTH < 64 || OUT_DEPTH > 4096 || (1 << $clog2(OUT_DEPTH)) != OUT_DEPTH) begin : g_bad_out
@@ -198,6 +213,9 @@ module link_mux #(
     // ---- keep-alive prescaler: one ka_tick every KA_TICK cycles ---------------
     reg  [KW-1:0] ka_cnt;
     wire          ka_tick = (ka_cnt == KA_LAST);
+`ifdef FORMAL
+    assign f_ka_cnt = {{(32 - KW){1'b0}}, ka_cnt};
+`endif
     always @(posedge clk) begin
         if (rst || ka_tick) ka_cnt <= 0;
         else ka_cnt <= ka_cnt + 1'b1;
@@ -214,7 +232,7 @@ module link_mux #(
             reg            hunt, esc, bad;
             reg  [4:0]     cnt;         // unstuffed bytes of the frame after FLAG
             reg  [3:0]     len;
-            reg  [CNT_W-1:0] c_frames, c_bind, c_ovr, c_txdrop;
+            reg  [CNT_W-1:0] c_frames, c_bind, c_ovr, c_txdrop, c_part;
             wire           v = s_rx_valid[k];
             wire [7:0]     b = s_rx_data[8*k +: 8];
             wire           is_flag = (b == LINK_FLAG);
@@ -225,7 +243,11 @@ module link_mux #(
             wire           bind_ok;
             if (k < S - 1) begin : g_hdr
                 localparam integer PK = PE_BASE + k;
+`ifdef SELFTEST_BIND
+                assign bind_ok = (u == PK[7:0]) || (u == PK[7:0] + 8'd1);  // planted: a neighbour's PE too
+`else
                 assign bind_ok = (u == PK[7:0]);
+`endif
             end else if (USB_ANY != 0) begin : g_usb_any
                 assign bind_ok = 1'b1;
             end else begin : g_usb_own
@@ -241,6 +263,8 @@ module link_mux #(
             wire           ovr = start_ovr || (store && used_wr[IAW]);
             wire           commit = store && !is_esc && at_end && !used_wr[IAW];
             wire           bind_drop = in_frame && bad && !is_esc && at_end;
+            // a partial frame dropped by a FLAG (not a repeated FLAG) or by len
+            wire           part = (start_ok && !hunt && (cnt != 5'd0 || esc)) || (bad_len && in_frame);
             wire           we = start_ok || (store && !used_wr[IAW]);
             wire [IAW-1:0] wa = start_ok ? fs[IAW-1:0] : wr[IAW-1:0];
             wire [8:0]     wd = start_ok ? {1'b0, LINK_FLAG} : {commit, b};
@@ -304,10 +328,20 @@ module link_mux #(
             reg [5:0] quiet;  // ka_tick periods without a byte, saturating at 33
             always @(posedge clk) begin
                 if (rst) quiet <= 6'd33;
+`ifdef SELFTEST_ABSENT_STICKY
+                else if (v && quiet != 6'd33) quiet <= 6'd0;  // planted: a byte does not end absent
+`elsif SELFTEST_ABSENT_EARLY
+                else if (s_rx_ferr[k]) quiet <= 6'd33;        // planted: a framing error is absence
                 else if (v) quiet <= 6'd0;
+`else
+                else if (v) quiet <= 6'd0;
+`endif
                 else if (ka_tick && quiet != 6'd33) quiet <= quiet + 1'b1;
             end
             assign absent[k] = (quiet == 6'd33);
+`ifdef FORMAL
+            assign f_quiet[6*k +: 6] = quiet;
+`endif
 
             // -- output FIFO
             localparam integer ODEP = (k == S - 1) ? USB_OUT_DEPTH : OUT_DEPTH;
@@ -356,17 +390,24 @@ module link_mux #(
                     c_bind <= 0;
                     c_ovr <= 0;
                     c_txdrop <= 0;
+                    c_part <= 0;
                 end else begin
                     if (fwd_done) c_frames <= c_frames + 1'b1;
                     if (bind_drop) c_bind <= c_bind + 1'b1;
                     if (ovr) c_ovr <= c_ovr + 1'b1;
                     if (o_drop && o_route == k) c_txdrop <= c_txdrop + 1'b1;
+`ifdef SELFTEST_PARTIAL
+                    if (part && !bad_len) c_part <= c_part + 1'b1;  // planted: len > 8 not counted
+`else
+                    if (part) c_part <= c_part + 1'b1;
+`endif
                 end
             end
-            assign counts[(4*k + 0)*CNT_W +: CNT_W] = c_frames;
-            assign counts[(4*k + 1)*CNT_W +: CNT_W] = c_bind;
-            assign counts[(4*k + 2)*CNT_W +: CNT_W] = c_ovr;
-            assign counts[(4*k + 3)*CNT_W +: CNT_W] = c_txdrop;
+            assign counts[(5*k + 0)*CNT_W +: CNT_W] = c_frames;
+            assign counts[(5*k + 1)*CNT_W +: CNT_W] = c_bind;
+            assign counts[(5*k + 2)*CNT_W +: CNT_W] = c_ovr;
+            assign counts[(5*k + 3)*CNT_W +: CNT_W] = c_txdrop;
+            assign counts[(5*k + 4)*CNT_W +: CNT_W] = c_part;
         end
     endgenerate
 
@@ -423,6 +464,10 @@ module link_mux #(
                         else fpos <= 2'd3;
                     end
                     if (q[8]) fst <= F_IDLE;
+`ifdef SELFTEST_INTERLEAVE
+                    // planted: past the pe byte, switch to another stream with a frame
+                    else if (fpos == 2'd3 && ready[pick] && pick != cur) cur <= pick;
+`endif
                 end
             endcase
             for (r = 0; r < NPE; r = r + 1)

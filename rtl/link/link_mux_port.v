@@ -42,7 +42,7 @@ module link_mux_port #(
     input  wire [S-1:0]         s_tx_ready,
     output wire [8*S-1:0]       s_tx_data,
     output wire [S-1:0]         absent,
-    output wire [4*S*CNT_W-1:0] counts,
+    output wire [5*S*CNT_W-1:0] counts,
     output wire                 bus_req_valid,
     input  wire                 bus_req_ready,
     output wire                 bus_req_we,
