@@ -22,7 +22,7 @@
 // FT2232H channel B (pins 6 = RX into the FPGA, 9 = TX out of it; sources:
 // icestorm examples/icebreaker/icebreaker.pcf RX 6, TX 9, and amaranth-boards
 // icebreaker.py UARTResource rx="6" tx="9"; tools/boards/icebreaker.py), at
-// 6 Mbaud (LINK_BAUD: 6.6 hub clocks per bit at 39.75 MHz; the FT2232H
+// 6 Mbaud (LINK_BAUD: 6 hub clocks per bit at 36 MHz; the FT2232H
 // makes 6 Mbaud exactly, 120 MHz / 20).  One PC on that cable
 // can be all four PEs, with full PAPERS (D, PROBE, IR, the I bits, INT)
 // through the PAPERS window: serial:/dev/ttyUSB1@6000000?pe=K
@@ -32,8 +32,8 @@
 // LEDs: every PE's section 3.2 display in turn on LEDR_N, LEDG_N and the
 // RGB LED (below).
 // The user button BTN_N resets the hub.
-// Clock: the hub runs at 39.75 MHz from the PLL (rtl/common/pll.v); 4 hub
-// cycles pin to pin are 100.6 ns.
+// Clock: the hub runs at 36 MHz from the PLL (rtl/common/pll.v); 4 hub
+// cycles pin to pin are 111.1 ns.
 // The pins of every engine this board does not wire are tied off by the
 // generated rtl/hub/aggnet_hub_board.vh (tools/hubgen.py): this board
 // carries PAPERS' pins and no other engine's.
@@ -57,22 +57,24 @@ module top (
     localparam integer W = 8;    // papers_hub's register width at N = 4
     localparam integer LW = 10;  // and its LED column width
 
-    // Hub clock: 39.75 MHz from the 12 MHz oscillator (SB_PLL40_PAD: pin 35 is the PLL's own pad).
-    // icepll -i 12 -o 40: DIVR = 0, DIVF = 52, DIVQ = 4, FILTER_RANGE = 1
-    // (PFD 12 MHz, VCO 636 MHz).  The top ran at 48 MHz with a 12 Mbaud
+    // Hub clock: 36 MHz from the 12 MHz oscillator (SB_PLL40_PAD: pin 35 is the PLL's own pad).
+    // icepll -i 12 -o 36: DIVR = 0, DIVF = 47, DIVQ = 4, FILTER_RANGE = 1
+    // (PFD 12 MHz, VCO 576 MHz).  The top ran at 48 MHz with a 12 Mbaud
     // link until the link's CALL and the PAPERS SYNC machines (issue 22)
     // grew it; it then met 48 MHz at some seeds and revisions and not at
-    // others, so it runs at 39.75 MHz and 6 Mbaud (12 Mbaud needs 4 clocks
-    // per bit, 48 MHz).  mk/hw.mk reads
+    // others, so it ran at 39.75 MHz and 6 Mbaud (12 Mbaud needs 4 clocks
+    // per bit, 48 MHz); after issue 23 added the COP's slot to the hub (tied
+    // off here) that too was met at some revisions only, so it runs at 36
+    // MHz, 6 clocks per bit.  mk/hw.mk reads
     // HUB_KHZ: nextpnr and icetime must meet it or the bitstream build fails
     // (docs/hardware.md, "Clocks", has the placed Fmax).
-    localparam integer HUB_KHZ = 39750;
+    localparam integer HUB_KHZ = 36000;
     // Status display: 0.5 s per page (a parameter so that simulation can shorten it).
     parameter integer PAGE_CYCLES = HUB_KHZ * 500;
     localparam integer LINK_BAUD = 6000000;
     wire clk, pll_locked;
     pll #(.ARCH("ICE40_PAD"), .IN_KHZ(12000), .OUT_KHZ(HUB_KHZ),
-          .DIVR(0), .DIVF(52), .DIVQ(4), .FILTER_RANGE(1))
+          .DIVR(0), .DIVF(47), .DIVQ(4), .FILTER_RANGE(1))
         u_pll (.clk_in(clk_12mhz), .clk_out(clk), .locked(pll_locked));
 
     wire rst;
