@@ -11,8 +11,9 @@
 `include "nand_regs.vh"
 `include "besu_regs.vh"
 `include "cop_hash.vh"
+`include "scalar_regs.vh"
 
-    localparam [15:0] ENGINE_BITS = ((EN_PAPERS != 0) ? 16'd1 << 1 : 16'd0) | ((EN_NAND != 0) ? 16'd1 << 2 : 16'd0) | ((EN_BESU != 0) ? 16'd1 << 3 : 16'd0) | ((EN_COP != 0) ? 16'd1 << 4 : 16'd0) | ((EN_SCRATCH != 0) ? 16'd1 << 15 : 16'd0);
+    localparam [15:0] ENGINE_BITS = ((EN_PAPERS != 0) ? 16'd1 << 1 : 16'd0) | ((EN_NAND != 0) ? 16'd1 << 2 : 16'd0) | ((EN_BESU != 0) ? 16'd1 << 3 : 16'd0) | ((EN_COP != 0) ? 16'd1 << 4 : 16'd0) | ((EN_SCALAR != 0) ? 16'd1 << 5 : 16'd0) | ((EN_SCRATCH != 0) ? 16'd1 << 15 : 16'd0);
 
     // ---- window 1: papers (rtl/papers/manifest.json) ----
     wire        papers_sel = bus_req_valid && win == 4'd1 && EN_PAPERS != 0;
@@ -192,6 +193,48 @@
         end
     endgenerate
 
+    // ---- window 5: scalar (rtl/scalar/manifest.json) ----
+    wire        scalar_sel = bus_req_valid && win == 4'd5 && EN_SCALAR != 0;
+    wire        scalar_req_ready, scalar_rsp_valid;
+    wire [31:0] scalar_rsp_rdata;
+    wire [1:0]  scalar_rsp_err;
+    wire [31:0] scalar_rsp_rdata_hi;
+    wire [3:0]  scalar_rsp_len;
+    wire        scalar_busy;
+    generate
+        if (EN_SCALAR != 0) begin : g_scalar
+            scalar_engine #(.N(N)) u_scalar (
+                .clk(clk),
+                .rst(rst),
+                .bus_req_valid(scalar_sel),
+                .bus_req_ready(scalar_req_ready),
+                .bus_req_we(bus_req_we),
+                .bus_req_pe(bus_req_pe),
+                .bus_req_addr(bus_req_addr),
+                .bus_req_wdata(bus_req_wdata),
+                .bus_req_size(bus_req_size),
+                .bus_rsp_valid(scalar_rsp_valid),
+                .bus_rsp_rdata(scalar_rsp_rdata),
+                .bus_rsp_err(scalar_rsp_err),
+                .bus_req_call(bus_req_call),
+                .bus_req_wdata_hi(bus_req_wdata_hi),
+                .bus_req_len(bus_req_len),
+                .bus_rsp_rdata_hi(scalar_rsp_rdata_hi),
+                .bus_rsp_len(scalar_rsp_len),
+                .busy(scalar_busy)
+            );
+        end else begin : g_no_scalar
+            assign scalar_req_ready = 1'b1;
+            assign scalar_rsp_valid = 1'b0;
+            assign scalar_rsp_rdata = 32'd0;
+            assign scalar_rsp_err   = 2'd0;
+            assign scalar_rsp_rdata_hi = 32'd0;
+            assign scalar_rsp_len = 4'd0;
+            assign scalar_busy = 1'b0;
+            wire unused_scalar = &{1'b0, scalar_sel};
+        end
+    endgenerate
+
     // ---- window 15: scratch (rtl/scratch/manifest.json) ----
     wire        scratch_sel = bus_req_valid && win == 4'd15 && EN_SCRATCH != 0 && !bus_req_call;
     wire        scratch_req_ready, scratch_rsp_valid;
@@ -224,14 +267,14 @@
 
     // A request goes to one window (of a built engine, else eng_present is
     // low and the hub answers NO_REG); the others' ready and response are idle.
-    wire        eng_present = papers_sel | nand_sel | besu_sel | cop_sel | scratch_sel;
-    wire        eng_req_ready = (!papers_sel || papers_req_ready) & (!nand_sel || nand_req_ready) & (!besu_sel || besu_req_ready) & (!cop_sel || cop_req_ready) & (!scratch_sel || scratch_req_ready);
-    wire        eng_rsp_valid = papers_rsp_valid | nand_rsp_valid | besu_rsp_valid | cop_rsp_valid | scratch_rsp_valid;
-    wire [31:0] eng_rsp_rdata = papers_rsp_rdata | nand_rsp_rdata | besu_rsp_rdata | cop_rsp_rdata | scratch_rsp_rdata;
-    wire [1:0]  eng_rsp_err   = papers_rsp_err | nand_rsp_err | besu_rsp_err | cop_rsp_err | scratch_rsp_err;
-    wire [31:0] eng_rsp_rdata_hi = papers_rsp_rdata_hi | nand_rsp_rdata_hi | besu_rsp_rdata_hi | cop_rsp_rdata_hi;
-    wire [3:0]  eng_rsp_len   = papers_rsp_len | nand_rsp_len | besu_rsp_len | cop_rsp_len;
-    wire        eng_busy      = papers_busy | nand_busy | cop_busy;
+    wire        eng_present = papers_sel | nand_sel | besu_sel | cop_sel | scalar_sel | scratch_sel;
+    wire        eng_req_ready = (!papers_sel || papers_req_ready) & (!nand_sel || nand_req_ready) & (!besu_sel || besu_req_ready) & (!cop_sel || cop_req_ready) & (!scalar_sel || scalar_req_ready) & (!scratch_sel || scratch_req_ready);
+    wire        eng_rsp_valid = papers_rsp_valid | nand_rsp_valid | besu_rsp_valid | cop_rsp_valid | scalar_rsp_valid | scratch_rsp_valid;
+    wire [31:0] eng_rsp_rdata = papers_rsp_rdata | nand_rsp_rdata | besu_rsp_rdata | cop_rsp_rdata | scalar_rsp_rdata | scratch_rsp_rdata;
+    wire [1:0]  eng_rsp_err   = papers_rsp_err | nand_rsp_err | besu_rsp_err | cop_rsp_err | scalar_rsp_err | scratch_rsp_err;
+    wire [31:0] eng_rsp_rdata_hi = papers_rsp_rdata_hi | nand_rsp_rdata_hi | besu_rsp_rdata_hi | cop_rsp_rdata_hi | scalar_rsp_rdata_hi;
+    wire [3:0]  eng_rsp_len   = papers_rsp_len | nand_rsp_len | besu_rsp_len | cop_rsp_len | scalar_rsp_len;
+    wire        eng_busy      = papers_busy | nand_busy | cop_busy | scalar_busy;
     // cycles from a bus write to the engines' registers' final value (link_port's
     // SETTLE, for its idle output): the largest of the built engines' "settle"
     function integer eng_settle_max(input integer unused);
@@ -241,6 +284,7 @@
             if (EN_NAND != 0 && (2 * ((N < 5) ? 5 : N) + 16) > eng_settle_max) eng_settle_max = 2 * ((N < 5) ? 5 : N) + 16;
             if (EN_BESU != 0 && (2 * N + 2) > eng_settle_max) eng_settle_max = 2 * N + 2;
             if (EN_COP != 0 && (4) > eng_settle_max) eng_settle_max = 4;
+            if (EN_SCALAR != 0 && (4) > eng_settle_max) eng_settle_max = 4;
             if (EN_SCRATCH != 0 && (8) > eng_settle_max) eng_settle_max = 8;
         end
     endfunction
@@ -255,6 +299,7 @@
                 4'd2: eng_map_hash = (EN_NAND != 0) ? NAND_MAP_HASH : 32'd0;
                 4'd3: eng_map_hash = (EN_BESU != 0) ? BESU_MAP_HASH : 32'd0;
                 4'd4: eng_map_hash = (EN_COP != 0) ? COP_MAP_HASH : 32'd0;
+                4'd5: eng_map_hash = (EN_SCALAR != 0) ? SCALAR_MAP_HASH : 32'd0;
                 4'd15: eng_map_hash = (EN_SCRATCH != 0) ? 32'd0 : 32'd0;
                 default: eng_map_hash = 32'd0;
             endcase

@@ -14,4 +14,5 @@
     , parameter integer BESU_KEY = 32'h53455550
     , parameter integer EN_COP = 0  // window 4: cop
     , parameter integer COP_KEY = 32'h434F5053
+    , parameter integer EN_SCALAR = 0  // window 5: scalar
     , parameter integer EN_SCRATCH = 0  // window 15: scratch

@@ -1,0 +1,374 @@
+`default_nettype none
+// scalar_engine: Pai's low-latency scalar send/receive (seed 003, chapter 6,
+// "The Scalar Communication Call": scsend(), screcv() and the scalar
+// communication buffer of the Inprdy service routine) as engine 5 of the
+// one hub top, rtl/hub/aggnet_hub.v, in bus window 5 (docs/scalar.md; the
+// registers in docs/scalar_regmap.md, generated with scalar_regs.vh by
+// tools/scalargen.py).
+//
+// What it keeps, per PE p:
+//   * a receive buffer of DEPTH messages (the seed's 64), oldest first at
+//     entries 0..fill-1 of p's part of one scalar_mem: each entry is the
+//     seed's two words, the data word (32 bits: the seed's int data_scalar),
+//     a 16-bit type and the source PE (6 bits);
+//   * fill (the seed's sc_count) and p's one operation: a send held until
+//     it is in the destination's buffer, a receive waiting for its scan or
+//     for a match, or a finished one whose result waits to be collected.
+// A send is one CALL (SEND | dest, operand type:value): the message goes in
+// at the end of dest's buffer, and the CALL is answered once it is there.
+// A receive is one CALL (RECV | flags | src, operand type): the buffer is
+// scanned from the oldest entry; the first entry whose source and type
+// match (either may be a wildcard, ANYSRC / ANYTYPE, the seed's -1) is
+// taken out and every later entry moves down one, so the messages left stay
+// in arrival order: the screcv() pseudocode (steps 2-6), which walks the
+// buffer from the first message and copies out the first that matches.
+// Without BLOCK the answer comes after one scan, "no message" (WHAT NONE)
+// if nothing matched, as the seed's "indicate message not found"; with
+// BLOCK the receive stays pending and is scanned again each time a message
+// arrives in p's buffer (never otherwise: the hub does not poll the
+// buffer), until one matches or CANCEL withdraws it.
+//
+// The controller serves one operation at a time, so inserts and scans never
+// overlap; in each idle cycle that takes no bus request it looks at PE ptr
+// (ptr then moves on round-robin) and
+//   * inserts ptr's held send if its destination's buffer has room (1 cycle;
+//     marks the destination for a rescan), or
+//   * scans ptr's receive if ptr's buffer has changed since its last scan:
+//     one memory read per cycle over entries 0..fill-1; after the match
+//     every later entry read is written back one lower (a write and a read
+//     in the same cycle, to other entries).  The scan takes fill + 1 cycles
+//     whatever the position of the match (and 1 cycle when the buffer is
+//     empty): linear in the fill, 65 cycles for a full 64-deep buffer.
+// While a scan runs bus_req_ready is low (at most DEPTH + 1 cycles), and it
+// is low in the cycle after each taken request, so the controller gets at
+// least every other idle cycle.  From a SEND start to the message being
+// receivable: at most N + 1 cycles (ptr's round) when the controller is
+// idle and the buffer has room.
+//
+// Full buffer (aggnet's rule, docs/scalar.md): a send to a full buffer is
+// held in the hub (STATE SEND, the CALL pending) until a receive at the
+// destination makes room, or the sender's CANCEL withdraws it; never
+// dropped, never refused.  Order per sender and receiver: a PE has one
+// operation at a time (a second start is refused BUSY), so its messages
+// enter each buffer in the order it sent them, and a scan never reorders.
+//
+// Bus (slave side, docs/link.md "The engine register bus"): ready as above;
+// one response the cycle after each taken request, registered; rdata, hi,
+// len and err 0 when no response.  Plain reads: SHAPE, FILL, CAUSE, STATE
+// (a write to them is refused); CALL starts: SEND, RECV (answered PENDING;
+// refused BUSY, LEN, DEST or SOURCE with CAUSE set; a reserved address bit:
+// no such register) and CANCEL (answered at once: what there was, and the
+// result of a finished operation); CALL asks: the result once (err 0, then
+// the PE is idle), PENDING while it runs, refused IDLE with none started.
+// A PE beyond N: no such register.
+//
+// Departures from the seed: the buffer is in the hub, not in each node's
+// Vertex data area; the data word is 32 bits (the nCUBE int); wildcards are
+// flags in the CALL address, not the value -1, so all 65536 types and every
+// PE id are usable; the seed's screcv() only looks (its trap returns "not
+// found") while BLOCK waits in the hub; a full buffer holds the sender (the
+// seed does not say what its 65th message does); no partition: a
+// destination outside 0..N-1 is refused DEST.
+//
+// Parameters: N in 2..64 PEs; DEPTH in 2..64 messages per PE, a power of
+// two (64 is the seed's).
+`include "bus_ports.vh"
+module scalar_engine #(
+    parameter integer N     = 4,
+    parameter integer DEPTH = 64
+) (
+    input  wire clk,
+    input  wire rst,
+    `AGGNET_BUS_SLAVE,       // the engine bus (rtl/bus/bus_ports.vh)
+    `AGGNET_BUS_CALL_SLAVE,  // and its CALL ports: the slot has "call": true
+    output wire busy
+`ifdef FORMAL
+    ,
+    output wire [N*8-1:0]  f_fill,
+    output wire [N*3-1:0]  f_op,
+    output wire            f_idle
+`endif
+);
+`include "scalar_regs.vh"
+`include "bus_codes.vh"
+
+    localparam integer PW  = (N <= 2) ? 1 : $clog2(N);
+    localparam integer AW  = $clog2(DEPTH);
+    localparam integer MAW = PW + AW;
+    localparam integer EW  = 6 + 16 + 32;  // source, type, data word
+
+    generate
+        if (N < 2 || N > 64) begin : g_bad_n
+            $error("scalar_engine: N must be in 2..64");
+        end
+        if (DEPTH < 2 || DEPTH > 64 || (DEPTH & (DEPTH - 1)) != 0) begin : g_bad_depth
+            $error("scalar_engine: DEPTH must be a power of two in 2..64");
+        end
+        if (SCALAR_RES_VALUE != 0 || SCALAR_RES_TYPE != 32 || SCALAR_RES_SRC != 48 || SCALAR_RES_WHAT != 56 ||
+            SCALAR_CA_SEND_DEST != 0 || SCALAR_CA_RECV_SRC != 0 || SCALAR_CA_RECV_ANYSRC != 6 ||
+            SCALAR_CA_RECV_ANYTYPE != 7 || SCALAR_CA_RECV_BLOCK != 8 || SCALAR_R_SEND != 12'h800 ||
+            SCALAR_R_RECV != 12'hC00) begin : g_bad_map
+            $error("scalar_engine: the result and CALL address layout are decoded as scalar_regs.vh had them");
+        end
+    endgenerate
+
+    localparam [2:0] OP_IDLE  = SCALAR_ST_IDLE[2:0];
+    localparam [2:0] OP_SEND  = SCALAR_ST_SEND[2:0];
+    localparam [2:0] OP_RECV  = SCALAR_ST_RECV[2:0];
+    localparam [2:0] OP_SENT  = SCALAR_ST_SENT[2:0];
+    localparam [2:0] OP_MSG   = SCALAR_ST_MSG[2:0];
+    localparam [2:0] OP_EMPTY = SCALAR_ST_EMPTY[2:0];
+    localparam [7:0] FULL     = DEPTH[7:0];
+    localparam [7:0] NPE      = N[7:0];
+
+    // ---- per-PE state ---------------------------------------------------------------
+    reg [2:0]  op    [0:N-1];   // STATE code
+    reg [5:0]  pid   [0:N-1];   // SEND: dest; RECV: the source wanted; MSG: the message's source
+    reg [15:0] ptype [0:N-1];   // SEND, RECV: the type; MSG: the message's
+    reg [31:0] pval  [0:N-1];   // SEND: the data word; MSG: the message's
+    reg        anys  [0:N-1];   // RECV: ANYSRC
+    reg        anyt  [0:N-1];   // RECV: ANYTYPE
+    reg        blk   [0:N-1];   // RECV: BLOCK
+    reg        dirty [0:N-1];   // the buffer changed since this PE's receive last scanned it
+    reg [2:0]  cause [0:N-1];
+    reg [7:0]  fill  [0:N-1];
+
+    // ---- the controller ---------------------------------------------------------------
+    localparam [0:0] S_IDLE = 1'b0, S_SCAN = 1'b1;
+    reg           st;
+    reg  [PW-1:0] ptr;
+    reg  [PW-1:0] sp;        // the PE whose buffer is scanned
+    reg  [7:0]    nxt;       // next entry to read
+    reg  [7:0]    chk;       // entry whose word rdata holds
+    reg           found;
+    reg  [EW-1:0] hit;       // the matching entry
+    reg           took;      // a request was taken last cycle
+
+    wire          take = bus_req_valid && bus_req_ready;
+    assign bus_req_ready = (st == S_IDLE) && !took && !rst;
+
+    // memory ports (below, after the work decode)
+    reg           m_we, m_re;
+    reg [MAW-1:0] m_waddr, m_raddr;
+    reg [EW-1:0]  m_wdata;
+    wire [EW-1:0] m_rdata;
+    scalar_mem #(.WORDS(N * DEPTH), .W(EW), .AW(MAW)) u_mem (
+        .clk(clk), .we(m_we), .waddr(m_waddr), .wdata(m_wdata),
+        .re(m_re), .raddr(m_raddr), .rdata(m_rdata));
+
+    // the entry in rdata, and whether it matches sp's receive
+    wire [5:0]  e_src  = m_rdata[53:48];
+    wire [15:0] e_type = m_rdata[47:32];
+    wire        e_hit  = (anys[sp] || e_src == pid[sp]) && (anyt[sp] || e_type == ptype[sp]);
+    wire        last   = chk + 8'd1 == fill[sp];
+
+    // ptr's work
+    wire [PW-1:0] pdst  = pid[ptr][PW-1:0];
+    wire [5:0]    ptr_id = {{(6 - PW){1'b0}}, ptr};  // the sender's id as an entry stores it
+    wire          can_send = op[ptr] == OP_SEND && fill[pdst] != FULL;
+    wire          can_scan = op[ptr] == OP_RECV && dirty[ptr];
+
+    // busy: work the controller can do without a bus request
+    reg [N-1:0] work;
+    integer w;
+    always @(*) begin
+        for (w = 0; w < N; w = w + 1)
+            work[w] = (op[w] == OP_SEND && fill[pid[w][PW-1:0]] != FULL) || (op[w] == OP_RECV && dirty[w]);
+    end
+    assign busy = st != S_IDLE || |work;
+
+    // memory ports: an insert (the controller's turn, ptr's send), the first
+    // read of a scan, and in S_SCAN the next read and the write one lower
+    always @(*) begin
+        m_we = 1'b0; m_waddr = {MAW{1'b0}}; m_wdata = {EW{1'b0}};
+        m_re = 1'b0; m_raddr = {MAW{1'b0}};
+        if (st == S_IDLE) begin
+            if (!rst && !take && can_send) begin
+                m_we    = 1'b1;
+                m_waddr = {pdst, fill[pdst][AW-1:0]};
+                m_wdata = {ptr_id, ptype[ptr], pval[ptr]};
+            end else if (!rst && !take && can_scan && fill[ptr] != 8'd0) begin
+                m_re    = 1'b1;
+                m_raddr = {ptr, {AW{1'b0}}};
+            end
+        end else begin
+            m_re    = nxt != fill[sp];
+            m_raddr = {sp, nxt[AW-1:0]};
+            m_we    = found;
+            m_waddr = {sp, chk[AW-1:0] - 1'b1};
+            m_wdata = m_rdata;
+        end
+    end
+
+    // ---- the bus request's decode ---------------------------------------------------------
+    wire [11:0]   a     = bus_req_addr[11:0];
+    wire          pe_ok = {2'b00, bus_req_pe} < NPE;
+    wire [PW-1:0] q     = bus_req_pe[PW-1:0];
+    wire          is_send = a[11:10] == 2'b10;
+    wire          is_recv = a[11:10] == 2'b11;
+    wire          rsvd    = is_send ? (a & SCALAR_CA_SEND_RSVD[11:0]) != 12'd0
+                                    : (a & SCALAR_CA_RECV_RSVD[11:0]) != 12'd0;
+    wire [5:0]    a_pe    = a[5:0];
+    wire          a_anys  = a[SCALAR_CA_RECV_ANYSRC];
+    wire          a_anyt  = a[SCALAR_CA_RECV_ANYTYPE];
+    wire          a_blk   = a[SCALAR_CA_RECV_BLOCK];
+    wire          a_pe_ok = {2'b00, a_pe} < NPE;
+
+    // a PE's result as RECV and CANCEL hand it over
+    function [63:0] result(input [2:0] what, input [5:0] s, input [15:0] t, input [31:0] v);
+        result = {5'd0, what, 2'b00, s, t, v};
+    endfunction
+    wire [63:0] r_msg  = result(SCALAR_WHAT_MESSAGE[2:0], pid[q], ptype[q], pval[q]);
+    wire [63:0] r_none = result(SCALAR_WHAT_NONE[2:0], 6'd0, 16'd0, 32'd0);
+    wire [63:0] r_wd   = result(SCALAR_WHAT_WITHDRAWN[2:0], 6'd0, 16'd0, 32'd0);
+    wire [63:0] r_sent = result(SCALAR_WHAT_SENT[2:0], 6'd0, 16'd0, 32'd0);
+
+    // response registers
+    reg        rv;
+    reg [1:0]  rerr;
+    reg [63:0] rres;
+    reg [3:0]  rlen;
+    assign bus_rsp_valid    = rv;
+    assign bus_rsp_err      = rerr;
+    assign bus_rsp_rdata    = rres[31:0];
+    assign bus_rsp_rdata_hi = rres[63:32];
+    assign bus_rsp_len      = rlen;
+
+    wire unused_ok = &{1'b0, bus_req_size, bus_req_wdata_hi[31:16], bus_req_addr[15:12]};
+
+    task respond(input [1:0] e, input [63:0] r, input [3:0] l);
+        begin
+            rv <= 1'b1; rerr <= e; rres <= r; rlen <= l;
+        end
+    endtask
+    task refuse(input [2:0] c);
+        begin
+            respond(LINK_BUS_REFUSED, 64'd0, 4'd0);
+            cause[q] <= c;
+        end
+    endtask
+
+    integer i;
+    always @(posedge clk) begin
+        rv <= 1'b0; rerr <= 2'd0; rres <= 64'd0; rlen <= 4'd0;
+        took <= take;
+        if (rst) begin
+            st <= S_IDLE; ptr <= {PW{1'b0}}; sp <= {PW{1'b0}}; took <= 1'b0;
+            nxt <= 8'd0; chk <= 8'd0; found <= 1'b0; hit <= {EW{1'b0}};
+            for (i = 0; i < N; i = i + 1) begin
+                op[i] <= OP_IDLE; pid[i] <= 6'd0; ptype[i] <= 16'd0; pval[i] <= 32'd0;
+                anys[i] <= 1'b0; anyt[i] <= 1'b0; blk[i] <= 1'b0; dirty[i] <= 1'b0;
+                cause[i] <= SCALAR_CAUSE_NONE[2:0]; fill[i] <= 8'd0;
+            end
+        end else if (take) begin
+            // ---- a bus request (only in S_IDLE; the controller waits this cycle)
+            if (!pe_ok) begin
+                respond(LINK_BUS_NO_REG, 64'd0, 4'd0);
+            end else if (!bus_req_call) begin
+                if (a == SCALAR_R_SHAPE || a == SCALAR_R_FILL || a == SCALAR_R_CAUSE || a == SCALAR_R_STATE) begin
+                    if (bus_req_we) respond(LINK_BUS_REFUSED, 64'd0, 4'd0);
+                    else if (a == SCALAR_R_SHAPE) respond(LINK_BUS_OK, {48'd0, FULL, NPE}, 4'd0);
+                    else if (a == SCALAR_R_FILL)  respond(LINK_BUS_OK, {56'd0, fill[q]}, 4'd0);
+                    else if (a == SCALAR_R_CAUSE) respond(LINK_BUS_OK, {61'd0, cause[q]}, 4'd0);
+                    else                          respond(LINK_BUS_OK, {61'd0, op[q]}, 4'd0);
+                end else begin
+                    respond(LINK_BUS_NO_REG, 64'd0, 4'd0);
+                end
+            end else if (bus_req_we) begin
+                // a CALL start
+                if (a == SCALAR_R_CANCEL) begin
+                    case (op[q])
+                        OP_SEND, OP_RECV: respond(LINK_BUS_OK, r_wd, 4'd8);
+                        OP_SENT:          respond(LINK_BUS_OK, r_sent, 4'd8);
+                        OP_MSG:           respond(LINK_BUS_OK, r_msg, 4'd8);
+                        default:          respond(LINK_BUS_OK, r_none, 4'd8);
+                    endcase
+                    op[q] <= OP_IDLE;
+                    dirty[q] <= 1'b0;
+                    cause[q] <= SCALAR_CAUSE_NONE[2:0];
+                end else if (!(is_send || is_recv) || rsvd) begin
+                    respond(LINK_BUS_NO_REG, 64'd0, 4'd0);
+                end else if (op[q] != OP_IDLE) begin
+                    refuse(SCALAR_CAUSE_BUSY[2:0]);
+                end else if (bus_req_len != (is_send ? SCALAR_SEND_BYTES[3:0] : SCALAR_RECV_BYTES[3:0])) begin
+                    refuse(SCALAR_CAUSE_LEN[2:0]);
+                end else if (is_send && !a_pe_ok) begin
+                    refuse(SCALAR_CAUSE_DEST[2:0]);
+                end else if (is_recv && !a_anys && !a_pe_ok) begin
+                    refuse(SCALAR_CAUSE_SOURCE[2:0]);
+                end else begin
+                    respond(LINK_BUS_PENDING, 64'd0, 4'd0);
+                    cause[q] <= SCALAR_CAUSE_NONE[2:0];
+                    op[q]    <= is_send ? OP_SEND : OP_RECV;
+                    pid[q]   <= a_pe;
+                    ptype[q] <= is_send ? bus_req_wdata_hi[15:0] : bus_req_wdata[15:0];
+                    pval[q]  <= is_send ? bus_req_wdata : 32'd0;
+                    anys[q]  <= is_recv && a_anys;
+                    anyt[q]  <= is_recv && a_anyt;
+                    blk[q]   <= is_recv && a_blk;
+                    dirty[q] <= is_recv;   // a new receive scans once
+                end
+            end else begin
+                // a CALL ask
+                case (op[q])
+                    OP_SEND, OP_RECV: respond(LINK_BUS_PENDING, 64'd0, 4'd0);
+                    OP_SENT:  begin respond(LINK_BUS_OK, 64'd0, 4'd0); op[q] <= OP_IDLE; end
+                    OP_MSG:   begin respond(LINK_BUS_OK, r_msg, 4'd8); op[q] <= OP_IDLE; end
+                    OP_EMPTY: begin respond(LINK_BUS_OK, r_none, 4'd8); op[q] <= OP_IDLE; end
+                    default:  refuse(SCALAR_CAUSE_IDLE[2:0]);
+                endcase
+            end
+        end else if (st == S_IDLE) begin
+            // ---- the controller's turn: PE ptr
+            ptr <= (ptr == N[PW-1:0] - 1'b1) ? {PW{1'b0}} : ptr + 1'b1;
+            if (can_send) begin
+                fill[pdst]  <= fill[pdst] + 8'd1;
+                dirty[pdst] <= 1'b1;
+                op[ptr]     <= OP_SENT;
+            end else if (can_scan) begin
+                dirty[ptr] <= 1'b0;
+                if (fill[ptr] == 8'd0) begin
+                    if (!blk[ptr]) op[ptr] <= OP_EMPTY;
+                end else begin
+                    st      <= S_SCAN;
+                    sp      <= ptr;
+                    nxt     <= 8'd1;
+                    chk     <= 8'd0;
+                    found   <= 1'b0;
+                end
+            end
+        end else begin
+            // ---- S_SCAN: rdata holds entry chk of sp's buffer
+            if (nxt != fill[sp]) nxt <= nxt + 8'd1;
+            if (!found && e_hit) begin
+                found <= 1'b1;
+                hit   <= m_rdata;
+            end
+            chk <= chk + 8'd1;
+            if (last) begin
+                st <= S_IDLE;
+                if (found || e_hit) begin
+                    fill[sp]  <= fill[sp] - 8'd1;
+                    op[sp]    <= OP_MSG;
+                    pid[sp]   <= found ? hit[53:48] : m_rdata[53:48];
+                    ptype[sp] <= found ? hit[47:32] : m_rdata[47:32];
+                    pval[sp]  <= found ? hit[31:0]  : m_rdata[31:0];
+                end else if (!blk[sp]) begin
+                    op[sp] <= OP_EMPTY;
+                end
+            end
+        end
+    end
+
+`ifdef FORMAL
+    genvar g;
+    generate
+        for (g = 0; g < N; g = g + 1) begin : g_f
+            assign f_fill[g*8 +: 8] = fill[g];
+            assign f_op[g*3 +: 3]   = op[g];
+        end
+    endgenerate
+    assign f_idle = st == S_IDLE;
+`endif
+endmodule
+`default_nettype wire
