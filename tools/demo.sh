@@ -10,7 +10,12 @@
 # hub with the COP (aggnet-sim --engines cop), where `aggnet cop`, acting as
 # its 4 PEs over the shared link, runs barriers, integer sums, broadcasts and
 # fetch-and-add tickets, each result checked, and prints the latencies (the
-# exact double sum too, or that the COP has no FPU yet).  Exit status
+# exact double sum too, or that the COP has no FPU yet).  Then the scalar
+# messages (seed 003): a virtual hub with the scalar engine (aggnet-sim
+# --engines scalar), where `aggnet scalar`, acting as its 4 PEs over the
+# shared link, passes a token round the ring, takes messages with a
+# wildcard receive and by type, and runs a ping-pong with its latency
+# distribution, every value checked.  Exit status
 # non-zero if anything went wrong.
 #
 #   bash tools/demo.sh [BUILD_DIR]      (default: build)
@@ -18,6 +23,7 @@ set -u
 BUILD=${1:-build}
 ROUNDS=${AGGNET_DEMO_ROUNDS:-200}
 COP_ROUNDS=${AGGNET_DEMO_COP_ROUNDS:-200}
+SCALAR_PINGS=${AGGNET_DEMO_SCALAR_PINGS:-200}
 SIM=$BUILD/aggnet-sim
 DEMO=$BUILD/aggnet_demo
 CLI=$BUILD/aggnet
@@ -101,6 +107,12 @@ stop_sim
 echo "== the COP (seed 004): a virtual hub with it, one program acting as its 4 PEs over DIR/link =="
 start_sim --pes 4 --engines cop
 if ! "$CLI" cop "sim:$DIR/link?pe=0" barrier,sum,bcast,fetch-add,exsum --count "$COP_ROUNDS"; then FAIL=1; fi
+stop_sim
+
+echo "== scalar messages (seed 003): a virtual hub with the scalar engine, one program acting as its 4 PEs =="
+start_sim --pes 4 --engines scalar
+if ! "$CLI" scalar ring "sim:$DIR/link?pe=0" --count 10; then FAIL=1; fi
+if ! "$CLI" scalar ping "sim:$DIR/link?pe=0" --count "$SCALAR_PINGS"; then FAIL=1; fi
 stop_sim
 
 if [ "$FAIL" = 0 ]; then

@@ -9,6 +9,8 @@
 //   aggnet barr DEVICE [--key K] [--timeout-ms T]    (BESU engine, seed 001's diagnostic)
 //   aggnet cop DEVICE OP[,OP...]|all [--count C] [--pes P] [--key K] [--seed S] [--timeout-ms T]
 //                                   (COP engine, seed 004: checked rounds, latency distribution)
+//   aggnet scalar ping|ring DEVICE [--count C] [--to P] [--timeout-ms T]
+//                                   (scalar engine, seed 003: ping-pong latency, a token round the ring)
 //   aggnet sim DIR status|cycle|hold|release|step K|trace FILE|trace off|cut|mend|quit
 //                                   (virtual hub only: its control socket)
 //
@@ -22,6 +24,7 @@
 #include <aggnet/link_defs.hpp>
 #include <aggnet/link_papers.hpp>
 #include <aggnet/papers_device.hpp>
+#include <aggnet/scalar.hpp>
 #include <aggnet/sim_control.hpp>
 
 #include <algorithm>
@@ -52,6 +55,8 @@ const char* kTop =
     "                     link, every BESU over all nodes; names the failing node, link or BESU\n"
     "  cop DEVICE OP      COP (seed 004): run OP (barrier, sum, max, min, or, and, xor, scan, bcast,\n"
     "                     fetch-add, exsum, or all) C times with every PE of the port, checked; p50/p99\n"
+    "  scalar ping DEVICE scalar messages (seed 003): ping-pong between two PEs, round trip p50/p90/p99\n"
+    "  scalar ring DEVICE scalar messages: a token passed round every PE, then a wildcard receive\n"
     "  sim DIR CMD        control a virtual hub (aggnet-sim) through DIR/control: status, cycle,\n"
     "                     hold, release, step K, trace FILE, trace off, cut, mend, quit\n"
     "DEVICE: sim:DIR/peK | sim:DIR/link?pe=K | serial:/dev/ttyUSBn@BAUD[?pe=K] (the link)\n"
@@ -109,6 +114,19 @@ const char* kCop =
     "  p99 / max in microseconds and the CALLs per PE per round.  Run it on a hub no other program\n"
     "  uses (it rewrites key 0's TC).  T: each CALL (default 10000 ms).  Exit 0: every result\n"
     "  right; 1: a wrong result or an error (named); 2: usage.\n";
+const char* kScalar =
+    "usage: aggnet scalar ping|ring DEVICE [--count C] [--to P] [--timeout-ms T]\n"
+    "  Pai's scalar send/receive (seed 003 chapter 6, docs/scalar.md) in the hub's scalar engine, one\n"
+    "  program acting as several PEs over the hub's shared link (sim:DIR/link, or a board's USB UART).\n"
+    "    ping  C (default 1000) round trips between DEVICE's PE and PE P (default the next one): a\n"
+    "          send there, a receive there, a send back, a receive back (4 CALLs), every value\n"
+    "          checked; prints the round trip min / p50 / p90 / p99 / max in microseconds\n"
+    "    ring  a token passed C times (default 10) round every PE of the port, each hop a send and\n"
+    "          a typed receive from the previous PE; then every other PE sends its number to the\n"
+    "          first (types differ) and the first takes them with a wildcard receive (any source,\n"
+    "          any type), then by type, each checked\n"
+    "  T: each send or receive (default 10000 ms); on expiry the error says what it waited for.\n"
+    "  Exit 0: every value right; 1: a wrong value or an error (named); 2: usage.\n";
 const char* kSim =
     "usage: aggnet sim DIR status|cycle|hold|release|step K|trace FILE|trace off|cut|mend|quit\n"
     "  Sends one command to the control socket DIR/control of the virtual hub aggnet-sim (DIR is\n"
@@ -484,6 +502,105 @@ int cop_cmd(int argc, char** argv) {
     return 0;
 }
 
+int scalar_cmd(int argc, char** argv) {
+    // argv[2] is ping or ring
+    if (argc < 3) throw Usage("missing ping or ring");
+    const std::string what = argv[2];
+    if (what != "ping" && what != "ring") throw Usage("no scalar command '" + what + "' (ping, ring)");
+    std::string device;
+    uint64_t timeout_ms = 10000, count = what == "ping" ? 1000 : 10, to = 64;
+    bool seen_t = false, seen_c = false, seen_to = false;
+    for (int i = 3; i < argc; ++i) {
+        const std::string s = argv[i];
+        auto val = [&](bool& seen) { return option_value(argc, argv, i, seen); };
+        if (s == "--timeout-ms") timeout_ms = cli::number(s, val(seen_t), 1, kMaxTimeoutMs);
+        else if (s == "--count") count = cli::number(s, val(seen_c), 1, kMaxCount);
+        else if (s == "--to") to = cli::number(s, val(seen_to), 0, 63);
+        else if (!s.empty() && s[0] == '-') throw Usage("unknown option '" + s + "'");
+        else if (device.empty()) device = s;
+        else throw Usage("unexpected argument '" + s + "'");
+    }
+    if (device.empty()) throw Usage("missing DEVICE");
+    const auto t = std::chrono::milliseconds(timeout_ms);
+    link::HelloInfo hi;
+    LinkConnection lc = open_engine_link(
+        device, t, link_defs::WIN_SCALAR,
+        "the hub has no scalar engine (built without EN_SCALAR; aggnet-sim --engines scalar)", hi);
+    scalar::Port first(*lc.client, lc.pe, t);
+    // the PEs this port carries besides ours (a per-PE socket answers only its own PE's HELLO)
+    std::vector<unsigned> pes{lc.pe};
+    for (unsigned p = hi.first_pe; p < hi.first_pe + hi.port_pes && p < first.pes(); ++p) {
+        if (p == lc.pe) continue;
+        try {
+            lc.client->hello(p);
+            pes.push_back(p);
+        } catch (const LinkError&) {
+            lc.client->hello(lc.pe);
+            break;
+        }
+    }
+    if (pes.size() < 2)
+        throw Error(device + ": this port carries PE" + std::to_string(lc.pe) +
+                    " only: scalar " + what + " needs two PEs or more on the hub's shared link (sim:DIR/link, or the "
+                    "board's USB UART)");
+    std::vector<std::unique_ptr<scalar::Port>> own;
+    auto port_of = [&](unsigned p) -> scalar::Port& {
+        for (auto& o : own)
+            if (o->pe() == p) return *o;
+        own.push_back(std::make_unique<scalar::Port>(*lc.client, p, t));
+        return *own.back();
+    };
+    std::printf("scalar %s: PE%u of %u, buffers of %u messages\n", device.c_str(), lc.pe, first.pes(), first.depth());
+    if (what == "ping") {
+        const unsigned peer = to < 64 ? unsigned(to) : pes[1];
+        if (peer == lc.pe || std::find(pes.begin(), pes.end(), peer) == pes.end())
+            throw Usage("--to " + std::to_string(peer) + " is not another PE of this port");
+        const scalar::PingPong r = scalar::ping_pong(first, port_of(peer), unsigned(count));
+        std::printf("ping PE%u <-> PE%u: %zu round trips, %.1f CALLs each; round trip us: min %.1f p50 %.1f p90 %.1f "
+                    "p99 %.1f max %.1f\n",
+                    lc.pe, peer, r.us.size(), double(r.calls) / double(r.us.size()), r.percentile(0),
+                    r.percentile(0.5), r.percentile(0.9), r.percentile(0.99), r.percentile(1));
+        std::printf("scalar ping: every value checked\n");
+        return 0;
+    }
+    // ring: the token goes pes[0] -> pes[1] -> ... -> pes[0], C laps, +1 per hop
+    const unsigned k = unsigned(pes.size());
+    uint32_t token = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (unsigned lap = 0; lap < count; ++lap)
+        for (unsigned i = 0; i < k; ++i) {
+            scalar::Port& from = port_of(pes[i]);
+            scalar::Port& next = port_of(pes[(i + 1) % k]);
+            from.send(next.pe(), 1, token + 1);
+            const scalar::Message m = next.recv(int(from.pe()), 1);
+            if (m.value != token + 1 || m.source != from.pe())
+                throw Error("ring: PE" + std::to_string(next.pe()) + " got token " + std::to_string(m.value) +
+                            " from PE" + std::to_string(m.source) + ", want " + std::to_string(token + 1) +
+                            " from PE" + std::to_string(from.pe()));
+            token = m.value;
+        }
+    const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("ring of %u PEs: token passed %u times round, %u hops, %.1f us per hop (a send and a receive)\n", k,
+                unsigned(count), token, us / token);
+    // wildcards: every other PE sends its number to the first, type 100 + its number
+    for (unsigned i = 1; i < k; ++i) port_of(pes[i]).send(lc.pe, uint16_t(100 + pes[i]), pes[i]);
+    const scalar::Message any = first.recv(scalar::Any, scalar::Any);
+    if (any.source != pes[1] || any.value != pes[1])
+        throw Error("wildcard: the oldest message is PE" + std::to_string(pes[1]) + "'s, got PE" +
+                    std::to_string(any.source) + "'s");
+    std::printf("wildcard receive (any source, any type): value %u type %u from PE%u (the oldest)\n", any.value,
+                unsigned(any.type), any.source);
+    for (unsigned i = k; i-- > 2;) {  // the rest by type, newest first: each match skips the older ones
+        const scalar::Message m = first.recv(scalar::Any, int(100 + pes[i]));
+        if (m.source != pes[i] || m.value != pes[i])
+            throw Error("typed receive: type " + std::to_string(100 + pes[i]) + " gave PE" + std::to_string(m.source));
+        std::printf("typed receive (any source, type %u): value %u from PE%u\n", 100 + pes[i], m.value, m.source);
+    }
+    if (auto rest = first.try_recv()) throw Error("ring: a message left over from PE" + std::to_string(rest->source));
+    std::printf("scalar ring: every value checked\n");
+    return 0;
+}
+
 int sim(int argc, char** argv) {
     std::vector<std::string> words;
     uint64_t timeout_ms = 10000;
@@ -576,19 +693,20 @@ int main(int argc, char** argv) {
     }
     const char* help = cmd == "probe" ? kProbe : cmd == "barrier" ? kBarrier : cmd == "waitvec" ? kWaitvec
                      : cmd == "sim" ? kSim : cmd == "board-check" ? kCheck : cmd == "barr" ? kBarr
-                     : cmd == "cop" ? kCop : nullptr;
+                     : cmd == "cop" ? kCop : cmd == "scalar" ? kScalar : nullptr;
     if (!help) {
         std::fprintf(stderr, "aggnet: unknown command '%s'\n%s", cmd.c_str(), kTop);
         return 2;
     }
     try {
-        if (cmd == "sim" || cmd == "board-check" || cmd == "barr" || cmd == "cop") {
+        if (cmd == "sim" || cmd == "board-check" || cmd == "barr" || cmd == "cop" || cmd == "scalar") {
             if (argc > 2 && (!std::strcmp(argv[2], "--help") || !std::strcmp(argv[2], "-h"))) {
                 std::fputs(help, stdout);
                 return 0;
             }
             return cmd == "sim" ? sim(argc, argv) : cmd == "barr" ? barr_cmd(argc, argv)
-                 : cmd == "cop" ? cop_cmd(argc, argv) : board_check_cmd(argc, argv);
+                 : cmd == "cop" ? cop_cmd(argc, argv) : cmd == "scalar" ? scalar_cmd(argc, argv)
+                 : board_check_cmd(argc, argv);
         }
         const Args a = parse(argc, argv, cmd == "barrier" || cmd == "waitvec", cmd == "barrier", cmd == "waitvec");
         if (a.help) {

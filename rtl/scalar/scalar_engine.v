@@ -84,9 +84,22 @@ module scalar_engine #(
     output wire busy
 `ifdef FORMAL
     ,
-    output wire [N*8-1:0]  f_fill,
-    output wire [N*3-1:0]  f_op,
-    output wire            f_idle
+    // the state, for rtl/scalar/scalar_engine_props.v
+    output wire [N*8-1:0]        f_fill,
+    output wire [N*3-1:0]        f_op,
+    output wire [N*54-1:0]       f_par,    // per PE {pid, ptype, pval}
+    output wire [N*3-1:0]        f_crit,   // per PE {blk, anyt, anys}
+    output wire                  f_scan,   // st == S_SCAN
+    output wire [5:0]            f_sp,
+    output wire [7:0]            f_chk,
+    output wire [7:0]            f_nxt,
+    output wire                  f_found,
+    output wire [53:0]           f_hit,
+    output wire [53:0]           f_rdata,
+    output wire [N*DEPTH*54-1:0] f_mem,
+    output wire                  f_ins,    // this cycle inserts PE f_ptr's send
+    output wire                  f_done,   // this cycle ends a scan (f_sp's)
+    output wire [5:0]            f_ptr
 `endif
 );
 `include "scalar_regs.vh"
@@ -154,7 +167,11 @@ module scalar_engine #(
     wire [EW-1:0] m_rdata;
     scalar_mem #(.WORDS(N * DEPTH), .W(EW), .AW(MAW)) u_mem (
         .clk(clk), .we(m_we), .waddr(m_waddr), .wdata(m_wdata),
-        .re(m_re), .raddr(m_raddr), .rdata(m_rdata));
+        .re(m_re), .raddr(m_raddr), .rdata(m_rdata)
+`ifdef FORMAL
+        , .f_mem(f_mem)
+`endif
+    );
 
     // the entry in rdata, and whether it matches sp's receive
     wire [5:0]  e_src  = m_rdata[53:48];
@@ -366,9 +383,20 @@ module scalar_engine #(
         for (g = 0; g < N; g = g + 1) begin : g_f
             assign f_fill[g*8 +: 8] = fill[g];
             assign f_op[g*3 +: 3]   = op[g];
+            assign f_par[g*54 +: 54] = {pid[g], ptype[g], pval[g]};
+            assign f_crit[g*3 +: 3]  = {blk[g], anyt[g], anys[g]};
         end
     endgenerate
-    assign f_idle = st == S_IDLE;
+    assign f_scan  = st == S_SCAN;
+    assign f_sp    = {{(6 - PW){1'b0}}, sp};
+    assign f_chk   = chk;
+    assign f_nxt   = nxt;
+    assign f_found = found;
+    assign f_hit   = hit;
+    assign f_rdata = m_rdata;
+    assign f_ins   = st == S_IDLE && !rst && !take && can_send;
+    assign f_done  = st == S_SCAN && !rst && last;
+    assign f_ptr   = ptr_id;
 `endif
 endmodule
 `default_nettype wire

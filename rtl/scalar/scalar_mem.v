@@ -25,6 +25,10 @@ module scalar_mem #(
     input  wire          re,
     input  wire [AW-1:0] raddr,
     output reg  [W-1:0]  rdata
+`ifdef FORMAL
+    ,
+    output wire [WORDS*W-1:0] f_mem  // every word, for the engine's harness: entry a at [a*W +: W]
+`endif
 );
     generate
         if (WORDS < 2 || WORDS > 4096) begin : g_bad_words
@@ -39,6 +43,14 @@ module scalar_mem #(
     endgenerate
 
     reg [W-1:0] mem [0:WORDS-1];
+`ifdef FORMAL
+    genvar g;
+    generate
+        for (g = 0; g < WORDS; g = g + 1) begin : g_f
+            assign f_mem[g*W +: W] = mem[g];
+        end
+    endgenerate
+`endif
     always @(posedge clk) begin
         if (we) mem[waddr] <= wdata;
         if (re) rdata <= mem[raddr];
