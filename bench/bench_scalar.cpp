@@ -33,6 +33,7 @@
 #include <Vscalar_engine_b16.h>
 #include <aggnet/device.hpp>
 #include <aggnet/link_frame.hpp>
+#include <aggnet/papers_device.hpp>
 #include <aggnet/scalar.hpp>
 #include <aggnet/scalar_regs.hpp>
 
