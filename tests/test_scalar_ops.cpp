@@ -206,7 +206,7 @@ TEST_CASE("scalar: a full buffer holds the 65th send until the receiver makes ro
         if (pe == 1) {
             for (uint32_t i = 0; i < 64; ++i) port.send(0, 5, i);
             // the 65th: held, and withdrawn when its timeout passes
-            port.set_timeout(milliseconds(20));
+            port.set_timeout(milliseconds(3));
             try {
                 port.send(0, 5, 999);
                 PE_FAIL("the send to a full buffer returned");
@@ -286,7 +286,7 @@ TEST_CASE("scalar: bad input is refused with its cause", "[scalar][link]") {
         // an operation left pending by a raw CALL that timed out: BUSY until cancelled
         try {
             c.call(pe, R::addr(uint16_t(R::RECV | 1u << R::CA_RECV_BLOCK | 1u << R::CA_RECV_ANYSRC | 1u << R::CA_RECV_ANYTYPE)),
-                   0, R::RECV_BYTES, milliseconds(5));
+                   0, R::RECV_BYTES, milliseconds(1));
             PE_FAIL("a blocking receive on an empty buffer returned");
         } catch (const TimeoutError&) {
         }
@@ -303,13 +303,13 @@ TEST_CASE("scalar: a receive's timeout says what it waited for and withdraws it"
     b.run([&](unsigned pe, Sc::Port& port, link::LinkClient& c) {
         if (pe != 3) return;
         port.send(3, 1, 11);  // one message that does not match
-        port.set_timeout(milliseconds(30));
+        port.set_timeout(milliseconds(3));
         try {
             port.recv(2, 7);
             PE_FAIL("a receive with nothing to match returned");
         } catch (const TimeoutError& e) {
             const std::string w = e.what();
-            PE_CHECK_MSG(w.find("receive from PE2 of type 7: no such message within 30 ms") != std::string::npos, w);
+            PE_CHECK_MSG(w.find("receive from PE2 of type 7: no such message within 3 ms") != std::string::npos, w);
             PE_CHECK_MSG(w.find("(1 others in this PE's buffer)") != std::string::npos, w);
             PE_CHECK(e.never_arrived == (uint64_t(1) << 2));
         }
