@@ -115,7 +115,7 @@ void engine(unsigned n) {
         worst = std::max(worst, e.start(s, uint16_t(R::SEND | ((s + 1) % n)), 1, R::SEND_BYTES));
         e.ask(s);
     }
-    row("engine", "SEND start to in the buffer (worst sender), cycles", n, double(worst), "cycles");
+    row("engine", "SEND start to the message in the buffer (worst sender)", n, double(worst), "cycles");
     // drain, then the scan against fill at PE0 (sources 1, type 0; the match is the newest)
     for (unsigned s = 0; s < n; ++s) {
         e.start(s, uint16_t(R::RECV | 1u << R::CA_RECV_ANYSRC | 1u << R::CA_RECV_ANYTYPE), 0, R::RECV_BYTES);
@@ -131,11 +131,11 @@ void engine(unsigned n) {
         // no match (type 9): scans everything, stays put
         const uint64_t none = e.start(0, uint16_t(R::RECV | 1u << R::CA_RECV_ANYSRC), 9, R::RECV_BYTES);
         e.ask(0);
-        row("engine", "RECV scan, no match, fill " + std::to_string(fill), n, double(none), "cycles");
+        row("engine", "RECV start to answer (pointer wait + scan), no match, fill " + std::to_string(fill), n, double(none), "cycles");
         if (fill) {  // the match at the newest entry (type 7), then put one back
             const uint64_t hit = e.start(0, uint16_t(R::RECV | 1u << R::CA_RECV_ANYSRC), 7, R::RECV_BYTES);
             e.ask(0);
-            row("engine", "RECV scan, match at the newest entry, fill " + std::to_string(fill), n, double(hit), "cycles");
+            row("engine", "RECV start to answer, match at the newest entry, fill " + std::to_string(fill), n, double(hit), "cycles");
             e.start(1, uint16_t(R::SEND | 0), uint64_t(0) << 32 | fill, R::SEND_BYTES);
             e.ask(1);
         }

@@ -5,6 +5,7 @@ Inputs in BENCH_DIR (each optional; a missing one is named, not invented):
   bench_papers_cycles.csv  hub latency of PAPERS in clock cycles per N
   bench_besu_cycles.csv    BESU barrier/eureka latency in cycles vs depth and nodes
   bench_nand_ops.csv       NAND engine: I/O cycles, hub cycles and host time per operation
+  bench_scalar.csv         scalar engine: engine and hub cycles, frames and bytes per message, ping-pong
   hw.csv      tools/bench_hw.py: Fmax and LUTs from nextpnr per device and N
   host.csv    aggnet-bench-host: host round trips over the virtual hub
 Outputs: a printed table of the barrier latency in cycles and in ns at each
@@ -94,6 +95,7 @@ def main():
 
     besu = besu_report(d, read(d / "bench_besu_cycles.csv"), hw)
     nand_report(read(d / "bench_nand_ops.csv"), hw)
+    scalar_report(read(d / "bench_scalar.csv"), hw)
 
     try:
         import matplotlib
@@ -125,6 +127,30 @@ def main():
         ax.set_title("BESU barrier / eureka latency (Verilated RTL, 4x4x1 mesh)")
         save(fig, ax, d / "besu_latency.png")
     return 0
+
+
+def scalar_report(rows, hw):
+    """bench_scalar.csv (part, what, n, value, unit) as one table, with the hub
+    cycles in ns at each device's Fmax of scalar_engine_n4 when bench-hw ran."""
+    if not rows:
+        return
+    fmax = {}
+    for r in hw:
+        f = col(r, "fmax_mhz", "fmax")
+        if col(r, "design") == "scalar_engine_n4" and f not in (None, "", "nan"):
+            try:
+                fmax[col(r, "device", "part")] = float(f)
+            except ValueError:
+                pass
+    print()
+    print("Scalar messages (seed 003): engine and hub cycles, the wire, ping-pong over the virtual hub")
+    print(f"{'part':<8} {'what':<72} {'N':>3} {'value':>10} unit" +
+          "".join(f" {dev + ' ns':>16}" for dev in sorted(fmax)))
+    for r in rows:
+        line = f"{r['part']:<8} {r['what']:<72} {r['n']:>3} {float(r['value']):>10.1f} {r['unit']}"
+        if r["unit"] == "cycles":
+            line += "".join(f" {float(r['value']) * 1000.0 / fmax[dev]:>16.1f}" for dev in sorted(fmax))
+        print(line)
 
 
 def save(fig, ax, path):

@@ -155,6 +155,13 @@ module scalar_engine #(
     reg  [7:0]    chk;       // entry whose word rdata holds
     reg           found;
     reg  [EW-1:0] hit;       // the matching entry
+    // sp's receive as the scan began (a copy, so that the compare and the
+    // scan's control read no per-PE mux; nothing changes them during a scan)
+    reg  [5:0]    c_src;
+    reg  [15:0]   c_type;
+    reg           c_anys, c_anyt, c_blk;
+    reg  [7:0]    c_fill;
+    reg           c_last;    // entry chk is the buffer's last (chk + 1 == c_fill), registered
     reg           took;      // a request was taken last cycle
 
     wire          take = bus_req_valid && bus_req_ready;
@@ -176,8 +183,8 @@ module scalar_engine #(
     // the entry in rdata, and whether it matches sp's receive
     wire [5:0]  e_src  = m_rdata[53:48];
     wire [15:0] e_type = m_rdata[47:32];
-    wire        e_hit  = (anys[sp] || e_src == pid[sp]) && (anyt[sp] || e_type == ptype[sp]);
-    wire        last   = chk + 8'd1 == fill[sp];
+    wire        e_hit  = (c_anys || e_src == c_src) && (c_anyt || e_type == c_type);
+    wire        last   = c_last;
 
     // ptr's work
     wire [PW-1:0] pdst  = pid[ptr][PW-1:0];
@@ -209,7 +216,7 @@ module scalar_engine #(
                 m_raddr = {ptr, {AW{1'b0}}};
             end
         end else begin
-            m_re    = nxt != fill[sp];
+            m_re    = nxt != c_fill;
             m_raddr = {sp, nxt[AW-1:0]};
             m_we    = found;
             m_waddr = {sp, chk[AW-1:0] - 1'b1};
@@ -272,6 +279,8 @@ module scalar_engine #(
         if (rst) begin
             st <= S_IDLE; ptr <= {PW{1'b0}}; sp <= {PW{1'b0}}; took <= 1'b0;
             nxt <= 8'd0; chk <= 8'd0; found <= 1'b0; hit <= {EW{1'b0}};
+            c_src <= 6'd0; c_type <= 16'd0; c_anys <= 1'b0; c_anyt <= 1'b0; c_blk <= 1'b0; c_fill <= 8'd0;
+            c_last <= 1'b0;
             for (i = 0; i < N; i = i + 1) begin
                 op[i] <= OP_IDLE; pid[i] <= 6'd0; ptype[i] <= 16'd0; pval[i] <= 32'd0;
                 anys[i] <= 1'b0; anyt[i] <= 1'b0; blk[i] <= 1'b0; dirty[i] <= 1'b0;
@@ -349,6 +358,13 @@ module scalar_engine #(
                 end else begin
                     st      <= S_SCAN;
                     sp      <= ptr;
+                    c_src   <= pid[ptr];
+                    c_type  <= ptype[ptr];
+                    c_anys  <= anys[ptr];
+                    c_anyt  <= anyt[ptr];
+                    c_blk   <= blk[ptr];
+                    c_fill  <= fill[ptr];
+                    c_last  <= fill[ptr] == 8'd1;
                     nxt     <= 8'd1;
                     chk     <= 8'd0;
                     found   <= 1'b0;
@@ -356,21 +372,22 @@ module scalar_engine #(
             end
         end else begin
             // ---- S_SCAN: rdata holds entry chk of sp's buffer
-            if (nxt != fill[sp]) nxt <= nxt + 8'd1;
+            if (nxt != c_fill) nxt <= nxt + 8'd1;
             if (!found && e_hit) begin
                 found <= 1'b1;
                 hit   <= m_rdata;
             end
             chk <= chk + 8'd1;
+            c_last <= chk + 8'd2 == c_fill;
             if (last) begin
                 st <= S_IDLE;
                 if (found || e_hit) begin
-                    fill[sp]  <= fill[sp] - 8'd1;
+                    fill[sp]  <= c_fill - 8'd1;
                     op[sp]    <= OP_MSG;
                     pid[sp]   <= found ? hit[53:48] : m_rdata[53:48];
                     ptype[sp] <= found ? hit[47:32] : m_rdata[47:32];
                     pval[sp]  <= found ? hit[31:0]  : m_rdata[31:0];
-                end else if (!blk[sp]) begin
+                end else if (!c_blk) begin
                     op[sp] <= OP_EMPTY;
                 end
             end
