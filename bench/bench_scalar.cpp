@@ -89,8 +89,9 @@ struct Eng {
         h.tick_until([&] { return h->bus_req_ready != 0; }, 1000);
         h.tick();
         h->bus_req_valid = 0;
-        if (h->bus_rsp_err != 3) throw std::runtime_error("bench: a scalar start was not accepted");
-        return 1 + h.tick_until([&] { return h->busy == 0; }, 100000);
+        h.tick();
+        if (!h->bus_rsp_valid || h->bus_rsp_err != 3) throw std::runtime_error("bench: a scalar start was not accepted");
+        return 2 + h.tick_until([&] { return h->busy == 0; }, 100000);
     }
     void ask(unsigned pe) {
         h->bus_req_valid = 1;
@@ -101,7 +102,8 @@ struct Eng {
         h.tick_until([&] { return h->bus_req_ready != 0; }, 1000);
         h.tick();
         h->bus_req_valid = 0;
-        if (h->bus_rsp_err != 0) throw std::runtime_error("bench: a scalar result was not ready");
+        h.tick();
+        if (!h->bus_rsp_valid || h->bus_rsp_err != 0) throw std::runtime_error("bench: a scalar result was not ready");
         h.tick();
     }
 };

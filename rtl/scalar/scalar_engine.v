@@ -40,10 +40,12 @@
 //     whatever the position of the match (and 1 cycle when the buffer is
 //     empty): linear in the fill, 65 cycles for a full 64-deep buffer.
 // While a scan runs bus_req_ready is low (at most DEPTH + 1 cycles), and it
-// is low in the cycle after each taken request, so the controller gets at
-// least every other idle cycle.  From a SEND start to the message being
-// receivable: at most N + 1 cycles (ptr's round) when the controller is
-// idle and the buffer has room.
+// is low until a taken request has been applied and in the cycle after
+// (the controller's), so the controller gets at least every other idle
+// cycle.  From a SEND's take to the message being
+// receivable: at most N + 2 cycles (the apply, then ptr's round) when the
+// controller is idle and the buffer has room; a receive's answer at most
+// N + fill + 2 cycles after its take.
 //
 // Full buffer (aggnet's rule, docs/scalar.md): a send to a full buffer is
 // held in the hub (STATE SEND, the CALL pending) until a receive at the
@@ -53,7 +55,12 @@
 // enter each buffer in the order it sent them, and a scan never reorders.
 //
 // Bus (slave side, docs/link.md "The engine register bus"): ready as above;
-// one response the cycle after each taken request, registered; rdata, hi,
+// a taken request is decoded as far as its fields tell into registers and
+// applied in the next cycle in which no scan runs (the controller may
+// start one in the cycle of the take: it never waits for the bus's
+// inputs), then answered, registered, in the cycle after: two cycles after
+// the take, or up to DEPTH + 1 more; busy is high while one is in flight;
+// rdata, hi,
 // len and err 0 when no response.  Plain reads: SHAPE, FILL, CAUSE, STATE
 // (a write to them is refused); CALL starts: SEND, RECV (answered PENDING;
 // refused BUSY, LEN, DEST or SOURCE with CAUSE set; a reserved address bit:
@@ -162,10 +169,22 @@ module scalar_engine #(
     reg           c_anys, c_anyt, c_blk;
     reg  [7:0]    c_fill;
     reg           c_last;    // entry chk is the buffer's last (chk + 1 == c_fill), registered
-    reg           took;      // a request was taken last cycle
+    reg           took;      // the request taken two cycles ago was applied last cycle
+
+    // A request is taken into rq_* (decoded as far as the bus fields alone
+    // tell), applied in the next cycle (rq_v), answered in the one after.
+    localparam [2:0] K_NOREG = 3'd0, K_PW = 3'd1, K_PR = 3'd2, K_CANCEL = 3'd3, K_START = 3'd4, K_ASK = 3'd5;
+    reg           rq_v;
+    reg  [2:0]    rq_kind;
+    reg  [PW-1:0] rq_q;
+    reg  [1:0]    rq_sel;    // K_PR: 0 SHAPE, 1 FILL, 2 CAUSE, 3 STATE
+    reg           rq_send, rq_lenok, rq_whook, rq_anys, rq_anyt, rq_blk;
+    reg  [5:0]    rq_who;
+    reg  [15:0]   rq_type;
+    reg  [31:0]   rq_val;
 
     wire          take = bus_req_valid && bus_req_ready;
-    assign bus_req_ready = (st == S_IDLE) && !took && !rst;
+    assign bus_req_ready = (st == S_IDLE) && !rq_v && !took && !rst;
 
     // memory ports (below, after the work decode)
     reg           m_we, m_re;
@@ -199,7 +218,7 @@ module scalar_engine #(
         for (w = 0; w < N; w = w + 1)
             work[w] = (op[w] == OP_SEND && fill[pid[w][PW-1:0]] != FULL) || (op[w] == OP_RECV && dirty[w]);
     end
-    assign busy = st != S_IDLE || |work;
+    assign busy = st != S_IDLE || rq_v || |work;
 
     // memory ports: an insert (the controller's turn, ptr's send), the first
     // read of a scan, and in S_SCAN the next read and the write one lower
@@ -207,11 +226,11 @@ module scalar_engine #(
         m_we = 1'b0; m_waddr = {MAW{1'b0}}; m_wdata = {EW{1'b0}};
         m_re = 1'b0; m_raddr = {MAW{1'b0}};
         if (st == S_IDLE) begin
-            if (!rst && !take && can_send) begin
+            if (!rst && !rq_v && can_send) begin
                 m_we    = 1'b1;
                 m_waddr = {pdst, fill[pdst][AW-1:0]};
                 m_wdata = {ptr_id, ptype[ptr], pval[ptr]};
-            end else if (!rst && !take && can_scan && fill[ptr] != 8'd0) begin
+            end else if (!rst && !rq_v && can_scan && fill[ptr] != 8'd0) begin
                 m_re    = 1'b1;
                 m_raddr = {ptr, {AW{1'b0}}};
             end
@@ -227,7 +246,7 @@ module scalar_engine #(
     // ---- the bus request's decode ---------------------------------------------------------
     wire [11:0]   a     = bus_req_addr[11:0];
     wire          pe_ok = {2'b00, bus_req_pe} < NPE;
-    wire [PW-1:0] q     = bus_req_pe[PW-1:0];
+    wire [PW-1:0] q     = rq_q;
     wire          is_send = a[11:10] == 2'b10;
     wire          is_recv = a[11:10] == 2'b11;
     wire          rsvd    = is_send ? (a & SCALAR_CA_SEND_RSVD[11:0]) != 12'd0
@@ -237,6 +256,13 @@ module scalar_engine #(
     wire          a_anyt  = a[SCALAR_CA_RECV_ANYTYPE];
     wire          a_blk   = a[SCALAR_CA_RECV_BLOCK];
     wire          a_pe_ok = {2'b00, a_pe} < NPE;
+    wire          plain   = a == SCALAR_R_SHAPE || a == SCALAR_R_FILL || a == SCALAR_R_CAUSE || a == SCALAR_R_STATE;
+    wire [2:0]    kind    = !pe_ok ? K_NOREG
+                          : !bus_req_call ? (!plain ? K_NOREG : bus_req_we ? K_PW : K_PR)
+                          : !bus_req_we ? K_ASK
+                          : a == SCALAR_R_CANCEL ? K_CANCEL
+                          : (!(is_send || is_recv) || rsvd) ? K_NOREG : K_START;
+    wire [1:0]    sel     = a == SCALAR_R_SHAPE ? 2'd0 : a == SCALAR_R_FILL ? 2'd1 : a == SCALAR_R_CAUSE ? 2'd2 : 2'd3;
 
     // a PE's result as RECV and CANCEL hand it over
     function [63:0] result(input [2:0] what, input [5:0] s, input [15:0] t, input [31:0] v);
@@ -275,9 +301,27 @@ module scalar_engine #(
     integer i;
     always @(posedge clk) begin
         rv <= 1'b0; rerr <= 2'd0; rres <= 64'd0; rlen <= 4'd0;
-        took <= take;
+        took <= rq_v && st == S_IDLE;                 // applied this cycle
+        rq_v <= !rst && (take || (rq_v && st != S_IDLE));  // waits while a scan runs
+        if (take) begin
+            rq_kind  <= kind;
+            rq_q     <= bus_req_pe[PW-1:0];
+            rq_sel   <= sel;
+            rq_send  <= is_send;
+            rq_lenok <= bus_req_len == (is_send ? SCALAR_SEND_BYTES[3:0] : SCALAR_RECV_BYTES[3:0]);
+            rq_whook <= a_pe_ok || (is_recv && a_anys);
+            rq_anys  <= is_recv && a_anys;
+            rq_anyt  <= is_recv && a_anyt;
+            rq_blk   <= is_recv && a_blk;
+            rq_who   <= a_pe;
+            rq_type  <= is_send ? bus_req_wdata_hi[15:0] : bus_req_wdata[15:0];
+            rq_val   <= is_send ? bus_req_wdata : 32'd0;
+        end
         if (rst) begin
             st <= S_IDLE; ptr <= {PW{1'b0}}; sp <= {PW{1'b0}}; took <= 1'b0;
+            rq_kind <= K_NOREG; rq_q <= {PW{1'b0}}; rq_sel <= 2'd0; rq_send <= 1'b0; rq_lenok <= 1'b0;
+            rq_whook <= 1'b0; rq_anys <= 1'b0; rq_anyt <= 1'b0; rq_blk <= 1'b0; rq_who <= 6'd0;
+            rq_type <= 16'd0; rq_val <= 32'd0;
             nxt <= 8'd0; chk <= 8'd0; found <= 1'b0; hit <= {EW{1'b0}};
             c_src <= 6'd0; c_type <= 16'd0; c_anys <= 1'b0; c_anyt <= 1'b0; c_blk <= 1'b0; c_fill <= 8'd0;
             c_last <= 1'b0;
@@ -286,23 +330,17 @@ module scalar_engine #(
                 anys[i] <= 1'b0; anyt[i] <= 1'b0; blk[i] <= 1'b0; dirty[i] <= 1'b0;
                 cause[i] <= SCALAR_CAUSE_NONE[2:0]; fill[i] <= 8'd0;
             end
-        end else if (take) begin
-            // ---- a bus request (only in S_IDLE; the controller waits this cycle)
-            if (!pe_ok) begin
-                respond(LINK_BUS_NO_REG, 64'd0, 4'd0);
-            end else if (!bus_req_call) begin
-                if (a == SCALAR_R_SHAPE || a == SCALAR_R_FILL || a == SCALAR_R_CAUSE || a == SCALAR_R_STATE) begin
-                    if (bus_req_we) respond(LINK_BUS_REFUSED, 64'd0, 4'd0);
-                    else if (a == SCALAR_R_SHAPE) respond(LINK_BUS_OK, {48'd0, FULL, NPE}, 4'd0);
-                    else if (a == SCALAR_R_FILL)  respond(LINK_BUS_OK, {56'd0, fill[q]}, 4'd0);
-                    else if (a == SCALAR_R_CAUSE) respond(LINK_BUS_OK, {61'd0, cause[q]}, 4'd0);
-                    else                          respond(LINK_BUS_OK, {61'd0, op[q]}, 4'd0);
-                end else begin
-                    respond(LINK_BUS_NO_REG, 64'd0, 4'd0);
-                end
-            end else if (bus_req_we) begin
-                // a CALL start
-                if (a == SCALAR_R_CANCEL) begin
+        end else if (rq_v && st == S_IDLE) begin
+            // ---- the request taken earlier (the controller waits this cycle)
+            case (rq_kind)
+                K_PW: respond(LINK_BUS_REFUSED, 64'd0, 4'd0);
+                K_PR: case (rq_sel)
+                          2'd0:    respond(LINK_BUS_OK, {48'd0, FULL, NPE}, 4'd0);
+                          2'd1:    respond(LINK_BUS_OK, {56'd0, fill[q]}, 4'd0);
+                          2'd2:    respond(LINK_BUS_OK, {61'd0, cause[q]}, 4'd0);
+                          default: respond(LINK_BUS_OK, {61'd0, op[q]}, 4'd0);
+                      endcase
+                K_CANCEL: begin
                     case (op[q])
                         OP_SEND, OP_RECV: respond(LINK_BUS_OK, r_wd, 4'd8);
                         OP_SENT:          respond(LINK_BUS_OK, r_sent, 4'd8);
@@ -312,38 +350,38 @@ module scalar_engine #(
                     op[q] <= OP_IDLE;
                     dirty[q] <= 1'b0;
                     cause[q] <= SCALAR_CAUSE_NONE[2:0];
-                end else if (!(is_send || is_recv) || rsvd) begin
-                    respond(LINK_BUS_NO_REG, 64'd0, 4'd0);
-                end else if (op[q] != OP_IDLE) begin
-                    refuse(SCALAR_CAUSE_BUSY[2:0]);
-                end else if (bus_req_len != (is_send ? SCALAR_SEND_BYTES[3:0] : SCALAR_RECV_BYTES[3:0])) begin
-                    refuse(SCALAR_CAUSE_LEN[2:0]);
-                end else if (is_send && !a_pe_ok) begin
-                    refuse(SCALAR_CAUSE_DEST[2:0]);
-                end else if (is_recv && !a_anys && !a_pe_ok) begin
-                    refuse(SCALAR_CAUSE_SOURCE[2:0]);
-                end else begin
-                    respond(LINK_BUS_PENDING, 64'd0, 4'd0);
-                    cause[q] <= SCALAR_CAUSE_NONE[2:0];
-                    op[q]    <= is_send ? OP_SEND : OP_RECV;
-                    pid[q]   <= a_pe;
-                    ptype[q] <= is_send ? bus_req_wdata_hi[15:0] : bus_req_wdata[15:0];
-                    pval[q]  <= is_send ? bus_req_wdata : 32'd0;
-                    anys[q]  <= is_recv && a_anys;
-                    anyt[q]  <= is_recv && a_anyt;
-                    blk[q]   <= is_recv && a_blk;
-                    dirty[q] <= is_recv;   // a new receive scans once
                 end
-            end else begin
-                // a CALL ask
-                case (op[q])
-                    OP_SEND, OP_RECV: respond(LINK_BUS_PENDING, 64'd0, 4'd0);
-                    OP_SENT:  begin respond(LINK_BUS_OK, 64'd0, 4'd0); op[q] <= OP_IDLE; end
-                    OP_MSG:   begin respond(LINK_BUS_OK, r_msg, 4'd8); op[q] <= OP_IDLE; end
-                    OP_EMPTY: begin respond(LINK_BUS_OK, r_none, 4'd8); op[q] <= OP_IDLE; end
-                    default:  refuse(SCALAR_CAUSE_IDLE[2:0]);
-                endcase
-            end
+                K_START: begin
+                    if (op[q] != OP_IDLE) begin
+                        refuse(SCALAR_CAUSE_BUSY[2:0]);
+                    end else if (!rq_lenok) begin
+                        refuse(SCALAR_CAUSE_LEN[2:0]);
+                    end else if (!rq_whook) begin
+                        refuse(rq_send ? SCALAR_CAUSE_DEST[2:0] : SCALAR_CAUSE_SOURCE[2:0]);
+                    end else begin
+                        respond(LINK_BUS_PENDING, 64'd0, 4'd0);
+                        cause[q] <= SCALAR_CAUSE_NONE[2:0];
+                        op[q]    <= rq_send ? OP_SEND : OP_RECV;
+                        pid[q]   <= rq_who;
+                        ptype[q] <= rq_type;
+                        pval[q]  <= rq_val;
+                        anys[q]  <= rq_anys;
+                        anyt[q]  <= rq_anyt;
+                        blk[q]   <= rq_blk;
+                        dirty[q] <= !rq_send;   // a new receive scans once
+                    end
+                end
+                K_ASK: begin
+                    case (op[q])
+                        OP_SEND, OP_RECV: respond(LINK_BUS_PENDING, 64'd0, 4'd0);
+                        OP_SENT:  begin respond(LINK_BUS_OK, 64'd0, 4'd0); op[q] <= OP_IDLE; end
+                        OP_MSG:   begin respond(LINK_BUS_OK, r_msg, 4'd8); op[q] <= OP_IDLE; end
+                        OP_EMPTY: begin respond(LINK_BUS_OK, r_none, 4'd8); op[q] <= OP_IDLE; end
+                        default:  refuse(SCALAR_CAUSE_IDLE[2:0]);
+                    endcase
+                end
+                default: respond(LINK_BUS_NO_REG, 64'd0, 4'd0);
+            endcase
         end else if (st == S_IDLE) begin
             // ---- the controller's turn: PE ptr
             ptr <= (ptr == N[PW-1:0] - 1'b1) ? {PW{1'b0}} : ptr + 1'b1;
@@ -370,7 +408,7 @@ module scalar_engine #(
                     found   <= 1'b0;
                 end
             end
-        end else begin
+        end else if (st == S_SCAN) begin
             // ---- S_SCAN: rdata holds entry chk of sp's buffer
             if (nxt != c_fill) nxt <= nxt + 8'd1;
             if (!found && e_hit) begin
@@ -411,7 +449,7 @@ module scalar_engine #(
     assign f_found = found;
     assign f_hit   = hit;
     assign f_rdata = m_rdata;
-    assign f_ins   = st == S_IDLE && !rst && !take && can_send;
+    assign f_ins   = st == S_IDLE && !rst && !rq_v && can_send;
     assign f_done  = st == S_SCAN && !rst && last;
     assign f_ptr   = ptr_id;
 `endif

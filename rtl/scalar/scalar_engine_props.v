@@ -133,8 +133,9 @@ module scalar_engine_props #(
 
     integer p, i;
     always @(posedge clk) begin
-        exp_v <= 1'b0;
+        if (bus_rsp_valid) exp_v <= 1'b0;
         if (rst) begin
+            exp_v <= 1'b0;
             sh <= {N*DEPTH*EW{1'b0}};
             for (p = 0; p < N; p = p + 1) begin
                 shf[p] <= 8'd0; pend[p] <= {EW{1'b0}}; pdest[p] <= 6'd0; wtype[p] <= 16'd0; wsrc[p] <= 6'd0;
@@ -214,9 +215,10 @@ module scalar_engine_props #(
             if (f_done && k_done < 0) assert (!(f_found || hit_of(f_rdata, wfl[sp], wsrc[sp], wtype[sp])));
             if (f_done && k_done >= 0) assert (f_found || hit_of(f_rdata, wfl[sp], wsrc[sp], wtype[sp]));
             // (p3) what is handed over
-            if (exp_v)
-                assert (bus_rsp_valid && bus_rsp_err == LINK_BUS_OK &&
+            if (exp_v && bus_rsp_valid)
+                assert (bus_rsp_err == LINK_BUS_OK &&
                         {bus_rsp_rdata_hi, bus_rsp_rdata} == {5'd0, SCALAR_WHAT_MESSAGE[2:0], 2'b00, exp});
+            if (exp_v) assert (!bus_req_ready);  // one request in flight at a time
             assert (bus_rsp_valid || (bus_rsp_err == 2'd0 && bus_rsp_rdata == 32'd0 && bus_rsp_rdata_hi == 32'd0));
 `ifdef SELFTEST_NEWEST
             if (f_done && k_done >= 0) assert (k_done == shf[sp] - 1);
