@@ -28,11 +28,12 @@
 //        queue's first match before chk is; a pending operation's engine
 //        registers are the harness's record of its request.
 // Negative controls (must FAIL): SELFTEST_NOMATCH claims no scan ever
-// finds a match (false after one send and one receive, 7 cycles);
-// SELFTEST_NEWEST claims every match is the newest entry of the buffer
-// (false once two messages are in one buffer and a receive matches the
-// older: 11 cycles, and the slowest job, about 20 minutes on a loaded
-// 2-core machine, most of it in the failing induction steps before).
+// finds a match (false after one send and one receive: a counterexample of
+// 8 cycles); SELFTEST_NEWEST claims every match is the newest entry of the
+// buffer (false once two messages are in one buffer and a receive matches
+// the older: 11 cycles before the engine registered its requests, more
+// than 12 since; the slowest job, 20 minutes and more on a loaded 2-core
+// machine, most of it in the failing induction steps before).
 module scalar_engine_props #(
     parameter integer N     = 2,
     parameter integer DEPTH = 2
