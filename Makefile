@@ -79,9 +79,10 @@ lint: deps ## manifests valid; generated files up to date; verilator -Wall on ev
 engine-selftest: deps ## add a throw-away engine (a scratch copy) in a copy of the tree: one folder, one test, one window row
 	@python3 tools/engine_selftest.py --jobs $(JOBS)
 
-# The demo builds only what it runs (the virtual hub, the demo program, the
-# CLI), not the tests' models.
-DEMO_TARGETS := aggnet-sim aggnet_demo aggnet
+# The demo builds only what tools/demo.sh runs, not the tests' models:
+# aggnet-sim with the two hub models it picks (--pes 4 --engines papers,
+# then --engines cop: BUILD/models/*.so), the PE program and the CLI
+DEMO_TARGETS := aggnet-sim model_hub_papers_n4 model_hub_cop_n4 aggnet_demo aggnet-cli
 demo: deps $(BUILD)/CMakeCache.txt ## 4 host processes barrier, exchange bits and interrupt through the virtual hub
 	@set -o pipefail; $(CMAKE) --build $(BUILD) -j $(JOBS) --target $(DEMO_TARGETS) -- --no-print-directory 2>&1 | \
 	  { grep -v -E '^\[ *[0-9]+%\]|^make\[|Scanning|Built target' || [ $$? = 1 ]; }

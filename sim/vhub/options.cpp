@@ -33,7 +33,7 @@ const char* const kUsage =
     "  --engines LIST      comma-separated engines the hub must have (e.g. papers): runs the\n"
     "                      built hub with the fewest engines that has them all, so that only\n"
     "                      what the run uses is simulated; refused if none has them.  Default:\n"
-    "                      the hub with every engine.  Built hubs (rtl/*/manifest.json):\n"
+    "                      the hub with every engine.  Built hubs (BUILD/models/*.so):\n"
     "%s"
     "  --trace FILE.fst    record an FST waveform of the run\n"
     "  --faults PERCENT    damage PERCENT%% of the frames both ways (0..100; drops, bit flips,\n"
