@@ -63,6 +63,7 @@ gen: ## regenerate the generated files (register maps, link tables) of every man
 
 lint: deps ## manifests valid; generated files up to date; verilator -Wall on every RTL module and board top
 	@python3 tools/engines.py selftest
+	@python3 tools/verilate.py selftest
 	@python3 tools/engines.py check
 	$(ENGINE_CHECK_CMDS)
 	@python3 tools/pincheck.py
