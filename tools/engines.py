@@ -72,6 +72,7 @@ TEST = {
     "boards": F("bool", default=False),  # also verilates every board top (tools/boards/, fw/<board>/top.v)
     "board_args": F("strs", default=[]),  # extra verilator arguments for those board tops (e.g. -G overrides)
     "bench": F("bool", default=False),   # a cycle benchmark: built, not a CTest test; `make bench` runs it
+    "parts": F("strs", default=[]),  # Catch2 tags: one CTest entry <name>:<tag> each, and <name>:rest
 }
 MODEL = {
     "family": F("str", True),      # make_<family>_rtl(), <family>_rtl_sizes(), <family>_models
@@ -636,6 +637,13 @@ def load(root=ROOT):
                 errs.append("%s.name: '%s' is not a target name" % (wi, t["name"]))
             if t["timeout"] < 1:
                 errs.append("%s.timeout: must be >= 1 s" % wi)
+            for tag in t["parts"]:
+                if not IDENT.match(tag) or tag == "rest":
+                    errs.append("%s.parts: '%s' is not a Catch2 tag name (letters, digits, _; not 'rest')" % (wi, tag))
+            if len(set(t["parts"])) != len(t["parts"]):
+                errs.append("%s.parts: a tag is named twice" % wi)
+            if t["parts"] and t["bench"]:
+                errs.append("%s.parts: a benchmark is not a CTest test" % wi)
             for f in t["families"]:
                 if f not in fams:
                     errs.append("%s.families: no model family '%s' in %s%s"
@@ -821,6 +829,7 @@ def cmake_text(reg):
             s(v + "_FAMILIES", ";".join(t["families"]))
             s(v + "_TIMEOUT", t["timeout"])
             s(v + "_BENCH", "1" if t["bench"] else "0")
+            s(v + "_PARTS", ";".join(t["parts"]))
             s(v + "_LABELS", ";".join([c.name] + (["seeded"] if t["seeded"] else [])))
             s(v + "_MODELS", ";".join(m["prefix"] for m in t["models"]))
             for m in t["models"]:
@@ -946,6 +955,10 @@ def selftest(verbose=False):
          "synth name 'b' is already used"),
         ("unknown family", lambda m, fs: m["eng"]["tests"][0].update(families=["zz"]),
          "tests[0].families: no model family 'zz'"),
+        ("a part named rest", lambda m, fs: m["eng"]["tests"][0].update(parts=["fast", "rest"]),
+         "tests[0].parts: 'rest' is not a Catch2 tag name"),
+        ("a part twice", lambda m, fs: m["eng"]["tests"][0].update(parts=["fast", "fast"]),
+         "tests[0].parts: a tag is named twice"),
         ("slot of an unknown module", lambda m, fs: m["eng"].update(slot=[{"module": "nope"}]),
          "slot[0].module: top: no module 'nope'"),
         ("slot without a window", lambda m, fs: m["base"].update(slot=[{"module": "b"}]),
