@@ -38,7 +38,7 @@ const char* cause_name(unsigned c) {
     case C_BADLEN: return "BADLEN: the operand bytes are not the opcode's";
     case C_PRIV: return "PRIV: a supervisor operation from user mode (nothing changed)";
     case C_NOFPU: return "NOFPU: a floating point opcode, and this hub's COP has no FPU (EN_FPU = 0)";
-    case C_NOUP: return "NOUP: X bit set, and there is no level 2 COP above this one";
+    case C_NOUP: return "NOUP: X bit set, and there is no level 2 COP above this one (built with UP = 0)";
     case C_BUSY: return "BUSY: this channel's previous command, RECV or reply is still pending";
     case C_NOTC: return "NOTC: the process's key has no TC vector set (the supervisor sets it: SETTC)";
     case C_NOTINTC: return "NOTINTC: this PE is not in the key's TC vector";
@@ -51,6 +51,7 @@ const char* cause_name(unsigned c) {
     case C_NOCALL: return "NOCALL: no CALL of this channel is pending";
     case C_RDONLY: return "RDONLY: a read-only register";
     case C_NOREPLY: return "NOREPLY: XMIT with no earlier reply";
+    case C_XOP: return "XOP: X bit set on an opcode with no level 2 form (prefix sums, EXSUMF, XMIT, ACK)";
     default: return "an unknown cause";
     }
 }
