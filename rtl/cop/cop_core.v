@@ -2,8 +2,9 @@
 // cop_core: Hall's coordination processor (seed 004, chapter IV: the COP to
 // network interface, figures 15-22, Table I) as an engine bus slave with C
 // channels, one per PE (PE p = channel p).  The float opcodes run on the
-// units of rtl/fpu/ (EN_FPU = 1; 0 refuses them NOFPU); no level 2 COP (X
-// refused NOUP).
+// units of rtl/fpu/ (EN_FPU = 1; 0 refuses them NOFPU).  UP = 1 makes it
+// a level 1 COP under a level 2 one (the X bit; docs/cop.md "Two levels"),
+// UP = 0 refuses X NOUP.
 // The tables (opcodes, instruction word, causes, registers) are generated
 // by tools/copgen.py into cop_regs.vh; docs/cop_regmap.md lists them and
 // docs/cop.md says what the COP does and where it departs from the seed.
@@ -55,6 +56,13 @@
 //   FPUT   the float result is placed in every member's reply slot
 //   MAXF / MINF go through TREE, on a tree of fpu_minmax64 over the same
 //   leaves (absent members: -inf for max, +inf for min).
+//   UP     (UP = 1) an entry for level 2 is offered on up_* until up_ready:
+//          a single command with X from EXEC, a completed X round's
+//          combined value from EXEC (barrier), TREE or FPUT instead of
+//          placing it.  From up_ready until level 2's answer is taken (dn_*,
+//          in IDLE) the entry is at level 2 (u_on): its members (u_mem) are
+//          RUNNING for CANCEL and get that answer as their reply; the other
+//          X commands are not ready meanwhile (one entry at a time).
 //   A completed barrier's exit is placed in EXEC.  Replies are visible in
 //   the cycle after they are placed.
 //
@@ -75,6 +83,9 @@
 //           PPN_W + PID_W <= 5 (key table rows), PPN_W + PID_W + RA_W <= 14
 //   MB      1..4 mailbox entries per channel
 //   EN_FPU  1: the float opcodes on rtl/fpu/; 0: refused NOFPU (no FPU logic)
+//   UP      1: a level 1 COP with the up / down ports; 0: X refused NOUP
+//           (the ports idle); X on a prefix sum, EXSUMF, XMIT or ACK is
+//           refused XOP
 //   KEY     the MODE value that makes a channel supervisor
 `include "bus_ports.vh"
 module cop_core #(
@@ -500,6 +511,7 @@ module cop_core #(
     reg            u_on;
     reg [C-1:0]    u_mem;
     reg [63:0]     u_data;
+    reg            u_us;
     reg [6:0]      t_op;
     reg [RA_W-1:0] t_addr;
     reg [CW:0]     tcnt;
@@ -830,7 +842,7 @@ module cop_core #(
                     tcnt <= {(CW+1){1'b0}}; scnt <= {CW{1'b0}}; sacc <= 64'd0;
                     frem <= x_tmpl; fph <= 2'd0; fcnt <= 8'd0;
                     // the entry's members and operand (a round's combined value comes later)
-                    u_mem <= l_coll ? x_tmpl : l_one;
+                    u_mem <= l_coll ? x_tmpl : l_one; u_us <= instr[lead][IW_US];
                     u_data <= (l_dec[11:8] == 4'd8) ? l_data : (l_dec[11:8] == 4'd4) ? {32'd0, l_data[31:0]} : 64'd0;
                     st <= x_next;
                 end
@@ -968,7 +980,7 @@ module cop_core #(
     assign up_valid = UP != 0 && st == S_UP;
     assign up_op    = l_op;
     assign up_mask  = l_mask;
-    assign up_us    = instr[lead][IW_US];
+    assign up_us    = u_us;
     assign up_ppn   = l_ppn4;
     assign up_pid   = l_pid8;
     assign up_addr  = l_addr12;
