@@ -140,7 +140,12 @@ module cop_core #(
     output wire [C-1:0] f_coll,        // channels whose buffered command is collective
     output wire         f_complete,    // a collective round completes in this cycle (or its result goes out)
     output wire [C-1:0] f_wd0,         // a CANCEL withdraws these channels' served contributions to key 0
-    output wire         f_exec0        // an EXEC step for key 0 (the only step that clears its TC bits)
+    output wire         f_exec0,       // an EXEC step for key 0 (the only step that clears its TC bits)
+    output wire [C-1:0] f_rx_x,        // buffered commands with X
+    output wire [C-1:0] f_snap,        // the controller's snapshot (PICK)
+    output wire         f_lead_x,      // the leader's buffered command has X
+    output wire         f_l_x,         // the latched leader's X
+    output wire         f_u_on         // an entry is at level 2
 `endif
 );
     generate
@@ -1048,6 +1053,11 @@ module cop_core #(
                         st == S_FPUT;
     assign f_wd0 = (take && pe_ok && b_wd && rx_srv[p] && p_rkey == {KW{1'b0}}) ? p_one : {C{1'b0}};
     assign f_exec0 = st == S_EXEC && l_key == {KW{1'b0}};
+    assign f_rx_x = rx_x;
+    assign f_snap = snap;
+    assign f_lead_x = rx_x[lead];
+    assign f_l_x = l_x;
+    assign f_u_on = u_on;
 
 `endif
 endmodule
