@@ -53,6 +53,5 @@ set_tests_properties(test_board_check PROPERTIES TIMEOUT 120)
 
 # The COP on aggnet-sim's idle-stop clock: cop_slot's busy must be right.
 aggnet_test(test_cop_vhub SOURCES ${CMAKE_SOURCE_DIR}/tests/test_cop_vhub.cpp)
-target_compile_definitions(test_cop_vhub PRIVATE AGGNET_SIM_EXE="$<TARGET_FILE:aggnet-sim>")
-add_dependencies(test_cop_vhub aggnet-sim)
+aggnet_runs(test_cop_vhub aggnet-sim)
 set_tests_properties(test_cop_vhub PROPERTIES TIMEOUT 120)
