@@ -124,6 +124,7 @@ SLOT = {
     "call": F("bool", default=False),        # the slot takes CALLs: it has the five CALL ports (docs/link.md)
     "busy": F("bool", default=False),        # the slot has an output `busy`: its state moves on by itself
     "settle": F("str", default="8"),         # Verilog expression: cycles from a bus write to its registers' final value
+    "gone": F("bool", default=False),        # the slot has an input pe_gone [N-1:0]: PE a's own link is silent (aggnet_hub's link_gone)
 }
 HUB_MODEL = {
     "family": F("str", True),      # a model family of the hub: one of its `models`, or a new one
