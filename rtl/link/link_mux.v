@@ -179,6 +179,9 @@ module link_mux #(
         if (CNT_W < 1 || CNT_W > 32) begin : g_bad_cnt
             $error("link_mux: CNT_W must be in 1..32");
         end
+        if (LINK_MAX_PAYLOAD != 8) begin : g_bad_payload
+            $error("link_mux: the len check (u_big) is written for LINK_MAX_PAYLOAD = 8");
+        end
     endgenerate
 
     // ---- forwarder state (declared first: the per-stream FIFOs use it) -----
@@ -244,7 +247,7 @@ module link_mux #(
             reg  [IAW:0]   wr, fs, rd;  // write, frame start, read
             reg            hunt, esc, bad;
             reg  [4:0]     cnt;         // unstuffed bytes of the frame after FLAG
-            reg  [3:0]     len;
+            reg  [4:0]     end_cnt;     // cnt of the frame's last byte: len + 7 (31 until len is in)
             reg  [CNT_W-1:0] c_frames, c_bind, c_ovr, c_txdrop, c_part;
             wire           v = s_rx_valid[k];
             wire [7:0]     b = s_rx_data[8*k +: 8];
@@ -266,8 +269,11 @@ module link_mux #(
             end else begin : g_usb_own
                 assign bind_ok = ((u - BASE8) > HDR_LAST);  // u < PE_BASE or u > PE_BASE + S - 2
             end
-            wire           at_end = (cnt >= 5'd6) && (cnt == {1'b0, len} + 5'd7);
-            wire           bad_len = (cnt == 5'd5) && !is_esc && (u > LINK_MAX_PAYLOAD);
+            // (timing: no adder or magnitude compare on the byte's path; the
+            // frame parser's decision missed the iCEBreaker's 36 MHz with them)
+            wire           at_end = (cnt == end_cnt);
+            wire           u_big = (|u[7:4]) || (u[3] && (|u[2:0]));  // u > LINK_MAX_PAYLOAD (8)
+            wire           bad_len = (cnt == 5'd5) && !is_esc && u_big;
             // what this byte does (only one of these when v && !s_rx_ferr)
             wire           in_frame = v && !s_rx_ferr[k] && !is_flag && !hunt;
             wire           start_ok = v && !s_rx_ferr[k] && is_flag && !used_fs[IAW];
@@ -297,7 +303,7 @@ module link_mux #(
                     esc <= 1'b0;
                     bad <= 1'b0;
                     cnt <= 5'd0;
-                    len <= 4'd0;
+                    end_cnt <= 5'd31;
                 end else if (s_rx_ferr[k] || start_ovr || ovr || (bad_len && in_frame)) begin
                     wr <= fs;       // drop the partial frame, hunt for FLAG
                     hunt <= 1'b1;
@@ -307,6 +313,7 @@ module link_mux #(
                     esc <= 1'b0;
                     bad <= 1'b0;
                     cnt <= 5'd0;
+                    end_cnt <= 5'd31;
                 end else if (in_frame) begin
                     if (store) wr <= wr + 1'b1;
                     if (is_esc) begin
@@ -315,7 +322,7 @@ module link_mux #(
                         esc <= 1'b0;
                         cnt <= cnt + 1'b1;
                         if (cnt == 5'd0 && !bind_ok) bad <= 1'b1;
-                        if (cnt == 5'd5) len <= u[3:0];
+                        if (cnt == 5'd5) end_cnt <= {1'b0, u[3:0]} + 5'd7;
                         if (commit) begin
                             fs <= wr + 1'b1;
                             hunt <= 1'b1;
