@@ -26,7 +26,10 @@
 //
 // LEDs: LEDG_N lit while every PE's cable is present; LEDR_N lit while the
 // USB stream is present.  The user button BTN_N resets the hub.
-// Clock: 36 MHz from the PLL, as fw/icebreaker/top.v (the same settings).
+// Clock: 24 MHz from the PLL, not the 36 MHz of fw/icebreaker/top.v: with
+// the multiplexer's frame parsers this top misses 36 MHz on the UP5K
+// (docs/hardware.md, "UART PEs").  6 Mbaud is 4 hub clocks a bit, the
+// least uart_rx takes.
 `include "aggnet_hub_board.vh"
 
 module top (
@@ -43,7 +46,7 @@ module top (
     localparam integer H = 2;          // PEs on header UARTs (PE k on stream k)
     localparam integer W = 8;          // papers_hub's register width at N = 2 (for the tie-offs)
     localparam integer LW = 10;        // and its LED column width
-    localparam integer HUB_KHZ = 36000;
+    localparam integer HUB_KHZ = 24000;
     localparam integer BAUD = 3000000;
     localparam integer FAST_BAUD = 6000000;
     localparam integer FAST_STREAMS = 1;
@@ -53,10 +56,11 @@ module top (
     parameter integer KEEPALIVE = HUB_KHZ * 100;
     localparam integer CNT_W = 8;       // the mux's counters (docs/link_mux.md), read in INFO
 
-    // icepll -i 12 -o 36: DIVR = 0, DIVF = 47, DIVQ = 4, FILTER_RANGE = 1
+    // icepll -i 12 -o 24: DIVR = 0, DIVF = 63, DIVQ = 5, FILTER_RANGE = 1
+    // (PFD 12 MHz, VCO 768 MHz)
     wire clk, pll_locked;
     pll #(.ARCH("ICE40_PAD"), .IN_KHZ(12000), .OUT_KHZ(HUB_KHZ),
-          .DIVR(0), .DIVF(47), .DIVQ(4), .FILTER_RANGE(1))
+          .DIVR(0), .DIVF(63), .DIVQ(5), .FILTER_RANGE(1))
         u_pll (.clk_in(clk_12mhz), .clk_out(clk), .locked(pll_locked));
 
     wire rst;
