@@ -70,7 +70,7 @@ TEST = {
     "timeout": F("int", default=DEFAULT_TIMEOUT),
     "seeded": F("bool", default=False),  # random stimulus: `make test-fresh` reruns it
     "boards": F("bool", default=False),  # also verilates every board top (tools/boards/, fw/<board>/top.v)
-    "board_args": F("strs", default=[]),  # extra verilator arguments for those board tops (e.g. -G overrides)
+    "board_args": F("strs", default=[]),  # extra verilator arguments for those board tops (a -G override only for the tops declaring that parameter)
     "bench": F("bool", default=False),   # a cycle benchmark: built, not a CTest test; `make bench` runs it
     "parts": F("strs", default=[]),  # Catch2 tags: one CTest entry <name>:<tag> each, and <name>:rest
 }
@@ -125,6 +125,7 @@ SLOT = {
     "call": F("bool", default=False),        # the slot takes CALLs: it has the five CALL ports (docs/link.md)
     "busy": F("bool", default=False),        # the slot has an output `busy`: its state moves on by itself
     "settle": F("str", default="8"),         # Verilog expression: cycles from a bus write to its registers' final value
+    "gone": F("bool", default=False),        # the slot has an input pe_gone [N-1:0]: PE a's own link is silent (aggnet_hub's link_gone)
 }
 HUB_MODEL = {
     "family": F("str", True),      # a model family of the hub: one of its `models`, or a new one
@@ -375,8 +376,11 @@ class Registry:
                 bds = []
                 for b in (board_tops(self.root) if t["boards"] else []):
                     bds.append(b)
+                    # a -G override reaches only the tops that declare that parameter
+                    args = [a for a in t["board_args"]
+                            if not a.startswith("-G") or a[2:].split("=")[0] in b["overridable"]]
                     models.append({"prefix": b["prefix"], "top": "top", "file": b["top_file"],
-                                   "args": c.verilator_args + t["board_args"]})
+                                   "args": c.verilator_args + args})
                 out.append(dict(t, engine=c.name, models=models, boards=bds))
         return out
 
@@ -389,6 +393,7 @@ class Registry:
 
 
 LOCALPARAM_RE = re.compile(r"localparam\s+integer\s+([A-Z_][A-Z0-9_]*)\s*=\s*(\d+)\s*;")
+PARAM_RE = re.compile(r"\bparameter\s+integer\s+([A-Z_][A-Z0-9_]*)\s*=")
 STRING_PARAM_RE = re.compile(r"localparam\s+([A-Z_][A-Z0-9_]*)\s*=\s*\"([A-Za-z0-9_ .-]*)\"\s*;")
 
 
@@ -407,12 +412,15 @@ def board_tops(root):
         name = f[:-3]
         top = "fw/%s/top.v" % name
         params = {}
+        overridable = set()
         if os.path.isfile(os.path.join(root, top)):
             with open(os.path.join(root, top)) as fh:
                 text = fh.read()
             params = {k: int(v) for k, v in LOCALPARAM_RE.findall(text)}
             params.update({k: '"%s"' % v for k, v in STRING_PARAM_RE.findall(text)})
-        out.append({"name": name, "prefix": "V%s_top" % name, "top_file": top, "params": params})
+            overridable = set(PARAM_RE.findall(text))
+        out.append({"name": name, "prefix": "V%s_top" % name, "top_file": top, "params": params,
+                    "overridable": overridable})
     return out
 
 
