@@ -63,6 +63,7 @@ gen: ## regenerate the generated files (register maps, link tables) of every man
 
 lint: deps ## manifests valid; generated files up to date; verilator -Wall on every RTL module and board top
 	@python3 tools/engines.py selftest
+	@python3 tools/verilate.py selftest
 	@python3 tools/engines.py check
 	$(ENGINE_CHECK_CMDS)
 	@python3 tools/pincheck.py
@@ -79,9 +80,10 @@ lint: deps ## manifests valid; generated files up to date; verilator -Wall on ev
 engine-selftest: deps ## add a throw-away engine (a scratch copy) in a copy of the tree: one folder, one test, one window row
 	@python3 tools/engine_selftest.py --jobs $(JOBS)
 
-# The demo builds only what it runs (the virtual hub, the demo program, the
-# CLI), not the tests' models.
-DEMO_TARGETS := aggnet-sim aggnet_demo aggnet
+# The demo builds only what tools/demo.sh runs, not the tests' models:
+# aggnet-sim with the three hub models it picks (--pes 4 --engines papers,
+# then cop, then scalar: BUILD/models/*.so), the PE program and the CLI
+DEMO_TARGETS := aggnet-sim model_hub_papers_n4 model_hub_cop_n4 model_hub_scalar_n4 aggnet_demo aggnet-cli
 demo: deps $(BUILD)/CMakeCache.txt ## 4 host processes barrier, exchange bits and interrupt through the virtual hub
 	@set -o pipefail; $(CMAKE) --build $(BUILD) -j $(JOBS) --target $(DEMO_TARGETS) -- --no-print-directory 2>&1 | \
 	  { grep -v -E '^\[ *[0-9]+%\]|^make\[|Scanning|Built target' || [ $$? = 1 ]; }

@@ -65,19 +65,24 @@ inline std::string engine_names(uint16_t engines) {
 
 struct HubFamily {
     std::string name;
-    uint16_t engines = 0;          ///< ENGINES bitmap, from its smallest model's HELLO
-    std::vector<unsigned> sizes;
+    uint16_t engines = 0;          ///< ENGINES bitmap, from its models' HELLO
+    std::vector<unsigned> sizes;   ///< the family's sizes built with exactly these engines
 };
 
-/// Every built hub family with its engines.
+/// Every built hub model, asked what it carries: one entry per family and
+/// set of engines (a family may leave an engine out at some sizes, as `hub`
+/// leaves BESU out at 16 and 40 PEs).
 inline std::vector<HubFamily> hub_families() {
     std::vector<HubFamily> out;
-    for (const auto& f : rtl_families<HubModel>()) {
-        const auto& sizes = f.sizes();
-        if (sizes.empty()) continue;
-        auto m = f.make(*std::min_element(sizes.begin(), sizes.end()), std::string(f.name) + "_probe", UINT64_MAX);
-        out.push_back({f.name, hub_engines(*m), sizes});
-    }
+    for (const auto& f : rtl_families<HubModel>())
+        for (unsigned n : f.sizes()) {
+            auto m = f.make(n, std::string(f.name) + "_probe", UINT64_MAX);
+            const uint16_t e = hub_engines(*m);
+            auto it = std::find_if(out.begin(), out.end(),
+                                   [&](const HubFamily& h) { return h.name == f.name && h.engines == e; });
+            if (it == out.end()) out.push_back({f.name, e, {n}});
+            else it->sizes.push_back(n);
+        }
     return out;
 }
 

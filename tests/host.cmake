@@ -22,8 +22,7 @@ set_tests_properties(test_sim_control PROPERTIES TIMEOUT 60)
 
 # System tests: aggnet-sim as a child process, clients over its sockets.
 aggnet_test(test_system_vhub SOURCES ${CMAKE_SOURCE_DIR}/tests/test_system_vhub.cpp)
-target_compile_definitions(test_system_vhub PRIVATE AGGNET_SIM_EXE="$<TARGET_FILE:aggnet-sim>")
-add_dependencies(test_system_vhub aggnet-sim)
+aggnet_runs(test_system_vhub aggnet-sim)
 set_tests_properties(test_system_vhub PROPERTIES TIMEOUT 120)
 
 # Host-side benchmark for `make bench` (starts aggnet-sim itself); its PE
@@ -31,21 +30,17 @@ set_tests_properties(test_system_vhub PROPERTIES TIMEOUT 120)
 add_executable(aggnet_bench_host ${CMAKE_SOURCE_DIR}/host/tools/aggnet_bench_host.cpp)
 target_include_directories(aggnet_bench_host PRIVATE ${CMAKE_SOURCE_DIR}/sim)
 target_link_libraries(aggnet_bench_host PRIVATE aggnet)
-target_compile_definitions(aggnet_bench_host PRIVATE AGGNET_SIM_EXE="$<TARGET_FILE:aggnet-sim>")
-add_dependencies(aggnet_bench_host aggnet-sim)
+aggnet_runs(aggnet_bench_host aggnet-sim)
 
 # Load and idle figures of the virtual hub for `make bench` (PE processes, not threads).
 add_executable(aggnet_bench_load ${CMAKE_SOURCE_DIR}/host/tools/aggnet_bench_load.cpp)
 target_link_libraries(aggnet_bench_load PRIVATE aggnet)
-target_compile_definitions(aggnet_bench_load PRIVATE AGGNET_SIM_EXE="$<TARGET_FILE:aggnet-sim>")
-add_dependencies(aggnet_bench_load aggnet-sim)
+aggnet_runs(aggnet_bench_load aggnet-sim)
 
 # Faults: PEs that leave, die, stall or stop reading; a stopped hub; bad
 # options; a hub out of file descriptors (issue 8).
 aggnet_test(test_vhub_faults SOURCES ${CMAKE_SOURCE_DIR}/tests/test_vhub_faults.cpp)
-target_compile_definitions(test_vhub_faults PRIVATE AGGNET_SIM_EXE="$<TARGET_FILE:aggnet-sim>"
-                           AGGNET_CLI_EXE="$<TARGET_FILE:aggnet-cli>")
-add_dependencies(test_vhub_faults aggnet-sim aggnet-cli)
+aggnet_runs(test_vhub_faults aggnet-sim aggnet-cli)
 # seeded: `make test-fresh` (ctest -L seeded) runs it again with a fresh seed.
 set_tests_properties(test_vhub_faults PROPERTIES TIMEOUT 180 LABELS seeded)
 
@@ -53,7 +48,10 @@ set_tests_properties(test_vhub_faults PROPERTIES TIMEOUT 180 LABELS seeded)
 # sockets (with faults, with the link cut), and the pin-by-pin check against
 # the fake ppdev layer with broken wires.
 aggnet_test(test_board_check SOURCES ${CMAKE_SOURCE_DIR}/tests/test_board_check.cpp LIBS papers_models)
-target_compile_definitions(test_board_check PRIVATE AGGNET_SIM_EXE="$<TARGET_FILE:aggnet-sim>"
-                           AGGNET_CLI_EXE="$<TARGET_FILE:aggnet-cli>")
-add_dependencies(test_board_check aggnet-sim aggnet-cli)
+aggnet_runs(test_board_check aggnet-sim aggnet-cli)
 set_tests_properties(test_board_check PROPERTIES TIMEOUT 120)
+
+# The COP on aggnet-sim's idle-stop clock: cop_slot's busy must be right.
+aggnet_test(test_cop_vhub SOURCES ${CMAKE_SOURCE_DIR}/tests/test_cop_vhub.cpp)
+aggnet_runs(test_cop_vhub aggnet-sim)
+set_tests_properties(test_cop_vhub PROPERTIES TIMEOUT 120)

@@ -12,7 +12,5 @@ set_tests_properties(test_serial_pipe PROPERTIES TIMEOUT 120)
 # serial: end to end: the aggnet CLI over a pty bridged to a Verilated
 # aggnet_hub (tests/hub.cmake's hub_models), with a PE cabled to its pins.
 aggnet_test(test_serial_hub SOURCES ${CMAKE_SOURCE_DIR}/tests/test_serial_hub.cpp LIBS hub_models util)
-target_compile_definitions(test_serial_hub PRIVATE AGGNET_SIM_EXE="$<TARGET_FILE:aggnet-sim>"
-                           AGGNET_CLI_EXE="$<TARGET_FILE:aggnet-cli>")
-add_dependencies(test_serial_hub aggnet-cli aggnet-sim)
+aggnet_runs(test_serial_hub aggnet-sim aggnet-cli)
 set_tests_properties(test_serial_hub PROPERTIES TIMEOUT 120)

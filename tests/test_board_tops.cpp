@@ -94,6 +94,7 @@ AGGNET_HAS_MEMBER(has_btn_n, btn_n)      // active-low reset button
 AGGNET_HAS_MEMBER(has_btn_fire1, btn_fire1)  // active-high reset button
 AGGNET_HAS_MEMBER(has_ledg_n, ledg_n)    // two active-low LEDs and an RGB LED (icebreaker)
 AGGNET_HAS_MEMBER(has_uart, uart_rx)     // the link on the board's USB UART (not on the HX1K boards)
+AGGNET_HAS_MEMBER(has_pe_rx, pe_rx)      // a UART per PE: tests/test_uart_pe_tops.cpp tests those tops
 #undef AGGNET_HAS_MEMBER
 
 constexpr unsigned kW = 8;  // register width at N = 4 (papers_regs::reg_width(4))
@@ -501,13 +502,19 @@ bool board_selected(const std::string& b) {
     if (!env || !*env) return true;
     return ("," + std::string(env) + ",").find("," + b + ",") != std::string::npos;
 }
+/// The PAPERS-cable tops only: those with a UART per PE have their own suite.
+template <class V>
+void run_board(const char* b, const Params& p, const BoardFn& fn) {
+    if constexpr (!has_pe_rx<V>::value)
+        fn(b, p, [&](uint64_t mc) { return std::make_unique<BoardTop<V>>(b, p, mc); });
+}
 void for_each_board(const BoardFn& fn) {
 #define AGGNET_P(k, v) put(p, #k, v)
 #define AGGNET_X(b, V, ...)                                                                       \
     if (board_selected(#b)) {                                                                     \
         Params p;                                                                                 \
         (void)(__VA_ARGS__);                                                                      \
-        fn(#b, p, [&](uint64_t mc) { return std::make_unique<BoardTop<V>>(#b, p, mc); });          \
+        run_board<V>(#b, p, fn);                                                                  \
     }
     AGGNET_BOARD_TOPS(AGGNET_X, AGGNET_P)
 #undef AGGNET_X

@@ -438,32 +438,52 @@ TEST_CASE("cop: a PE that never arrives is named by the others' timeouts", "[cop
     const unsigned n = 4;
     Bench b(n, "cop_ops_timeout");
     b.setup(C::all_pes(n), C::all_pes(n));
-    // a lock holder is named; PE1's fetch-and-add then stays in the COP (no
-    // CANCEL in this core), so PE1 never arrives at the barrier below
+    // a lock holder is named, and the timed-out fetch-and-add is cancelled
+    // (docs/cop.md "CANCEL"): withdrawn before it was served, so it never
+    // adds, and PE1's channel takes its next CALL (without the CANCEL the
+    // command stays: it adds once the lock goes and the next CALL is BUSY)
     b.one(3, [&](C::Channel& c3) {
         c3.lock();
         link::LinkClient c(b.hub.endpoint(1), "linkhub:pe1", b.cfg());
-        C::Channel c1(c, 1, milliseconds(200));
+        C::Channel c1(c, 1, milliseconds(60));
         try {
             c1.fetch_add(1, uint32_t(1));
             FAIL("a fetch-and-add was served while PE3 held the lock");
         } catch (const TimeoutError& e) {
             CHECK_THAT(e.what(), Catch::Contains("PE3 holds the COP lock"));
+            CHECK_THAT(e.what(), Catch::Contains("CALL cancelled: withdrawn"));
         }
+        CHECK((c1.reg(C::regs::STATUS) & 0xf) == 0);  // no command in its buffer, no reply, no RECV
         c3.unlock();
-        CHECK(cause_of([&] { c1.barrier(); }) == C::C_BUSY);
+        CHECK(c1.fetch_add(1, uint32_t(5)) == 0u);  // the withdrawn +1 never happened
+        CHECK(c1.read(1) == 5u);
     });
+    // PE1 never enters: each of the others times out naming PE1 (and the PEs
+    // that cancelled before it read WAIT, never itself), and cancels
     b.run(
         [&](unsigned pe, C::Channel& ch) {
             try {
                 ch.barrier();
                 PE_FAIL("PE" << pe << " passed a barrier PE1 never entered");
             } catch (const TimeoutError& e) {
-                PE_CHECK_MSG(e.never_arrived == (uint64_t(1) << 1), "PE" << pe << ": " << e.what());
+                PE_CHECK_MSG((e.never_arrived >> 1 & 1) && !(e.never_arrived >> pe & 1),
+                             "PE" << pe << ": " << e.what());
                 PE_CHECK_MSG(std::string(e.what()).find("PE1") != std::string::npos, e.what());
+                PE_CHECK_MSG(std::string(e.what()).find("CALL cancelled: withdrawn") != std::string::npos, e.what());
             }
         },
-        0b1101, milliseconds(300));
+        0b1101, milliseconds(100));
+    // nothing stayed armed: the round is not open, and a barrier of all four completes
+    b.one(0, [&](C::Channel& ch) {
+        CHECK(ch.waiting(0) == 0);
+        CHECK((ch.reg(C::regs::STATUS) & 0xf) == 0);
+    });
+    std::atomic<unsigned> passed{0};
+    b.run([&](unsigned, C::Channel& ch) {
+        ch.barrier();
+        ++passed;
+    });
+    CHECK(passed == n);
 }
 
 TEST_CASE("cop: damaged frames, every CALL applied exactly once", "[cop][link][faults]") {

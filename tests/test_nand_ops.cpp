@@ -232,8 +232,9 @@ void random_ops(unsigned n, unsigned rounds, const Runner& runner = on_link, con
 
 }  // namespace
 
+// (one case per hub size, each its own CTest entry: rtl/nand/manifest.json "parts")
 TEST_CASE("nand ops: every operation of seed 002 section 2 against a C++ reference, random values, widths and "
-          "thread timing, one CALL per operation over the link, N = 4, 16 and 40",
+          "thread timing, one CALL per operation over the link, N = 4; and on the cable",
           "[nand][ops]") {
     random_ops(4, 300);
     // The same operations with every PE on its cable (LptNandPort): t = 4
@@ -241,9 +242,11 @@ TEST_CASE("nand ops: every operation of seed 002 section 2 against a C++ referen
     random_ops(4, 60, [](unsigned n, const std::function<void(unsigned, NandPe&)>& fn) {
         return on_cable(n, fn, aggnet::sim::test_seed("nand_ops_cable_timing"));
     }, "cable", 0);
-    random_ops(16, 60);
-    random_ops(40, 12);
 }
+
+TEST_CASE("nand ops: the random operations over the link at N = 16", "[nand][ops][n16]") { random_ops(16, 60); }
+
+TEST_CASE("nand ops: the random operations over the link at N = 40", "[nand][ops][n40]") { random_ops(40, 12); }
 
 TEST_CASE("nand ops: I/O cycles per operation <= seed 002 Table 2's TTL_PAPERS column (t = 4, k = 32)",
           "[nand][ops]") {

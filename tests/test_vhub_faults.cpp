@@ -584,6 +584,46 @@ TEST_CASE("faults: aggnet-sim validates every option up front and exits 2 naming
     }
 }
 
+TEST_CASE("faults: aggnet-sim runs only real model plugins, and names what it cannot load",
+          "[faults][vhub][cli]") {
+    // The models are plugins in BUILD/models (sim/rtl_families.hpp);
+    // AGGNET_SIM_MODELS points aggnet-sim at another directory.
+    char tmpl[] = "/tmp/aggnet-test-models-XXXXXX";
+    REQUIRE(::mkdtemp(tmpl));
+    const std::string dir = tmpl;
+    struct Env {
+        explicit Env(const std::string& d) { ::setenv("AGGNET_SIM_MODELS", d.c_str(), 1); }
+        ~Env() { ::unsetenv("AGGNET_SIM_MODELS"); }
+    } env(dir);
+    const std::vector<std::string> args{AGGNET_SIM_EXE, "--pes", "4", "--dir", dir + "/sock"};
+    SECTION("no model at all: a usage error that says how to build them") {
+        const Run r = run_program(args);
+        INFO(r.out);
+        CHECK(r.status == 2);
+        CHECK_THAT(r.out, Contains("no hub model is built in " + dir) && Contains("HubModel_plugins"));
+    }
+    SECTION("a file that is not a plugin: a runtime error naming it, and no hub") {
+        const std::string junk = dir + "/hub_n4.so";
+        {
+            FILE* f = std::fopen(junk.c_str(), "w");
+            REQUIRE(f);
+            std::fputs("not a shared object\n", f);
+            std::fclose(f);
+        }
+        const Run r = run_program(args);
+        INFO(r.out);
+        CHECK(r.status == 1);
+        CHECK_THAT(r.out, Contains("model plugin " + junk + " does not load"));
+        // --help still answers, and says why it lists no model
+        const Run h = run_program({AGGNET_SIM_EXE, "--help"});
+        CHECK(h.status == 0);
+        CHECK_THAT(h.out, Contains("(none listed: model plugin " + junk));
+        ::unlink(junk.c_str());
+    }
+    ::rmdir((dir + "/sock").c_str());
+    ::rmdir(dir.c_str());
+}
+
 TEST_CASE("faults: the aggnet CLI validates options and device strings before touching a hub",
           "[faults][vhub][cli]") {
     SimProcess hub(2);

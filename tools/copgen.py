@@ -108,7 +108,8 @@ OPCODES = [
 # (name, lsb, width, meaning)
 IWORD = [
     ("OPCODE", 0,  7, "Table I opcode: bits 10..4 of the CALL register address"),
-    ("X",      7,  1, "the command goes on to a level 2 COP: bit 2 of the CALL address (refused NOUP: no level above)"),
+    ("X",      7,  1, "the command goes on to a level 2 COP: bit 2 of the CALL address (a core built with UP = 0 "
+                      "refuses it NOUP)"),
     ("US",     8,  1, "1 supervisor, 0 user: the channel's MODE, never the caller's word"),
     ("MASK",   9,  1, "which of the process's two masks and TC vectors: bit 3 of the CALL address"),
     ("PPN",    10, 4, "physical partition number: the channel's PROC register (supervisor written)"),
@@ -124,7 +125,7 @@ CAUSES = [
     ("PRIV",      3,  "a supervisor opcode (SETBM, SETTC) or register write (PROC, LOCK, HOLD) from user mode: "
                       "counted in PRIVCNT, nothing changes"),
     ("NOFPU",     4,  "a floating point opcode in a core built without the FPU (EN_FPU = 0)"),
-    ("NOUP",      5,  "X bit set: there is no level 2 COP above this one"),
+    ("NOUP",      5,  "X bit set: there is no level 2 COP above this one (the core is built with UP = 0)"),
     ("BUSY",      6,  "a CALL start while this channel's command, RECV or reply is still pending"),
     ("NOTC",      7,  "a collective opcode for a key whose TC vector is 0 (no TC set)"),
     ("NOTINTC",   8,  "a collective opcode from a channel not in the key's TC vector"),
@@ -138,6 +139,8 @@ CAUSES = [
     ("NOCALL",    15, "a CALL ask while no CALL of this channel is pending"),
     ("RDONLY",    16, "a write to a read-only register"),
     ("NOREPLY",   17, "XMIT with no earlier reply to send again"),
+    ("XOP",       18, "X bit set on an opcode with no level 2 form (prefix sums, EXSUMF, XMIT, ACK): refused at "
+                      "level 1"),
 ]
 
 # ---- registers per channel (name, addr[11:0], access, meaning) --------------------------

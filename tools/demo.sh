@@ -43,6 +43,9 @@ cleanup() {
 trap cleanup EXIT
 
 start_sim() {  # $@: aggnet-sim's options; sets SIMPID and DIR
+    # (the last hub's output goes first: the new one's shell truncates it
+    # only after the fork, and the loop below must not find the old DIR)
+    rm -f "$LOG/sim.out" "$LOG/sim.err"
     "$SIM" "$@" >"$LOG/sim.out" 2>"$LOG/sim.err" &
     SIMPID=$!
     # The hub prints "aggnet-sim: 4 PEs at DIR" once its sockets listen.

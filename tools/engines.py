@@ -70,8 +70,9 @@ TEST = {
     "timeout": F("int", default=DEFAULT_TIMEOUT),
     "seeded": F("bool", default=False),  # random stimulus: `make test-fresh` reruns it
     "boards": F("bool", default=False),  # also verilates every board top (tools/boards/, fw/<board>/top.v)
-    "board_args": F("strs", default=[]),  # extra verilator arguments for those board tops (e.g. -G overrides)
+    "board_args": F("strs", default=[]),  # extra verilator arguments for those board tops (a -G override only for the tops declaring that parameter)
     "bench": F("bool", default=False),   # a cycle benchmark: built, not a CTest test; `make bench` runs it
+    "parts": F("strs", default=[]),  # Catch2 tags: one CTest entry <name>:<tag> each, and <name>:rest
 }
 MODEL = {
     "family": F("str", True),      # make_<family>_rtl(), <family>_rtl_sizes(), <family>_models
@@ -124,6 +125,7 @@ SLOT = {
     "call": F("bool", default=False),        # the slot takes CALLs: it has the five CALL ports (docs/link.md)
     "busy": F("bool", default=False),        # the slot has an output `busy`: its state moves on by itself
     "settle": F("str", default="8"),         # Verilog expression: cycles from a bus write to its registers' final value
+    "gone": F("bool", default=False),        # the slot has an input pe_gone [N-1:0]: PE a's own link is silent (aggnet_hub's link_gone)
 }
 HUB_MODEL = {
     "family": F("str", True),      # a model family of the hub: one of its `models`, or a new one
@@ -374,8 +376,11 @@ class Registry:
                 bds = []
                 for b in (board_tops(self.root) if t["boards"] else []):
                     bds.append(b)
+                    # a -G override reaches only the tops that declare that parameter
+                    args = [a for a in t["board_args"]
+                            if not a.startswith("-G") or a[2:].split("=")[0] in b["overridable"]]
                     models.append({"prefix": b["prefix"], "top": "top", "file": b["top_file"],
-                                   "args": c.verilator_args + t["board_args"]})
+                                   "args": c.verilator_args + args})
                 out.append(dict(t, engine=c.name, models=models, boards=bds))
         return out
 
@@ -388,6 +393,7 @@ class Registry:
 
 
 LOCALPARAM_RE = re.compile(r"localparam\s+integer\s+([A-Z_][A-Z0-9_]*)\s*=\s*(\d+)\s*;")
+PARAM_RE = re.compile(r"\bparameter\s+integer\s+([A-Z_][A-Z0-9_]*)\s*=")
 STRING_PARAM_RE = re.compile(r"localparam\s+([A-Z_][A-Z0-9_]*)\s*=\s*\"([A-Za-z0-9_ .-]*)\"\s*;")
 
 
@@ -406,12 +412,15 @@ def board_tops(root):
         name = f[:-3]
         top = "fw/%s/top.v" % name
         params = {}
+        overridable = set()
         if os.path.isfile(os.path.join(root, top)):
             with open(os.path.join(root, top)) as fh:
                 text = fh.read()
             params = {k: int(v) for k, v in LOCALPARAM_RE.findall(text)}
             params.update({k: '"%s"' % v for k, v in STRING_PARAM_RE.findall(text)})
-        out.append({"name": name, "prefix": "V%s_top" % name, "top_file": top, "params": params})
+            overridable = set(PARAM_RE.findall(text))
+        out.append({"name": name, "prefix": "V%s_top" % name, "top_file": top, "params": params,
+                    "overridable": overridable})
     return out
 
 
@@ -636,6 +645,13 @@ def load(root=ROOT):
                 errs.append("%s.name: '%s' is not a target name" % (wi, t["name"]))
             if t["timeout"] < 1:
                 errs.append("%s.timeout: must be >= 1 s" % wi)
+            for tag in t["parts"]:
+                if not IDENT.match(tag) or tag == "rest":
+                    errs.append("%s.parts: '%s' is not a Catch2 tag name (letters, digits, _; not 'rest')" % (wi, tag))
+            if len(set(t["parts"])) != len(t["parts"]):
+                errs.append("%s.parts: a tag is named twice" % wi)
+            if t["parts"] and t["bench"]:
+                errs.append("%s.parts: a benchmark is not a CTest test" % wi)
             for f in t["families"]:
                 if f not in fams:
                     errs.append("%s.families: no model family '%s' in %s%s"
@@ -821,6 +837,7 @@ def cmake_text(reg):
             s(v + "_FAMILIES", ";".join(t["families"]))
             s(v + "_TIMEOUT", t["timeout"])
             s(v + "_BENCH", "1" if t["bench"] else "0")
+            s(v + "_PARTS", ";".join(t["parts"]))
             s(v + "_LABELS", ";".join([c.name] + (["seeded"] if t["seeded"] else [])))
             s(v + "_MODELS", ";".join(m["prefix"] for m in t["models"]))
             for m in t["models"]:
@@ -946,6 +963,10 @@ def selftest(verbose=False):
          "synth name 'b' is already used"),
         ("unknown family", lambda m, fs: m["eng"]["tests"][0].update(families=["zz"]),
          "tests[0].families: no model family 'zz'"),
+        ("a part named rest", lambda m, fs: m["eng"]["tests"][0].update(parts=["fast", "rest"]),
+         "tests[0].parts: 'rest' is not a Catch2 tag name"),
+        ("a part twice", lambda m, fs: m["eng"]["tests"][0].update(parts=["fast", "fast"]),
+         "tests[0].parts: a tag is named twice"),
         ("slot of an unknown module", lambda m, fs: m["eng"].update(slot=[{"module": "nope"}]),
          "slot[0].module: top: no module 'nope'"),
         ("slot without a window", lambda m, fs: m["base"].update(slot=[{"module": "b"}]),

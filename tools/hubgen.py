@@ -124,6 +124,8 @@ def gen_engines():
         conns = [".clk(clk)", ".rst(rst)"] + bus_conns(e, call)
         if s["busy"]:
             conns += [".busy(%s_busy)" % e]
+        if s["gone"]:
+            conns += [".pe_gone(link_gone)"]
         conns += [".%s(%s)" % (p["name"], p["name"]) for p in s["ports"]]
         o += ["                " + x + ("," if i + 1 < len(conns) else "") for i, x in enumerate(conns)]
         o += ["            );",

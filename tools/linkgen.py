@@ -161,8 +161,20 @@ INFO = [
     ("CLK_KHZ",   0x004, "hub clock in kHz"),
     ("CYCLE_LO",  0x005, "free-running hub clock cycle counter, bits 31..0"),
     ("CYCLE_HI",  0x006, "the same counter, bits 63..32, latched when CYCLE_LO is read"),
+    ("MUX_STREAMS", 0x007, "streams of the link multiplexer (docs/link_mux.md) in front of the link port; 0: none, one byte stream"),
+    ("MUX_ABSENT", 0x008, "bit k set: mux stream k is absent (silent past the keep-alive bound; its PE counts as unplugged); 0 without a mux"),
     ("MAP_HASH",  0x010, "MAP_HASH+w: hash of engine window w's register map (0 if absent); a host built with another map refuses the hub"),
     ("STAT",      0x020, "STAT+i: link statistics counter i (table below), 16 bits"),
+    ("MUX_COUNT", 0x200, "MUX_COUNT+8k+i: mux stream k's counter i (MUX_COUNTERS below), wrapping at its width (MUX_CNT_W of the hub); NO_REG for k >= MUX_STREAMS"),
+]
+
+# ---- link_mux's per-stream counters (docs/link_mux.md): (name, i, meaning) --
+MUX_COUNTERS = [
+    ("FRAMES",  0, "whole frames forwarded to the link port"),
+    ("BIND",    1, "whole frames naming a PE the stream may not speak for (dropped)"),
+    ("OVERRUN", 2, "partial frames dropped because the stream's input buffer was full"),
+    ("TXDROP",  3, "reply frames for the stream dropped (stream absent, or no room for a whole frame)"),
+    ("PARTIAL", 4, "partial frames dropped before the link port (cut by a FLAG, or len > 8)"),
 ]
 INFO_MAGIC = 0x41474E54
 
@@ -234,6 +246,10 @@ def gen_vh():
         out.append(f"localparam integer LINK_STAT_{n} = {i};  // {meaning}")
     out.append(f"localparam integer LINK_STAT_COUNT = {len(STATS)};")
     out.append(f"localparam integer LINK_STAT_BITS = {STAT_BITS};")
+    out.append("// link_mux's counters of a stream: counts[(5*k + i)*CNT_W +: CNT_W]")
+    for n, i, meaning in MUX_COUNTERS:
+        out.append(f"localparam integer LINK_MUX_{n} = {i};  // {meaning}")
+    out.append(f"localparam integer LINK_MUX_COUNTERS = {len(MUX_COUNTERS)};")
     return "\n".join(out) + "\n"
 
 
@@ -328,6 +344,10 @@ def gen_hpp():
         out.append(f"constexpr unsigned STAT_{n} = {i};  // {meaning}")
     out.append(f"constexpr unsigned STAT_COUNT = {len(STATS)};")
     out.append(f"constexpr unsigned STAT_BITS = {STAT_BITS};")
+    out += ["", "// link_mux's counters of a stream (INFO MUX_COUNT + 8k + i)"]
+    for n, i, meaning in MUX_COUNTERS:
+        out.append(f"constexpr unsigned MUX_{n} = {i};  // {meaning}")
+    out.append(f"constexpr unsigned MUX_COUNTERS = {len(MUX_COUNTERS)};")
     def name_fn(doc, decl, cases):
         """A C++ switch from codes to names: `cases` is [(case label, name)]."""
         return (["/// " + doc, "inline const char* %s {" % decl, "    switch (%s) {" % decl.split()[-1].rstrip(")")]
@@ -614,6 +634,14 @@ def gen_md():
     a("| --- | --- | --- |")
     for n, reg, m in INFO:
         a(f"| `0x{reg:03X}` | {n} | {m} |")
+    a("")
+    a("A hub with a link multiplexer ([link_mux.md](link_mux.md): one UART per PE on")
+    a("the board's header, beside its USB UART) counts per stream k, in MUX_COUNT + 8k + i:")
+    a("")
+    a("| i | counter | counts |")
+    a("| --- | --- | --- |")
+    for n, i, m in MUX_COUNTERS:
+        a(f"| {i} | {n} | {m} |")
     a("")
     a("## Time on the wire")
     a("")

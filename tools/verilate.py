@@ -4,6 +4,7 @@
 CMake runs it (aggnet_verilate() in CMakeLists.txt), once per model class:
 
     tools/verilate.py --verilator BIN DIR PREFIX [VAR=value ...]
+    tools/verilate.py selftest      (make lint: objects rebuilt when flags change)
 
 DIR/PREFIX.args holds every Verilator argument of the model, one a line;
 CMake rewrites it only when one changes: --cc, --prefix, --top-module, the
@@ -15,7 +16,9 @@ instantiates), the -I include folders, the -G parameters and the C++ flags
 1. runs Verilator with them into DIR/stage/;
 2. copies into DIR/obj/ each generated file whose contents differ from the
    copy there, so a file Verilator writes again unchanged keeps its time and
-   is not compiled again;
+   is not compiled again; when a makefile changed (the C++ flags are in it),
+   it removes every object and the archive, which no makefile rule would
+   otherwise rebuild with the new flags;
 3. runs Verilator's own makefile (PREFIX.mk, which includes verilated.mk) in
    DIR/obj/ for the archive PREFIX__ALL.a, with VAR=value (CXX=, OBJCACHE=):
    its list of C++ files is the one Verilator has just written, so a new port
@@ -34,6 +37,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 
 
 def main(argv):
@@ -52,12 +56,21 @@ def main(argv):
     rc = subprocess.call([a.verilator, "-f", os.path.join(a.dir, p + ".args"), "--Mdir", stage])
     if rc:
         return rc
+    changed = []
     for f in sorted(os.listdir(stage)):
         if f.startswith(p + "__ver"):   # Verilator's dependency and --skip-identical files
             continue
         src, dst = os.path.join(stage, f), os.path.join(obj, f)
         if not os.path.exists(dst) or not filecmp.cmp(src, dst, shallow=False):
             shutil.copyfile(src, dst)
+            changed.append(f)
+    # The makefiles carry the compiler flags (-CFLAGS), but no object depends
+    # on them: when they change, every object is stale (compiled with the old
+    # flags, e.g. without -fPIC), so the archive is rebuilt from scratch.
+    if any(f.endswith(".mk") for f in changed):
+        for f in os.listdir(obj):
+            if f.endswith((".o", ".a", ".d")):
+                os.remove(os.path.join(obj, f))
 
     # A make of its own, serial: this runs under CMake's make, whose
     # jobserver it cannot join (models build in parallel with each other).
@@ -86,5 +99,42 @@ def main(argv):
     return 0
 
 
+def selftest():
+    """Builds rtl/common/sync2.v three times in a scratch folder: unchanged
+    arguments recompile nothing; changed C++ flags recompile every object
+    (they once kept objects built without -fPIC, and the model plugins that
+    linked them could not be loaded)."""
+    verilator = shutil.which("verilator_bin") or shutil.which("verilator")
+    if not verilator:
+        print("verilate.py selftest: no verilator on PATH", file=sys.stderr)
+        return 1
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "rtl", "common", "sync2.v")
+    with tempfile.TemporaryDirectory() as d:
+        def build(flag):
+            with open(os.path.join(d, "Vst.args"), "w") as f:
+                f.write("\n".join(["--cc", "--prefix", "Vst", "--top-module", "sync2", "-CFLAGS", flag, src]) + "\n")
+            rc = main(["verilate.py", "--verilator", verilator, d, "Vst", "CXX=" + os.environ.get("CXX", "c++")])
+            if rc:
+                raise SystemExit("verilate.py selftest: the build failed (%d)" % rc)
+            obj = os.path.join(d, "obj")
+            return {f: os.stat(os.path.join(obj, f)).st_mtime_ns for f in os.listdir(obj) if f.endswith(".o")}
+        first = build("-DAGGNET_VERILATE_SELFTEST=1")
+        again = build("-DAGGNET_VERILATE_SELFTEST=1")
+        other = build("-DAGGNET_VERILATE_SELFTEST=2")
+    bad = []
+    if not first:
+        bad.append("no object was built")
+    if again != first:
+        bad.append("unchanged arguments recompiled %s" % sorted(f for f in first if again.get(f) != first[f]))
+    stale = sorted(f for f in first if other.get(f) == first[f])
+    if stale:
+        bad.append("new C++ flags left %s as compiled with the old ones" % stale)
+    for b in bad:
+        print("verilate.py selftest: FAIL: " + b, file=sys.stderr)
+    if not bad:
+        print("verilate.py selftest: ok (%d objects; kept when nothing changed, rebuilt for new flags)" % len(first))
+    return 1 if bad else 0
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(selftest() if sys.argv[1:] == ["selftest"] else main(sys.argv))

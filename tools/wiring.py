@@ -66,6 +66,8 @@ def port_meaning(port):
         a, j = i // 3, i % 3
         k = j if j < a else j + 1
         return (a, "B%d" % k, 6 + k, "in")
+    if name in ("pe_rx", "pe_tx"):  # one UART per PE (issue 24): no DB25 pin
+        return (i, "RX" if name == "pe_rx" else "TX", None, "in" if name == "pe_rx" else "out")
     single = {"pe_s": ("S", 5, "in"), "pe_dd": ("D", 2, "in"), "pe_ir": ("IR", 4, "in"),
               "pe_gi": ("GI", 16, "in"), "pe_ce": ("CE", 17, "in"), "pe_busy": ("BUSY", 11, "out")}
     if name in single:
@@ -76,6 +78,54 @@ def port_meaning(port):
 
 # DB25 order in which a PE's lines are given to the buffers: data, control, status
 ORDER = [2, 3, 4, 5, 6, 7, 8, 9, 1, 14, 16, 17, 15, 13, 12, 10, 11]
+
+
+# Common 3.3 V USB-TTL serial cables: the colour of each wire (from their
+# makers' datasheets).  "TXD" is the cable's output (to the hub's RX), "RXD"
+# its input (from the hub's TX).  The red wire of both is 5 V: never wire it.
+CABLES = [
+    ("FTDI TTL-232R-3V3 (FT232R, 3 Mbaud max)", {"TXD": "orange", "RXD": "yellow", "GND": "black", "5V": "red"}),
+    ("Adafruit 954 (PL2303/CP2102 console cable)", {"TXD": "green", "RXD": "white", "GND": "black", "5V": "red"}),
+]
+# A Raspberry Pi's own UART on its 40-pin header (UART0/mini UART, GPIO 14/15)
+RPI = {"TXD": "GPIO 14 (pin 8)", "RXD": "GPIO 15 (pin 10)", "GND": "pin 6 (or 9, 14, 20, 25, 30, 34, 39)"}
+
+_TOP_INT_RE = re.compile(r"localparam\s+integer\s+([A-Z_][A-Z0-9_]*)\s*=\s*(\d+)\s*;")
+
+
+def stream_baud(name, pe):
+    """The baud of PE pe's UART in a UART-PE top: its localparams BAUD,
+    FAST_BAUD and FAST_STREAMS (PEs 0..FAST_STREAMS-1 at FAST_BAUD)."""
+    with open(os.path.join(ROOT, boards.top_path(name))) as f:
+        lp = {k: int(v) for k, v in _TOP_INT_RE.findall(f.read())}
+    return lp["FAST_BAUD"] if pe < lp.get("FAST_STREAMS", 0) else lp["BAUD"]
+
+
+def _mbaud(b):
+    return ("%g Mbaud" % (b / 1e6)) if b >= 1000000 else ("%d baud" % b)
+
+
+def uart_tables(name, b, rows, where, labels):
+    """The wiring of a top with one UART per PE (pe_rx, pe_tx)."""
+    out = ["| PE | hub signal | wire it to | header pin | FPGA ball | baud | "
+           + " | ".join(c for c, _ in CABLES) + " | Raspberry Pi |",
+           "|---|---|---|---|---|---|" + "---|" * (len(CABLES) + 1)]
+    for pe in sorted(rows):
+        baud = _mbaud(stream_baud(name, pe))
+        for (a, sig, _db, _d), port, ball in sorted(rows[pe], key=lambda r: r[0][1] != "RX"):
+            hdr = where.get(ball, "-")
+            if ball in labels:
+                hdr = "%s (%s)" % (hdr, labels[ball])
+            end = "TXD" if sig == "RX" else "RXD"
+            what = "the cable's %s (its output)" % end if sig == "RX" else "the cable's %s (its input)" % end
+            out.append("| %d | %s (%s) | %s | %s | %s | %s | %s | %s |" % (
+                pe, sig, "cable -> hub" if sig == "RX" else "hub -> cable", what, hdr, ball, baud,
+                " | ".join(w[end] for _, w in CABLES), RPI[end]))
+    out.append("")
+    out.append("Every PE's cable also needs its GND (%s; Raspberry Pi %s) on a GND pin of the same "
+               "header (table above). Never wire the cable's red 5 V wire."
+               % (", ".join("%s: %s" % (c.split(" (")[0], w["GND"]) for c, w in CABLES), RPI["GND"]))
+    return out
 
 
 def board_tables(name):
@@ -108,6 +158,8 @@ def board_tables(name):
     else:
         out.append("(a custom board: its designer puts GND and 3.3 V where the adapter needs them)")
     out.append("")
+    if any(mm[1] in ("RX", "TX") for r in rows.values() for mm, _p, _b in r):
+        return "\n".join(out + uart_tables(name, b, rows, where, labels))
     out.append("| PE | DB25 pin | PC signal | hub signal | buffer: pin in -> pin out | header pin | FPGA ball |")
     out.append("|---|---|---|---|---|---|---|")
     for pe in sorted(rows):

@@ -38,9 +38,8 @@ const char* cause_name(unsigned c) {
     case C_BADLEN: return "BADLEN: the operand bytes are not the opcode's";
     case C_PRIV: return "PRIV: a supervisor operation from user mode (nothing changed)";
     case C_NOFPU: return "NOFPU: a floating point opcode, and this hub's COP has no FPU (EN_FPU = 0)";
-    case C_NOUP: return "NOUP: X bit set, and there is no level 2 COP above this one";
-    case C_BUSY: return "BUSY: this channel's previous command, RECV or reply is still pending (a CALL that timed "
-                        "out stays in the COP: this core has no CANCEL)";
+    case C_NOUP: return "NOUP: X bit set, and there is no level 2 COP above this one (built with UP = 0)";
+    case C_BUSY: return "BUSY: this channel's previous command, RECV or reply is still pending";
     case C_NOTC: return "NOTC: the process's key has no TC vector set (the supervisor sets it: SETTC)";
     case C_NOTINTC: return "NOTINTC: this PE is not in the key's TC vector";
     case C_MISMATCH: return "MISMATCH: the open round has another opcode or address (its first contribution fixed it)";
@@ -52,6 +51,7 @@ const char* cause_name(unsigned c) {
     case C_NOCALL: return "NOCALL: no CALL of this channel is pending";
     case C_RDONLY: return "RDONLY: a read-only register";
     case C_NOREPLY: return "NOREPLY: XMIT with no earlier reply";
+    case C_XOP: return "XOP: X bit set on an opcode with no level 2 form (prefix sums, EXSUMF, XMIT, ACK)";
     default: return "an unknown cause";
     }
 }
@@ -134,10 +134,16 @@ void Channel::refused(const std::string& what) {
     throw CopError(msg, pe_, op, cause);
 }
 
-void Channel::timed_out(unsigned opcode, unsigned mask) {
+unsigned Channel::cancel() {
+    const auto r = link_.call(pe_, regs::addr(regs::CANCEL), 0, 0, timeout_);
+    return unsigned(r.value);
+}
+
+uint64_t Channel::timed_out(unsigned opcode, unsigned mask) {
     const auto ms = (long long)(timeout_.count() / 1000000);
     std::string why;
     uint64_t missing = 0;
+    // who the round waits for, read before the CANCEL below withdraws this PE's contribution
     const uint32_t lk = reg(regs::LOCK);
     if (collective(opcode)) {
         missing = waiting(mask);
@@ -147,8 +153,33 @@ void Channel::timed_out(unsigned opcode, unsigned mask) {
         why = "; no broadcast arrived in this channel's mailbox";
     }
     if ((lk >> 7 & 1) && (lk & 0x3f) != pe_) why += strf("; PE%u holds the COP lock", lk & 0x3f);
+    // CANCEL (docs/cop.md "CANCEL") so that nothing of this CALL stays armed in
+    // the COP.  RUNNING lasts at most one service step and its round's tree or
+    // FPU sequence (hundreds of hub clocks): ask again, a bounded number of times.
+    unsigned c = cancel(), tries = 1;
+    for (; (c & 3) == CX_RUNNING && tries < kCancelTries; ++tries) c = cancel();
+    const unsigned outcome = c & 3;
+    if (outcome == CX_FINISHED) {
+        // the reply came while the deadline passed
+        if (c >> 2 & 1) {
+            const unsigned cause = c >> 8 & 0xff;
+            const std::string msg = strf("PE%u: COP %s refused: %s", pe_, op_name(opcode), cause_name(cause));
+            if (cause == C_PRIV) throw ProtectionError(msg, pe_, opcode, cause);
+            throw CopError(msg, pe_, opcode, cause);
+        }
+        // a result: CANCEL kept it as the channel's last reply, XMIT returns it
+        const auto r = link_.call(pe_, regs::addr(regs::call(OP_XMIT, 0)), 0, 0, timeout_);
+        last_len_ = r.len;
+        return r.value;
+    }
+    const char* what = outcome == CX_WITHDRAWN ? "CALL cancelled: withdrawn"
+                       : outcome == CX_NONE    ? "CALL cancelled: nothing was pending (its reply was handed over "
+                                                 "as the deadline passed: XMIT returns it)"
+                                               : "CANCEL still says RUNNING";
     throw TimeoutError(strf("PE%u: COP %s (key %u) did not finish within %lld ms", pe_, op_name(opcode), mask, ms) +
-                           why + " (the command stays in the COP: this core has no CANCEL)",
+                           why + strf(" (%s", what) +
+                           (outcome == CX_RUNNING ? strf(" after %u tries; the command stays in the COP)", tries)
+                                                  : std::string(")")),
                        missing);
 }
 
@@ -178,7 +209,7 @@ uint64_t Channel::finish(Handle& h) {
         if (e.code != link_defs::ERR_REFUSED) throw;
         refused(op_name(h.opcode));
     } catch (const TimeoutError&) {
-        timed_out(h.opcode, h.mask);
+        return timed_out(h.opcode, h.mask);
     }
 }
 

@@ -2,8 +2,9 @@
 // cop_core: Hall's coordination processor (seed 004, chapter IV: the COP to
 // network interface, figures 15-22, Table I) as an engine bus slave with C
 // channels, one per PE (PE p = channel p).  The float opcodes run on the
-// units of rtl/fpu/ (EN_FPU = 1; 0 refuses them NOFPU); no level 2 COP (X
-// refused NOUP).
+// units of rtl/fpu/ (EN_FPU = 1; 0 refuses them NOFPU).  UP = 1 makes it
+// a level 1 COP under a level 2 one (the X bit; docs/cop.md "Two levels"),
+// UP = 0 refuses X NOUP.
 // The tables (opcodes, instruction word, causes, registers) are generated
 // by tools/copgen.py into cop_regs.vh; docs/cop_regmap.md lists them and
 // docs/cop.md says what the COP does and where it departs from the seed.
@@ -55,6 +56,13 @@
 //   FPUT   the float result is placed in every member's reply slot
 //   MAXF / MINF go through TREE, on a tree of fpu_minmax64 over the same
 //   leaves (absent members: -inf for max, +inf for min).
+//   UP     (UP = 1) an entry for level 2 is offered on up_* until up_ready:
+//          a single command with X from EXEC, a completed X round's
+//          combined value from EXEC (barrier), TREE or FPUT instead of
+//          placing it.  From up_ready until level 2's answer is taken (dn_*,
+//          in IDLE) the entry is at level 2 (u_on): its members (u_mem) are
+//          RUNNING for CANCEL and get that answer as their reply; the other
+//          X commands are not ready meanwhile (one entry at a time).
 //   A completed barrier's exit is placed in EXEC.  Replies are visible in
 //   the cycle after they are placed.
 //
@@ -75,6 +83,9 @@
 //           PPN_W + PID_W <= 5 (key table rows), PPN_W + PID_W + RA_W <= 14
 //   MB      1..4 mailbox entries per channel
 //   EN_FPU  1: the float opcodes on rtl/fpu/; 0: refused NOFPU (no FPU logic)
+//   UP      1: a level 1 COP with the up / down ports; 0: X refused NOUP
+//           (the ports idle); X on a prefix sum, EXSUMF, XMIT or ACK is
+//           refused XOP
 //   KEY     the MODE value that makes a channel supervisor
 `include "bus_ports.vh"
 module cop_core #(
@@ -84,12 +95,31 @@ module cop_core #(
     parameter integer RA_W   = 4,
     parameter integer MB     = 2,
     parameter integer EN_FPU = 1,
+    parameter integer UP     = 0,
     parameter [31:0]  KEY    = 32'h434F_5053
 ) (
     input  wire        clk,
     input  wire        rst,
     `AGGNET_BUS_SLAVE,      // the engine bus (rtl/bus/bus_ports.vh)
-    `AGGNET_BUS_CALL_SLAVE  // and its CALL ports
+    `AGGNET_BUS_CALL_SLAVE, // and its CALL ports
+    // the up and down ports to a level 2 COP (UP = 1; with UP = 0 up_valid
+    // and dn_ready stay low and the dn_ inputs are never taken)
+    output wire        up_valid,   // an entry for level 2, held until up_ready
+    input  wire        up_ready,
+    output wire [6:0]  up_op,      // its opcode (the X bit is level 1's: level 2 gets none)
+    output wire        up_mask,
+    output wire        up_us,      // U/S of the leader's instruction word
+    output wire [3:0]  up_ppn,     // zero-extended PPN and PID of its process
+    output wire [7:0]  up_pid,
+    output wire [11:0] up_addr,    // its ADDR (a collective's round tag), zero-extended
+    output wire [63:0] up_data,    // its operand: a single command's, a round's combined value
+    output wire [3:0]  up_len,     // operand bytes (the opcode's: 0, 4 or 8)
+    input  wire        dn_valid,   // level 2's answer to the entry, held until dn_ready
+    output wire        dn_ready,
+    input  wire        dn_err,     // refused, with dn_cause
+    input  wire [7:0]  dn_cause,
+    input  wire [63:0] dn_data,    // the result, dn_len bytes (0, 4 or 8)
+    input  wire [3:0]  dn_len
 `ifdef FORMAL
     ,
     output wire [C-1:0] f_rx_v,
@@ -110,7 +140,12 @@ module cop_core #(
     output wire [C-1:0] f_coll,        // channels whose buffered command is collective
     output wire         f_complete,    // a collective round completes in this cycle (or its result goes out)
     output wire [C-1:0] f_wd0,         // a CANCEL withdraws these channels' served contributions to key 0
-    output wire         f_exec0        // an EXEC step for key 0 (the only step that clears its TC bits)
+    output wire         f_exec0,       // an EXEC step for key 0 (the only step that clears its TC bits)
+    output wire [C-1:0] f_rx_x,        // buffered commands with X
+    output wire [C-1:0] f_snap,        // the controller's snapshot (PICK)
+    output wire         f_lead_x,      // the leader's buffered command has X
+    output wire         f_l_x,         // the latched leader's X
+    output wire         f_u_on         // an entry is at level 2
 `endif
 );
     generate
@@ -138,6 +173,9 @@ module cop_core #(
         if (EN_FPU < 0 || EN_FPU > 1) begin : g_bad_fpu
             $error("cop_core: EN_FPU must be 0 or 1");
         end
+        if (UP < 0 || UP > 1) begin : g_bad_up
+            $error("cop_core: UP must be 0 or 1");
+        end
     endgenerate
 
 `include "cop_regs.vh"
@@ -152,7 +190,8 @@ module cop_core #(
     localparam [1:0] E_OK = LINK_BUS_OK, E_NOREG = LINK_BUS_NO_REG, E_REF = LINK_BUS_REFUSED,
                      E_PEND = LINK_BUS_PENDING;
     localparam [3:0] S_IDLE = 4'd0, S_PICK = 4'd1, S_LEAD = 4'd2, S_GROUP = 4'd3, S_EXEC = 4'd4,
-                     S_TREE = 4'd5, S_SCAN = 4'd6, S_FADD = 4'd7, S_FEX = 4'd8, S_FPUT = 4'd9;
+                     S_TREE = 4'd5, S_SCAN = 4'd6, S_FADD = 4'd7, S_FEX = 4'd8, S_FPUT = 4'd9,
+                     S_UP = 4'd10;
     localparam [63:0] F_QNAN = 64'h7FF8_0000_0000_0000, F_PINF = 64'h7FF0_0000_0000_0000,
                       F_NINF = 64'hFFF0_0000_0000_0000;
     // EXSUMF: fpu_exact_acc's ROUND answers at most EX_RND cycles after the
@@ -162,7 +201,8 @@ module cop_core #(
     localparam [7:0] FEX_END = FEX_END_I[7:0];
     localparam integer C_I = C, PPN_I = PPN_W, PID_I = PID_W, RA_I = RA_W, MB_I = MB, FPU_I = EN_FPU;
     localparam [7:0] C8 = C_I[7:0];
-    localparam [31:0] CONFIG = {8'd0, 1'b0, MB_I[2:0], RA_I[3:0], PID_I[3:0], PPN_I[3:0], FPU_I[0], C_I[6:0]};
+    localparam integer UP_I = UP;
+    localparam [31:0] CONFIG = {8'd0, UP_I[0], MB_I[2:0], RA_I[3:0], PID_I[3:0], PPN_I[3:0], FPU_I[0], C_I[6:0]};
     localparam [63:0] CHAN_ALL = (C == 64) ? {64{1'b1}} : ((64'd1 << C) - 64'd1);
     localparam integer CW_I = CW;
     localparam [CW:0] TREE_DONE = CW_I[CW:0];  // leaves valid in EXEC, one tree level per cycle after
@@ -172,6 +212,7 @@ module cop_core #(
 
     // ---- per-channel state -------------------------------------------------------
     reg [C-1:0]     rx_v, rx_srv, rp_v, rp_err, recv_w, last_v, sup;
+    reg [C-1:0]     rx_x;  // the buffered command has the X bit (UP = 1): it goes on to level 2
     reg [C-1:0]     eng;   // commands the controller's step (or a completed round) is using: CANCEL says RUNNING
     reg [6:0]       rx_op   [0:C-1];
     reg             rx_mask [0:C-1];
@@ -199,6 +240,7 @@ module cop_core #(
     reg [KEYS-1:0]  r_open;
     reg [6:0]       r_op    [0:KEYS-1];
     reg [RA_W-1:0]  r_addr  [0:KEYS-1];
+    reg [KEYS-1:0]  r_x;    // the open round's X bit (fixed by its first contribution, like its opcode)
     reg [31:0]      privcnt, errcnt;
     reg             lock_held, hold;
     reg [CW-1:0]    lock_ch;
@@ -346,7 +388,9 @@ module cop_core #(
                 else if (bus_req_len != c_dec[11:8])               b_cause = C_BADLEN;
                 else if (c_dec[16] && !sup[p]) begin               b_cause = C_PRIV; b_priv = 1'b1; end
                 else if (c_kind == K_FLT && EN_FPU == 0)           b_cause = C_NOFPU;
-                else if (r[2])                                     b_cause = C_NOUP;
+                else if (r[2] && UP == 0)                          b_cause = C_NOUP;
+                else if (r[2] && (c_kind == K_SCAN || c_kind == K_XMIT || c_kind == K_ACK ||
+                                  (c_kind == K_FLT && c_dec[6:4] == 3'd3))) b_cause = C_XOP;
                 if (b_cause != 8'd0) begin
                     b_err = E_REF;
                 end else if (c_kind == K_ACK) begin
@@ -357,7 +401,7 @@ module cop_core #(
                     end else begin
                         b_err = E_REF; b_cause = C_NOREPLY;
                     end
-                end else if (c_kind == K_RECV) begin
+                end else if (c_kind == K_RECV && !r[2]) begin
                     if (mb_cnt[p] != 3'd0) begin
                         b_pop = 1'b1; b_last = 1'b1;
                         b_rd = mb_head[31:0]; b_rdhi = mb_head[63:32]; b_len = mb_hlen;
@@ -459,14 +503,20 @@ module cop_core #(
     reg [CW-1:0]   ptr, lead;
     reg [C-1:0]    snap, snap_hi, grp;
     reg [6:0]      l_op;
-    reg            l_mask;
+    reg            l_mask, l_x;
     reg [PPN_W-1:0] l_ppn;
     reg [PID_W-1:0] l_pid;
     reg [RA_W-1:0] l_addr;
     reg [63:0]     l_data;
     reg [18:0]     l_dec;
     reg [C-1:0]    t_tmpl, t_work, t_bm;
-    reg            t_open, t_full;
+    reg            t_open, t_full, t_x;
+    // the entry to level 2 (UP = 1): S_UP offers it; u_on from then until
+    // level 2's answer is placed in the replies of u_mem (its members)
+    reg            u_on;
+    reg [C-1:0]    u_mem;
+    reg [63:0]     u_data;
+    reg            u_us;
     reg [6:0]      t_op;
     reg [RA_W-1:0] t_addr;
     reg [CW:0]     tcnt;
@@ -491,7 +541,9 @@ module cop_core #(
     wire          l_coll = l_kind == K_RED || l_kind == K_BAR || l_kind == K_SCAN || l_flt;
     wire [C-1:0]  l_one  = {{(C-1){1'b0}}, 1'b1} << lead;
     wire [C-1:0]  elig   = lock_held ? ({{(C-1){1'b0}}, 1'b1} << lock_ch) : {C{1'b1}};
-    wire [C-1:0]  ready  = rx_v & ~rx_srv & elig;
+    // an X command waits while the entry before it is at level 2 (one at a time)
+    wire [C-1:0]  ready  = rx_v & ~rx_srv & elig & ~(rx_x & {C{u_on}});
+    wire          dn_take = dn_valid && dn_ready;
     wire [C-1:0]  ptr_lo = ({{(C-1){1'b0}}, 1'b1} << ptr) - {{(C-1){1'b0}}, 1'b1};
     reg  [C-1:0]  mbfull;
     integer mi;
@@ -514,7 +566,7 @@ module cop_core #(
     always @* begin
         for (gi = 0; gi < C; gi = gi + 1)
             grp_n[gi] = ready[gi] && rx_op[gi] == l_op && rx_mask[gi] == l_mask && rx_ppn[gi] == l_ppn &&
-                        rx_pid[gi] == l_pid && rx_addr[gi] == l_addr;
+                        rx_pid[gi] == l_pid && rx_addr[gi] == l_addr && rx_x[gi] == l_x;
         if (!l_coll) grp_n = l_one;
     end
 
@@ -534,8 +586,10 @@ module cop_core #(
             S_LEAD:  eng = l_one;
             S_GROUP: eng = grp_n | l_one | same_key;
             S_EXEC:  eng = grp | l_one | same_key;
+            S_UP:    eng = u_mem;
             default: eng = t_tmpl;
         endcase
+        if (u_on) eng = eng | u_mem;
     end
 
     // EXEC: the step's effect, decided from the latched leader and table row
@@ -558,7 +612,11 @@ module cop_core #(
         x_ram_we = 1'b0; x_ram_wd = 64'd0; x_tc_we = 1'b0; x_bm_we = 1'b0; x_lock = 1'b0; x_unlock = 1'b0;
         x_tmpl = t_tmpl; x_work = t_work; x_open = t_open; x_next = S_IDLE; x_done = 1'b0;
         gin = grp & t_work;
-        case (l_kind)
+        if (l_x && !l_coll) begin
+            // a single command with X (Data RAM, broadcast, RECV, lock, mask / TC
+            // write) goes up unchanged; its reply comes down
+            x_srv = l_one; x_next = S_UP;
+        end else case (l_kind)
             K_RAMR: begin
                 x_ok = l_one; x_data = l_w64 ? ram_q : {32'd0, ram_q[31:0]}; x_len = l_dec[15:12];
             end
@@ -602,7 +660,7 @@ module cop_core #(
             K_BAR, K_RED, K_SCAN, K_FLT: begin
                 if (t_tmpl == {C{1'b0}}) begin
                     x_ref = l_one; x_cause = C_NOTC;
-                end else if (t_open && (t_op != l_op || t_addr != l_addr)) begin
+                end else if (t_open && (t_op != l_op || t_addr != l_addr || t_x != l_x)) begin
                     x_ref = l_one; x_cause = C_MISMATCH;
                 end else begin
                     // a step of refusals only (no member of the TC in it) changes no row
@@ -612,7 +670,8 @@ module cop_core #(
                     if ((t_work & ~gin) == {C{1'b0}}) begin
                         // the round is complete: re-arm from the template
                         x_done = 1'b1; x_work = t_tmpl; x_open = 1'b0;
-                        if (l_kind == K_BAR) x_ok = t_tmpl;
+                        if (l_kind == K_BAR && l_x) x_next = S_UP;
+                        else if (l_kind == K_BAR) x_ok = t_tmpl;
                         else if (l_kind == K_RED) x_next = S_TREE;
                         else if (l_kind == K_SCAN) x_next = S_SCAN;
                         else if (l_fn == 3'd0) x_next = S_FADD;   // SUMF
@@ -656,9 +715,13 @@ module cop_core #(
         pl_ok = {C{1'b0}}; pl_ref = {C{1'b0}}; pl_cause = x_cause; pl_data = x_data; pl_len = x_len;
         if (st == S_EXEC) begin
             pl_ok = x_ok; pl_ref = x_ref;
-        end else if (st == S_TREE && tcnt == TREE_DONE) begin
+        end else if (dn_take) begin
+            // level 2's answer to the entry: every member of it gets the same reply
+            if (dn_err) begin pl_ref = u_mem; pl_cause = dn_cause; end
+            else begin pl_ok = u_mem; pl_data = dn_data; pl_len = dn_len; end
+        end else if (st == S_TREE && tcnt == TREE_DONE && !l_x) begin
             pl_ok = t_tmpl; pl_data = l_flt ? fz[1] : l_w64 ? tn[1] : {32'd0, tn[1][31:0]}; pl_len = l_dec[15:12];
-        end else if (st == S_FPUT) begin
+        end else if (st == S_FPUT && !l_x) begin
             // SUMF of one member is that term: its NaN is made canonical too (docs/fpu.md)
             pl_ok = t_tmpl; pl_len = l_dec[15:12];
             pl_data = (facc[62:52] == 11'h7FF && facc[51:0] != 52'd0) ? F_QNAN : facc;
@@ -692,7 +755,7 @@ module cop_core #(
             for (i = 0; i < KEYS; i = i + 1) begin
                 tc_tmpl[i] <= {C{1'b0}}; tc_work[i] <= {C{1'b0}}; bmask[i] <= {C{1'b0}};
             end
-            r_open <= {KEYS{1'b0}};
+            r_open <= {KEYS{1'b0}}; u_on <= 1'b0;
             privcnt <= 32'd0; errcnt <= 32'd0; lock_held <= 1'b0; lock_ch <= {CW{1'b0}}; hold <= 1'b0;
             st <= S_IDLE; ptr <= {CW{1'b0}};
         end else begin
@@ -701,7 +764,7 @@ module cop_core #(
                 if (b_cause != 8'd0) cause[p] <= {c_op & {7{bus_req_call}}, b_cause};
                 if (b_start) begin
                     rx_op[p] <= c_op; rx_mask[p] <= r[3]; rx_ppn[p] <= pr_ppn[p]; rx_pid[p] <= pr_pid[p];
-                    rx_addr[p] <= ch_addr[p]; rx_data[p] <= {bus_req_wdata_hi, bus_req_wdata};
+                    rx_addr[p] <= ch_addr[p]; rx_data[p] <= {bus_req_wdata_hi, bus_req_wdata}; rx_x[p] <= r[2];
                     instr[p] <= {8'd0, wc, p_proc[11:0], r[3], sup[p], r[2], c_op};
                 end
                 if (b_recv) recv_w[p] <= 1'b1;
@@ -760,19 +823,22 @@ module cop_core #(
                 S_LEAD: begin
                     l_op <= rx_op[lead]; l_mask <= rx_mask[lead]; l_ppn <= rx_ppn[lead]; l_pid <= rx_pid[lead];
                     l_addr <= rx_addr[lead]; l_data <= rx_data[lead]; l_dec <= cop_dec(rx_op[lead]);
+                    l_x <= rx_x[lead];
                     st <= S_GROUP;
                 end
                 S_GROUP: begin
                     grp <= grp_n;
                     t_tmpl <= tc_tmpl[l_key]; t_work <= tc_work[l_key]; t_bm <= bmask[l_key];
-                    t_open <= r_open[l_key]; t_op <= r_op[l_key]; t_addr <= r_addr[l_key];
+                    t_open <= r_open[l_key]; t_op <= r_op[l_key]; t_addr <= r_addr[l_key]; t_x <= r_x[l_key];
                     t_full <= (bmask[l_key] & ~l_one & mbfull) != {C{1'b0}};
                     st <= S_EXEC;
                 end
                 S_EXEC: begin
                     if (x_tc_we) begin
                         tc_tmpl[l_key] <= x_tmpl; tc_work[l_key] <= x_work; r_open[l_key] <= x_open;
-                        if (x_open && !t_open) begin r_op[l_key] <= l_op; r_addr[l_key] <= l_addr; end
+                        if (x_open && !t_open) begin
+                            r_op[l_key] <= l_op; r_addr[l_key] <= l_addr; r_x[l_key] <= l_x;
+                        end
                     end
                     if (x_bm_we) bmask[l_key] <= l_val;
                     if (x_lock) begin lock_held <= 1'b1; lock_ch <= lead; end
@@ -780,11 +846,17 @@ module cop_core #(
                     t_tmpl <= x_tmpl;  // the members of a completed round (TREE, SCAN)
                     tcnt <= {(CW+1){1'b0}}; scnt <= {CW{1'b0}}; sacc <= 64'd0;
                     frem <= x_tmpl; fph <= 2'd0; fcnt <= 8'd0;
+                    // the entry's members and operand (a round's combined value comes later)
+                    u_mem <= l_coll ? x_tmpl : l_one; u_us <= instr[lead][IW_US];
+                    u_data <= (l_dec[11:8] == 4'd8) ? l_data : (l_dec[11:8] == 4'd4) ? {32'd0, l_data[31:0]} : 64'd0;
                     st <= x_next;
                 end
                 S_TREE: begin
                     tcnt <= tcnt + 1'b1;
-                    if (tcnt == TREE_DONE) st <= S_IDLE;
+                    if (tcnt == TREE_DONE) begin
+                        st <= l_x ? S_UP : S_IDLE;
+                        u_data <= l_flt ? fz[1] : l_w64 ? tn[1] : {32'd0, tn[1][31:0]};
+                    end
                 end
                 S_SCAN: begin
                     if (t_tmpl[scnt]) sacc <= s_sum;
@@ -810,10 +882,17 @@ module cop_core #(
                     fcnt <= fcnt + 1'b1;
                     if (fcnt == FEX_END) st <= S_FPUT;
                 end
-                S_FPUT: st <= S_IDLE;
+                S_FPUT: begin
+                    st <= l_x ? S_UP : S_IDLE;
+                    u_data <= (facc[62:52] == 11'h7FF && facc[51:0] != 52'd0) ? F_QNAN : facc;
+                end
+                S_UP: if (up_ready) begin
+                    u_on <= 1'b1; st <= S_IDLE;
+                end
                 default: st <= S_IDLE;
             endcase
             if (take && pe_ok && b_lockbrk) lock_held <= 1'b0;
+            if (dn_take) u_on <= 1'b0;
             if (ex_valid) facc <= ex_z;
             // ---- CANCEL (after the controller's writes: the channel is not in its step) ----
             if (take && pe_ok && b_hand && b_keep) begin
@@ -862,19 +941,19 @@ module cop_core #(
     wire        fa_go = st == S_FADD && frem != {C{1'b0}} && (fph == 2'd1 || (fph == 2'd2 && fa_valid));
     wire        ex_go = st == S_FEX && (fcnt < C8 ? t_tmpl[fcnt[CW-1:0]] : fcnt == C8);
     wire [2:0]  ex_op = (fcnt < C8) ? 3'd0 : 3'd3;  // ADD, then ROUND_CLEAR
-    genvar g;
+    genvar gf;
     generate
-        for (g = P2; g < 2 * P2; g = g + 1) begin : g_leaf
-            assign fz[g] = tn[g];
+        for (gf = P2; gf < 2 * P2; gf = gf + 1) begin : g_leaf
+            assign fz[gf] = tn[gf];
         end
         if (EN_FPU != 0) begin : g_fpu
             wire [P2-1:1] mm_v, mm_t;
             wire          fa_t, ex_rdy;
             wire [63:0]   ex_rd;
-            for (g = 1; g < P2; g = g + 1) begin : g_mm
+            for (gf = 1; gf < P2; gf = gf + 1) begin : g_mm
                 fpu_minmax64 #(.TW(1)) u_mm (
-                    .clk(clk), .rst(rst), .in_valid(1'b1), .in_min(l_fn[1]), .in_a(fz[2*g]), .in_b(fz[2*g + 1]),
-                    .in_tag(1'b0), .out_valid(mm_v[g]), .out_z(fz[g]), .out_tag(mm_t[g])
+                    .clk(clk), .rst(rst), .in_valid(1'b1), .in_min(l_fn[1]), .in_a(fz[2*gf]), .in_b(fz[2*gf + 1]),
+                    .in_tag(1'b0), .out_valid(mm_v[gf]), .out_z(fz[gf]), .out_tag(mm_t[gf])
                 );
             end
             fpu_add64 #(.TW(1)) u_add (
@@ -887,13 +966,32 @@ module cop_core #(
             );
             wire unused_fpu = &{1'b0, mm_v, mm_t, fa_t, ex_rdy, ex_rd};
         end else begin : g_nofpu
-            for (g = 1; g < P2; g = g + 1) begin : g_mm
-                assign fz[g] = 64'd0;
+            for (gf = 1; gf < P2; gf = gf + 1) begin : g_mm
+                assign fz[gf] = 64'd0;
             end
             assign fa_valid = 1'b0; assign fa_z = 64'd0; assign ex_valid = 1'b0; assign ex_z = 64'd0;
             wire unused_nofpu = &{1'b0, fa_go, ex_go, ex_op};
         end
     endgenerate
+
+    // ---- the up and down ports (UP = 1) ----
+    reg [3:0]  l_ppn4;
+    reg [7:0]  l_pid8;
+    reg [11:0] l_addr12;
+    always @* begin
+        l_ppn4 = 4'd0; l_pid8 = 8'd0; l_addr12 = 12'd0;
+        l_ppn4[PPN_W-1:0] = l_ppn; l_pid8[PID_W-1:0] = l_pid; l_addr12[RA_W-1:0] = l_addr;
+    end
+    assign up_valid = UP != 0 && st == S_UP;
+    assign up_op    = l_op;
+    assign up_mask  = l_mask;
+    assign up_us    = u_us;
+    assign up_ppn   = l_ppn4;
+    assign up_pid   = l_pid8;
+    assign up_addr  = l_addr12;
+    assign up_data  = u_data;
+    assign up_len   = l_dec[11:8];
+    assign dn_ready = UP != 0 && !rst && u_on && st == S_IDLE;
 
     // ---- the response ----
     reg        rsp_valid;
@@ -955,6 +1053,11 @@ module cop_core #(
                         st == S_FPUT;
     assign f_wd0 = (take && pe_ok && b_wd && rx_srv[p] && p_rkey == {KW{1'b0}}) ? p_one : {C{1'b0}};
     assign f_exec0 = st == S_EXEC && l_key == {KW{1'b0}};
+    assign f_rx_x = rx_x;
+    assign f_snap = snap;
+    assign f_lead_x = rx_x[lead];
+    assign f_l_x = l_x;
+    assign f_u_on = u_on;
 
 `endif
 endmodule

@@ -62,6 +62,8 @@ module cop_core_props #(
         .bus_req_size(bus_req_size), .bus_req_call(bus_req_call), .bus_req_wdata_hi(bus_req_wdata_hi),
         .bus_req_len(bus_req_len), .bus_rsp_valid(bus_rsp_valid), .bus_rsp_rdata(bus_rsp_rdata),
         .bus_rsp_err(bus_rsp_err), .bus_rsp_rdata_hi(bus_rsp_rdata_hi), .bus_rsp_len(bus_rsp_len),
+        .up_valid(), .up_ready(1'b0), .up_op(), .up_mask(), .up_us(), .up_ppn(), .up_pid(), .up_addr(), .up_data(),
+        .up_len(), .dn_valid(1'b0), .dn_ready(), .dn_err(1'b0), .dn_cause(8'd0), .dn_data(64'd0), .dn_len(4'd0),
         .f_rx_v(f_rx_v), .f_rx_srv(f_rx_srv), .f_rp_v(f_rp_v), .f_rp_err(f_rp_err), .f_sup(f_sup), .f_st(f_st),
         .f_pl_ok(f_pl_ok), .f_clr(f_clr), .f_work0(f_work0), .f_tmpl0(f_tmpl0), .f_bm0(f_bm0), .f_open0(f_open0),
         .f_lead_us(f_lead_us), .f_lead_set(f_lead_set), .f_rx_priv_ok(f_rx_priv_ok), .f_coll(f_coll),

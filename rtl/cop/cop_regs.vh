@@ -60,7 +60,7 @@ localparam [6:0] OP_SCANI64 = 7'b1100000;  // U/S aggnet: 64-bit integer inclusi
 localparam [6:0] OP_SCANX64 = 7'b1100001;  // U/S aggnet: 64-bit integer exclusive prefix sum
 localparam [6:0] OP_RECV    = 7'b0000101;  // U/S aggnet: collect one broadcast delivery from the mailbox
 localparam integer IW_OPCODE = 0;  // 7 bits: Table I opcode: bits 10..4 of the CALL register address
-localparam integer IW_X      = 7;  // 1 bit: the command goes on to a level 2 COP: bit 2 of the CALL address (refused NOUP: no level above)
+localparam integer IW_X      = 7;  // 1 bit: the command goes on to a level 2 COP: bit 2 of the CALL address (a core built with UP = 0 refuses it NOUP)
 localparam integer IW_US     = 8;  // 1 bit: 1 supervisor, 0 user: the channel's MODE, never the caller's word
 localparam integer IW_MASK   = 9;  // 1 bit: which of the process's two masks and TC vectors: bit 3 of the CALL address
 localparam integer IW_PPN    = 10;  // 4 bits: physical partition number: the channel's PROC register (supervisor written)
@@ -83,6 +83,7 @@ localparam [7:0] C_KEY       = 8'd14;
 localparam [7:0] C_NOCALL    = 8'd15;
 localparam [7:0] C_RDONLY    = 8'd16;
 localparam [7:0] C_NOREPLY   = 8'd17;
+localparam [7:0] C_XOP       = 8'd18;
 localparam [11:0] R_ID       = 12'h000;  // ro
 localparam [11:0] R_CONFIG   = 12'h001;  // ro
 localparam [11:0] R_MODE     = 12'h002;  // rw
@@ -113,7 +114,7 @@ localparam [1:0] CX_NONE      = 2'd0;  // CANCEL outcome: no CALL of this channe
 localparam [1:0] CX_WITHDRAWN = 2'd1;  // CANCEL outcome: the command had not finished: withdrawn (a contribution served into an open round leaves it: its TC bit is set again), or a pending RECV ended
 localparam [1:0] CX_FINISHED  = 2'd2;  // CANCEL outcome: the command had finished and its reply was not handed over: bit 2 says it was a refusal, bits 15..8 its cause; a result becomes the last reply (XMIT returns it)
 localparam [1:0] CX_RUNNING   = 2'd3;  // CANCEL outcome: the command is in the controller's step or in a completed round whose results are being placed: nothing changed, CANCEL again (FINISHED within the step)
-localparam [31:0] COP_MAP_HASH = 32'hA0A4D6EC;  // CRC-32 of these tables
+localparam [31:0] COP_MAP_HASH = 32'h698A1894;  // CRC-32 of these tables
 // cop_dec(opcode): bits 3..0 kind, 6..4 fn, 7 64-bit, 11..8 operand bytes, 15..12 result bytes
 // (15: the delivery's own), 16 supervisor only, 18..17 WC (words after the instruction word)
 function automatic [18:0] cop_dec(input [6:0] op);

@@ -57,7 +57,18 @@ module cop_slot #(
         .bus_req_size(bus_req_size), .bus_req_call(bus_req_call), .bus_req_wdata_hi(bus_req_wdata_hi),
         .bus_req_len(bus_req_len),
         .bus_rsp_valid(bus_rsp_valid), .bus_rsp_rdata(bus_rsp_rdata), .bus_rsp_err(bus_rsp_err),
-        .bus_rsp_rdata_hi(bus_rsp_rdata_hi), .bus_rsp_len(bus_rsp_len));
+        .bus_rsp_rdata_hi(bus_rsp_rdata_hi), .bus_rsp_len(bus_rsp_len),
+        // one COP in the hub: no level 2 above it (UP = 0: X is refused NOUP)
+        .up_valid(up_valid), .up_ready(1'b0), .up_op(up_op), .up_mask(up_mask), .up_us(up_us), .up_ppn(up_ppn),
+        .up_pid(up_pid), .up_addr(up_addr), .up_data(up_data), .up_len(up_len),
+        .dn_valid(1'b0), .dn_ready(dn_ready), .dn_err(1'b0), .dn_cause(8'd0), .dn_data(64'd0), .dn_len(4'd0));
+    wire        up_valid, up_mask, up_us, dn_ready;
+    wire [6:0]  up_op;
+    wire [3:0]  up_ppn, up_len;
+    wire [7:0]  up_pid;
+    wire [11:0] up_addr;
+    wire [63:0] up_data;
+    wire unused_up = &{1'b0, up_valid, up_op, up_mask, up_us, up_ppn, up_pid, up_addr, up_data, up_len, dn_ready};
 
     // busy: the service credit (above)
 `include "cop_regs.vh"

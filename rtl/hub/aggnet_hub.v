@@ -30,6 +30,13 @@
 // link_idle: link_port's idle (nothing can change without a new byte), for a
 // simulation that stops its clock then; the engines' settle times and busy
 // outputs (ENG_SETTLE, eng_busy) come from aggnet_hub_engines.vh.
+// link_gone[a]: PE a's own link has gone silent (a multiplexer's stream
+// past its keep-alive bound): every engine whose slot says "gone": true
+// (its input pe_gone) then treats PE a as unplugged; 0 for a single stream.
+// mux_absent, mux_counts: a link multiplexer's absent flags and counters
+// (rtl/link/link_mux.v, docs/link_mux.md) when MUX_S streams feed the link
+// port through one (rtl/hub/aggnet_mux_hub.v), shown in the INFO window
+// (MUX_STREAMS, MUX_ABSENT, MUX_COUNT + 8k + i); ignored when MUX_S = 0.
 //
 // Bus contract for slots (rtl/link/link_port.v is the master): a request is
 // taken when bus_req_valid && bus_req_ready, the slave's own window only;
@@ -42,13 +49,18 @@
 // Parameters: N in 2..64 PEs.  LINK_PES in 1..N: PEs 0..LINK_PES-1 may be
 // reached over the link (default all).  CLK_HZ in 10 kHz..655.35 MHz (HELLO
 // and INFO report it).  IDLE_CYCLES: the link's inter-byte timeout
-// (default 1 ms).  EN_<ENGINE> and the engines' derived parameters (PAPERS:
+// (default 1 ms).  MUX_S: 0 (no multiplexer) or 2..32, the streams of the
+// multiplexer in front of the link port; MUX_CNT_W in 1..16, its counters'
+// width.  EN_<ENGINE> and the engines' derived parameters (PAPERS:
 // MW, W, LW) come from aggnet_hub_params.vh.
 module aggnet_hub #(
     parameter integer N           = 4,
     parameter integer LINK_PES    = N,
     parameter integer CLK_HZ      = 48000000,
-    parameter integer IDLE_CYCLES = CLK_HZ / 1000
+    parameter integer IDLE_CYCLES = CLK_HZ / 1000,
+    parameter integer MUX_S       = 0,
+    parameter integer MUX_CNT_W   = 16,
+    parameter integer MUX_SW      = (MUX_S > 0) ? MUX_S : 1  // derived: leave at its default
 `include "aggnet_hub_params.vh"
 ) (
     input  wire            clk,
@@ -61,7 +73,10 @@ module aggnet_hub #(
     input  wire            link_tx_ready,
     output wire [7:0]      link_tx_data,
     output wire            link_rx_held,
-    output wire            link_idle
+    output wire            link_idle,
+    input  wire [N-1:0]                    link_gone,
+    input  wire [MUX_SW-1:0]               mux_absent,
+    input  wire [5*MUX_SW*MUX_CNT_W-1:0]   mux_counts
 );
 `include "link_defs.vh"
 `include "bus_codes.vh"
@@ -73,6 +88,18 @@ module aggnet_hub #(
         end
         if (LINK_PES < 1 || LINK_PES > N) begin : g_bad_link
             $error("aggnet_hub: LINK_PES must be in 1..N");
+        end
+        if (MUX_S < 0 || MUX_S == 1 || MUX_S > 32) begin : g_bad_mux
+            $error("aggnet_hub: MUX_S must be 0 (no multiplexer) or in 2..32");
+        end
+        if (MUX_CNT_W < 1 || MUX_CNT_W > 16) begin : g_bad_mux_w
+            $error("aggnet_hub: MUX_CNT_W must be in 1..16");
+        end
+        if (MUX_SW != ((MUX_S > 0) ? MUX_S : 1)) begin : g_bad_mux_sw
+            $error("aggnet_hub: MUX_SW is derived from MUX_S; leave it at its default");
+        end
+        if (LINK_MUX_COUNTERS != 5) begin : g_bad_mux_cnt
+            $error("aggnet_hub: link_mux has five counters per stream (tools/linkgen.py MUX_COUNTERS)");
         end
     endgenerate
 
@@ -147,7 +174,8 @@ module aggnet_hub #(
     reg  [1:0]  info_rsp_err;
     // stage 1: what the request names
     reg         i_pend;            // an INFO request was taken last cycle
-    reg         i_hash, i_stat, i_plain;
+    reg         i_hash, i_stat, i_plain, i_mux;
+    reg  [7:0]  i_mj;              // a MUX_COUNT register's counter: 5 * stream + counter
     reg  [3:0]  i_idx;             // reg_no[3:0]
     reg         i_we;
     wire [7:0]  reg_hi = reg_no[11:4];
@@ -160,7 +188,8 @@ module aggnet_hub #(
     always @(*) begin
         case ({8'd0, reg_no[3:0]})
             LINK_INFO_MAGIC, LINK_INFO_VERSION, LINK_INFO_HUB_PES, LINK_INFO_ENGINES,
-            LINK_INFO_CLK_KHZ, LINK_INFO_CYCLE_LO, LINK_INFO_CYCLE_HI: plain_ok = 1'b1;
+            LINK_INFO_CLK_KHZ, LINK_INFO_CYCLE_LO, LINK_INFO_CYCLE_HI,
+            LINK_INFO_MUX_STREAMS, LINK_INFO_MUX_ABSENT: plain_ok = 1'b1;
             default: plain_ok = 1'b0;
         endcase
     end
@@ -173,6 +202,8 @@ module aggnet_hub #(
             info_rd = eng_map_hash(i_idx);
         end else if (i_stat) begin
             info_rd = {16'd0, stat_at(i_idx)};
+        end else if (i_mux) begin
+            info_rd = {16'd0, mux_at(i_mj)};
         end else if (i_plain) begin
             case ({8'd0, i_idx})
                 LINK_INFO_MAGIC:    info_rd = LINK_INFO_MAGIC_VALUE;
@@ -182,6 +213,8 @@ module aggnet_hub #(
                 LINK_INFO_CLK_KHZ:  info_rd = CLK_HZ / 1000;
                 LINK_INFO_CYCLE_LO: info_rd = cyc_lo;
                 LINK_INFO_CYCLE_HI: info_rd = cycle_hi_latched;
+                LINK_INFO_MUX_STREAMS: info_rd = MUX_S;
+                LINK_INFO_MUX_ABSENT:  info_rd = MUX_S > 0 ? {{(32 - MUX_SW){1'b0}}, mux_absent} : 32'd0;
                 default:            info_rd = 32'd0;
             endcase
         end
@@ -196,6 +229,35 @@ module aggnet_hub #(
         end
     endfunction
 
+    // A MUX_COUNT register: stream k = reg_no[7:3] < MUX_S, counter i =
+    // reg_no[2:0] < 5; stage 1 registers 5k + i, stage 2 picks that counter.
+    localparam integer MUX_NC = 5 * MUX_S;
+    wire [7:0] m_k = {3'd0, reg_no[7:3]};
+    wire [7:0] m_i = {5'd0, reg_no[2:0]};
+    localparam [7:0] MUX_S8 = MUX_S[7:0];
+    localparam [7:0] MUX_NI = LINK_MUX_COUNTERS[7:0];
+    wire       m_ok;
+    generate
+        if (MUX_S > 0) begin : g_mux_ok
+            assign m_ok = (reg_no[11:8] == LINK_INFO_MUX_COUNT[11:8]) && (m_k < MUX_S8) && (m_i < MUX_NI);
+        end else begin : g_no_mux_ok
+            assign m_ok = 1'b0;
+        end
+    endgenerate
+    function [15:0] mux_at(input [7:0] j);
+        integer m;
+        begin
+            mux_at = 16'd0;
+            for (m = 0; m < MUX_NC; m = m + 1)
+                if ({24'd0, j} == m) mux_at = {{(16 - MUX_CNT_W){1'b0}}, mux_counts[m*MUX_CNT_W +: MUX_CNT_W]};
+        end
+    endfunction
+    generate
+        if (LINK_INFO_MUX_COUNT[7:0] != 8'd0) begin : g_bad_mux_info
+            $error("aggnet_hub: the INFO decode needs MUX_COUNT 256-aligned");
+        end
+    endgenerate
+
     always @(posedge clk) begin
         if (rst) begin
             cyc_lo           <= 32'd0;
@@ -206,6 +268,8 @@ module aggnet_hub #(
             i_hash           <= 1'b0;
             i_stat           <= 1'b0;
             i_plain          <= 1'b0;
+            i_mux            <= 1'b0;
+            i_mj             <= 8'd0;
             i_idx            <= 4'd0;
             i_we             <= 1'b0;
             i_ok             <= 1'b0;
@@ -221,11 +285,13 @@ module aggnet_hub #(
             i_hash  <= reg_hi == LINK_INFO_MAP_HASH[11:4];
             i_stat  <= reg_hi == LINK_INFO_STAT[11:4];
             i_plain <= reg_hi == 8'd0;
+            i_mux   <= reg_no[11:8] == LINK_INFO_MUX_COUNT[11:8];
+            i_mj    <= {m_k[5:0], 2'b00} + m_k + m_i;
             i_idx   <= reg_no[3:0];
             i_we    <= bus_req_we;
             i_ok    <= (reg_hi == LINK_INFO_MAP_HASH[11:4]) ||
                        (reg_hi == LINK_INFO_STAT[11:4] && {28'd0, reg_no[3:0]} < LINK_STAT_COUNT) ||
-                       (reg_hi == 8'd0 && plain_ok);
+                       (reg_hi == 8'd0 && plain_ok) || m_ok;
             info_rsp_valid <= i_pend;
             info_rsp_rdata <= i_pend ? info_rd : 32'd0;
             info_rsp_err   <= i_pend ? i_err : LINK_BUS_OK;
@@ -237,6 +303,8 @@ module aggnet_hub #(
 
     // (With every engine left out, nothing reads the write fields.)
     wire unused_bus = &{1'b0, bus_req_pe, bus_req_wdata, bus_req_size, bus_req_wdata_hi, bus_req_len};
+    // (Without a multiplexer its inputs are not read.)
+    wire unused_mux = &{1'b0, mux_absent, mux_counts, link_gone};
 
     assign bus_rsp_valid = info_rsp_valid | eng_rsp_valid | none_rsp_valid;
     assign bus_rsp_rdata = info_rsp_rdata | eng_rsp_rdata;

@@ -44,6 +44,7 @@
                 .bus_rsp_rdata_hi(papers_rsp_rdata_hi),
                 .bus_rsp_len(papers_rsp_len),
                 .busy(papers_busy),
+                .pe_gone(link_gone),
                 .pe_data(pe_data),
                 .pe_ctrl(pe_ctrl),
                 .pe_stat(pe_stat),

@@ -48,7 +48,9 @@ module aggnet_uart_hub #(
         .link_rx_valid(rx_valid), .link_rx_data(rx_data), .link_rx_ferr(rx_ferr),
         .link_tx_valid(tx_valid), .link_tx_ready(tx_ready), .link_tx_data(tx_data),
         .link_rx_held(unused_rx_held),  // a UART cannot hold bytes back
-        .link_idle(unused_idle)  // for a simulation's clock only
+        .link_idle(unused_idle),  // for a simulation's clock only
+        .link_gone({N{1'b0}}),  // one byte stream: presence is each engine's own
+        .mux_absent(1'b0), .mux_counts({(5 * 16){1'b0}})  // one byte stream, no multiplexer
     );
 endmodule
 `default_nettype wire

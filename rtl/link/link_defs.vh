@@ -55,8 +55,11 @@ localparam [11:0] LINK_INFO_ENGINES = 12'h003;  // bit w set: engine window w is
 localparam [11:0] LINK_INFO_CLK_KHZ = 12'h004;  // hub clock in kHz
 localparam [11:0] LINK_INFO_CYCLE_LO = 12'h005;  // free-running hub clock cycle counter, bits 31..0
 localparam [11:0] LINK_INFO_CYCLE_HI = 12'h006;  // the same counter, bits 63..32, latched when CYCLE_LO is read
+localparam [11:0] LINK_INFO_MUX_STREAMS = 12'h007;  // streams of the link multiplexer (docs/link_mux.md) in front of the link port; 0: none, one byte stream
+localparam [11:0] LINK_INFO_MUX_ABSENT = 12'h008;  // bit k set: mux stream k is absent (silent past the keep-alive bound; its PE counts as unplugged); 0 without a mux
 localparam [11:0] LINK_INFO_MAP_HASH = 12'h010;  // MAP_HASH+w: hash of engine window w's register map (0 if absent); a host built with another map refuses the hub
 localparam [11:0] LINK_INFO_STAT = 12'h020;  // STAT+i: link statistics counter i (table below), 16 bits
+localparam [11:0] LINK_INFO_MUX_COUNT = 12'h200;  // MUX_COUNT+8k+i: mux stream k's counter i (MUX_COUNTERS below), wrapping at its width (MUX_CNT_W of the hub); NO_REG for k >= MUX_STREAMS
 localparam [31:0] LINK_INFO_MAGIC_VALUE = 32'h41474E54;
 // HELLO_R payload byte offsets
 localparam integer LINK_HELLO_VERSION = 0;  // 1 byte(s): protocol version (VERSION)
@@ -78,3 +81,10 @@ localparam integer LINK_STAT_DUP = 7;  // duplicates (seq equal to the PE's last
 localparam integer LINK_STAT_UART_FERR = 8;  // UART framing errors (stop bit low) reported by the byte source
 localparam integer LINK_STAT_COUNT = 9;
 localparam integer LINK_STAT_BITS = 16;
+// link_mux's counters of a stream: counts[(5*k + i)*CNT_W +: CNT_W]
+localparam integer LINK_MUX_FRAMES = 0;  // whole frames forwarded to the link port
+localparam integer LINK_MUX_BIND = 1;  // whole frames naming a PE the stream may not speak for (dropped)
+localparam integer LINK_MUX_OVERRUN = 2;  // partial frames dropped because the stream's input buffer was full
+localparam integer LINK_MUX_TXDROP = 3;  // reply frames for the stream dropped (stream absent, or no room for a whole frame)
+localparam integer LINK_MUX_PARTIAL = 4;  // partial frames dropped before the link port (cut by a FLAG, or len > 8)
+localparam integer LINK_MUX_COUNTERS = 5;

@@ -49,14 +49,14 @@
 // route of that PE to this stream (PEs PE_BASE .. PE_BASE + NPE - 1 only).
 //
 // Output: every frame link_port sends starts FLAG, pe (never escaped: pe <=
-// 63 < 0x7D).  p_tx_ready is held low for the 2 cycles after a FLAG while the
+// 63 < 0x7D).  p_tx_ready is held low for the 3 cycles after a FLAG while the
 // pe byte picks the route; then the whole frame goes to that stream's output
 // FIFO (OUT_DEPTH bytes, USB_OUT_DEPTH for the USB stream, which carries
 // the replies of several PEs; one block RAM), which must have room for the
 // longest stuffed frame (MAX_FRAME bytes).  Otherwise the frame is dropped
 // (TXDROP counter of that stream): when the stream is absent (below), or its
 // FIFO is that full (its tx is slow or stalled), or the pe has no route.  So
-// p_tx_ready is never low for more than 2 cycles a frame and one stream's
+// p_tx_ready is never low for more than 3 cycles a frame and one stream's
 // slow tx never delays another's replies.  The host's resend recovers a
 // dropped reply (link_port answers a duplicate from its stored reply).
 //
@@ -66,6 +66,12 @@
 // shared prescaler ticks every ceil(KEEPALIVE/32) cycles; each stream
 // counts 33 ticks without a byte).
 //
+// pe_absent[e]: PE (PE_BASE + e) is absent: the stream its replies go to
+// (the one it last spoke through; a header stream's own PE starts on it,
+// every other PE on the USB stream) is absent.  What the hub uses as that
+// PE's presence (rtl/hub/aggnet_mux_hub.v): a silent link is an unplugged
+// cable.  Combinational from registers (the route table and absent).
+//
 // Counters: counts[(5*k + i)*CNT_W +: CNT_W], wrapping, i = 0 FRAMES (frames
 // of stream k forwarded to link_port), 1 BIND, 2 OVERRUN, 3 TXDROP,
 // 4 PARTIAL (partial frames cut by a FLAG, frames with len > 8).
@@ -74,7 +80,7 @@
 // byte; an idle mux picks it in the next cycle and reads its FIFO in the one
 // after, so its FLAG is on p_rx_valid 4 cycles after the cycle its last byte
 // was on s_rx_valid, then one byte a cycle; FWD_GAP cycles at least between
-// frames.  Output: p_tx_ready low 2 cycles per frame; a byte written into an
+// frames.  Output: p_tx_ready low 3 cycles per frame; a byte written into an
 // output FIFO is on s_tx_valid 3 cycles later.
 //
 // Parameters: S in 2..32; PE_BASE in 0..63; NPE (PEs link_port serves,
@@ -109,6 +115,7 @@ module link_mux #(
     output wire                 p_tx_ready,
     input  wire [7:0]           p_tx_data,
     output wire [S-1:0]         absent,
+    output wire [NPE-1:0]       pe_absent,
     output wire [5*S*CNT_W-1:0] counts
 `ifdef FORMAL
     ,
@@ -172,6 +179,9 @@ module link_mux #(
         if (CNT_W < 1 || CNT_W > 32) begin : g_bad_cnt
             $error("link_mux: CNT_W must be in 1..32");
         end
+        if (LINK_MAX_PAYLOAD != 8) begin : g_bad_payload
+            $error("link_mux: the len check (u_big) is written for LINK_MAX_PAYLOAD = 8");
+        end
     endgenerate
 
     // ---- forwarder state (declared first: the per-stream FIFOs use it) -----
@@ -188,11 +198,14 @@ module link_mux #(
     wire           emit_last = emit && q[8];
 
     // ---- output state --------------------------------------------------------
-    localparam [2:0] O_IDLE = 3'd0, O_PE = 3'd1, O_DEC = 3'd2, O_PASS = 3'd3, O_DROP = 3'd4;
+    localparam [2:0] O_IDLE = 3'd0, O_PE = 3'd1, O_DEC = 3'd2, O_PASS = 3'd3, O_DROP = 3'd4, O_RT = 3'd5;
     reg  [2:0]    ost;
     reg  [7:0]    ope;         // the outgoing frame's pe byte
     reg  [SW-1:0] odest;
     wire [S-1:0]  room;        // output FIFO can take a whole frame
+    reg  [S-1:0]  room_r;      // the same a cycle ago (no write to it since: O_RT comes between)
+    reg  [SW-1:0] o_route_r;   // o_route and o_in_range of the frame's pe, registered in O_RT
+    reg           o_in_range_r;
     reg  [SW*NPE-1:0] route;   // route[SW*e +: SW]: the stream PE (PE_BASE + e) last spoke through
     wire [7:0]    o_rel = ope - BASE8;
     wire          o_in_range = (o_rel < NPE8);
@@ -203,12 +216,15 @@ module link_mux #(
         for (e = 0; e < NPE; e = e + 1)
             if (o_rel == e[7:0]) o_route = route[SW*e +: SW];
     end
-    wire          o_ok = o_in_range && !absent[o_route] && room[o_route];
-    assign p_tx_ready = (ost != O_PE) && (ost != O_DEC);
+    // (timing: the route lookup and the FIFO's fill level are registered
+    // before O_DEC uses them; on the HX8K the combinational chain from a
+    // FIFO pointer through the route to the write enable missed 90 MHz)
+    wire          o_ok = o_in_range_r && !absent[o_route_r] && room_r[o_route_r];
+    assign p_tx_ready = (ost != O_PE) && (ost != O_RT) && (ost != O_DEC);
     wire          o_wflag = (ost == O_DEC) && o_ok;
     wire          o_wbyte = (ost == O_PASS) && p_tx_valid && (p_tx_data != LINK_FLAG);
     wire [7:0]    o_wdata = o_wflag ? LINK_FLAG : p_tx_data;
-    wire          o_drop = (ost == O_DEC) && o_in_range && !o_ok;
+    wire          o_drop = (ost == O_DEC) && o_in_range_r && !o_ok;
 
     // ---- keep-alive prescaler: one ka_tick every KA_TICK cycles ---------------
     reg  [KW-1:0] ka_cnt;
@@ -231,7 +247,7 @@ module link_mux #(
             reg  [IAW:0]   wr, fs, rd;  // write, frame start, read
             reg            hunt, esc, bad;
             reg  [4:0]     cnt;         // unstuffed bytes of the frame after FLAG
-            reg  [3:0]     len;
+            reg  [4:0]     end_cnt;     // cnt of the frame's last byte: len + 7 (31 until len is in)
             reg  [CNT_W-1:0] c_frames, c_bind, c_ovr, c_txdrop, c_part;
             wire           v = s_rx_valid[k];
             wire [7:0]     b = s_rx_data[8*k +: 8];
@@ -253,8 +269,11 @@ module link_mux #(
             end else begin : g_usb_own
                 assign bind_ok = ((u - BASE8) > HDR_LAST);  // u < PE_BASE or u > PE_BASE + S - 2
             end
-            wire           at_end = (cnt >= 5'd6) && (cnt == {1'b0, len} + 5'd7);
-            wire           bad_len = (cnt == 5'd5) && !is_esc && (u > LINK_MAX_PAYLOAD);
+            // (timing: no adder or magnitude compare on the byte's path; the
+            // frame parser's decision missed the iCEBreaker's 36 MHz with them)
+            wire           at_end = (cnt == end_cnt);
+            wire           u_big = (|u[7:4]) || (u[3] && (|u[2:0]));  // u > LINK_MAX_PAYLOAD (8)
+            wire           bad_len = (cnt == 5'd5) && !is_esc && u_big;
             // what this byte does (only one of these when v && !s_rx_ferr)
             wire           in_frame = v && !s_rx_ferr[k] && !is_flag && !hunt;
             wire           start_ok = v && !s_rx_ferr[k] && is_flag && !used_fs[IAW];
@@ -284,7 +303,7 @@ module link_mux #(
                     esc <= 1'b0;
                     bad <= 1'b0;
                     cnt <= 5'd0;
-                    len <= 4'd0;
+                    end_cnt <= 5'd31;
                 end else if (s_rx_ferr[k] || start_ovr || ovr || (bad_len && in_frame)) begin
                     wr <= fs;       // drop the partial frame, hunt for FLAG
                     hunt <= 1'b1;
@@ -294,6 +313,7 @@ module link_mux #(
                     esc <= 1'b0;
                     bad <= 1'b0;
                     cnt <= 5'd0;
+                    end_cnt <= 5'd31;
                 end else if (in_frame) begin
                     if (store) wr <= wr + 1'b1;
                     if (is_esc) begin
@@ -302,7 +322,7 @@ module link_mux #(
                         esc <= 1'b0;
                         cnt <= cnt + 1'b1;
                         if (cnt == 5'd0 && !bind_ok) bad <= 1'b1;
-                        if (cnt == 5'd5) len <= u[3:0];
+                        if (cnt == 5'd5) end_cnt <= {1'b0, u[3:0]} + 5'd7;
                         if (commit) begin
                             fs <= wr + 1'b1;
                             hunt <= 1'b1;
@@ -353,7 +373,7 @@ module link_mux #(
             reg  [OW:0] owr, ord;
             reg          ov, orf;       // od holds a byte; a read is in flight
             wire [OW:0] oused = owr - ord;
-            wire         owe = (o_wflag && o_route == k) || (o_wbyte && odest == k);
+            wire         owe = (o_wflag && o_route_r == k) || (o_wbyte && odest == k);
             always @(posedge clk) begin
                 if (owe) omem[owr[OW-1:0]] <= o_wdata;
                 oq <= omem[ord[OW-1:0]];
@@ -380,6 +400,7 @@ module link_mux #(
                 end
             end
             assign room[k] = (oused <= ROOM);
+            always @(posedge clk) room_r[k] <= !rst && room[k];
             assign s_tx_valid[k] = ov;
             assign s_tx_data[8*k +: 8] = od;
 
@@ -395,7 +416,7 @@ module link_mux #(
                     if (fwd_done) c_frames <= c_frames + 1'b1;
                     if (bind_drop) c_bind <= c_bind + 1'b1;
                     if (ovr) c_ovr <= c_ovr + 1'b1;
-                    if (o_drop && o_route == k) c_txdrop <= c_txdrop + 1'b1;
+                    if (o_drop && o_route_r == k) c_txdrop <= c_txdrop + 1'b1;
 `ifdef SELFTEST_PARTIAL
                     if (part && !bad_len) c_part <= c_part + 1'b1;  // planted: len > 8 not counted
 `else
@@ -475,21 +496,36 @@ module link_mux #(
         end
     end
 
+    // ---- presence of each PE: that of the stream its replies go to ------------
+    genvar pa;
+    generate
+        for (pa = 0; pa < NPE; pa = pa + 1) begin : g_pe_absent
+            assign pe_absent[pa] = absent[route[SW*pa +: SW]];
+        end
+    endgenerate
+
     // ---- output: link_port's frames to their PE's stream ----------------------
     always @(posedge clk) begin
         if (rst) begin
             ost <= O_IDLE;
             ope <= 8'd0;
             odest <= 0;
+            o_route_r <= 0;
+            o_in_range_r <= 1'b0;
         end else begin
             case (ost)
                 O_PE:
                     if (p_tx_valid) begin
                         ope <= p_tx_data;
-                        ost <= O_DEC;
+                        ost <= O_RT;
                     end
+                O_RT: begin
+                    o_route_r <= o_route;
+                    o_in_range_r <= o_in_range;
+                    ost <= O_DEC;
+                end
                 O_DEC: begin
-                    odest <= o_route;
+                    odest <= o_route_r;
                     ost <= o_ok ? O_PASS : O_DROP;
                 end
                 default:  // O_IDLE, O_PASS, O_DROP

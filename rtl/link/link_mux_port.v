@@ -7,7 +7,7 @@
 // What a board top puts behind its header UARTs and its USB UART, and what
 // tests/test_link_mux.cpp drives.
 //
-// Ports: the streams, absent and counts as link_mux; the bus, stats,
+// Ports: the streams, absent, pe_absent and counts as link_mux; the bus, stats,
 // eng_busy and idle as link_port (link_port's rx_held and byte streams stay
 // inside).
 //
@@ -42,6 +42,7 @@ module link_mux_port #(
     input  wire [S-1:0]         s_tx_ready,
     output wire [8*S-1:0]       s_tx_data,
     output wire [S-1:0]         absent,
+    output wire [NPE-1:0]       pe_absent,
     output wire [5*S*CNT_W-1:0] counts,
     output wire                 bus_req_valid,
     input  wire                 bus_req_ready,
@@ -76,7 +77,7 @@ module link_mux_port #(
         .s_tx_valid(s_tx_valid), .s_tx_ready(s_tx_ready), .s_tx_data(s_tx_data),
         .p_rx_valid(p_rx_valid), .p_rx_data(p_rx_data), .p_rx_ferr(p_rx_ferr), .p_rx_held(p_rx_held),
         .p_tx_valid(p_tx_valid), .p_tx_ready(p_tx_ready), .p_tx_data(p_tx_data),
-        .absent(absent), .counts(counts)
+        .absent(absent), .pe_absent(pe_absent), .counts(counts)
     );
 
     link_port #(

@@ -21,6 +21,13 @@
 // Pins: exactly papers_hub's (pe_data, pe_ctrl, pe_stat, pe_led, pe_irq,
 // pe_bad; see rtl/papers/papers_hub.v).  For a PE the link owns (OWNER = 1)
 // papers_hub gets papers_bus's registers instead of the PE's pins.
+// pe_gone[a] (aggnet, issue 24): PE a's link has gone silent (a link
+// multiplexer's absent flag, rtl/link/link_mux.v): papers_hub then sees PE a
+// exactly as an unplugged cable, every control line high (so CE, read
+// active low, is 0 and the PE is absent: alone and idle whatever its data
+// lines say, PRESENT clear), whether its pins or
+// the link own it.  Its registers keep their values; it is present again as
+// soon as pe_gone falls.  A board without such links ties it low.
 //
 // Departures from the seed: none here (papers_bus lists the window's).
 // Parameters: N in 2..64; MW, W, LW derived as in papers_hub.
@@ -41,7 +48,8 @@ module papers_slot #(
     output wire [N*W-1:0]  pe_stat,
     output wire [N*LW-1:0] pe_led,
     output wire [N-1:0]    pe_irq,
-    output wire [N-1:0]    pe_bad
+    output wire [N-1:0]    pe_bad,
+    input  wire [N-1:0]    pe_gone
 );
     generate
         if (N < 2 || N > 64) begin : g_bad_n
@@ -72,9 +80,20 @@ module papers_slot #(
         .hub_go(go), .moving(busy)
     );
 
+    // A gone PE's control lines as an unplugged cable leaves them: all
+    // high (its data lines need not follow: papers_hub reads an absent PE's
+    // data as "alone and idle" whatever they are).
+    wire [N*5-1:0] gone_ctrl;
+    genvar a;
+    generate
+        for (a = 0; a < N; a = a + 1) begin : g_gone
+            assign gone_ctrl[a*5 +: 5] = pe_gone[a] ? 5'b11111 : hub_ctrl[a*5 +: 5];
+        end
+    endgenerate
+
     papers_hub #(.N(N)) u_hub (
         .clk(clk), .rst(rst),
-        .pe_data(hub_data), .pe_ctrl(hub_ctrl),
+        .pe_data(hub_data), .pe_ctrl(gone_ctrl),
         .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad), .pe_present(present),
         .pe_go(go)
     );

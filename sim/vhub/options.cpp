@@ -33,7 +33,7 @@ const char* const kUsage =
     "  --engines LIST      comma-separated engines the hub must have (e.g. papers): runs the\n"
     "                      built hub with the fewest engines that has them all, so that only\n"
     "                      what the run uses is simulated; refused if none has them.  Default:\n"
-    "                      the hub with every engine.  Built hubs (rtl/*/manifest.json):\n"
+    "                      the hub with every engine.  Built hubs (BUILD/models/*.so):\n"
     "%s"
     "  --trace FILE.fst    record an FST waveform of the run\n"
     "  --faults PERCENT    damage PERCENT%% of the frames both ways (0..100; drops, bit flips,\n"
@@ -68,7 +68,17 @@ std::string built_hubs() {
     return out;
 }
 
-void print_usage(FILE* f) { std::fprintf(f, kUsage, built_sizes().c_str(), built_hubs().c_str()); }
+void print_usage(FILE* f) {
+    std::string sizes, hubs;
+    try {
+        sizes = built_sizes();
+        hubs = built_hubs();
+    } catch (const std::exception& e) {  // a model plugin that does not load
+        sizes = "?";
+        hubs = std::string("                        (none listed: ") + e.what() + ")\n";
+    }
+    std::fprintf(f, kUsage, sizes.c_str(), hubs.c_str());
+}
 
 /// --engines LIST: the window of each named engine.
 std::vector<unsigned> parse_engines(const std::string& list) {
@@ -116,10 +126,14 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
                 once(o.pes != 0);
                 o.pes = unsigned(cli::number("--pes", value(), 2, 64));
                 const auto sizes = sizes_built();
+                if (sizes.empty())
+                    throw cli::UsageError("no hub model is built in " + sim::rtl_plugin_dir() +
+                                          " (make build builds them all; cmake --build BUILD --target "
+                                          "HubModel_plugins)");
                 if (std::find(sizes.begin(), sizes.end(), o.pes) == sizes.end())
                     throw cli::UsageError("--pes " + std::to_string(o.pes) +
                                           ": no hub of that size was built (built: " + built_sizes() +
-                                          "; add it to AGGNET_HUB_SIZES)");
+                                          "; make build builds every configured size, AGGNET_HUB_SIZES adds one)");
             } else if (a == "--dir") {
                 once(o.have_dir);
                 o.dir = cli::nonempty("--dir", value());
@@ -157,6 +171,10 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
         std::fprintf(stderr, "aggnet-sim: %s\n", e.what());
         print_usage(stderr);
         return cli::kUsageExit;
+    } catch (const std::exception& e) {
+        // a model plugin that does not load (sim/rtl_families.hpp)
+        std::fprintf(stderr, "aggnet-sim: %s\n", e.what());
+        return 1;
     }
     if (!o.have_seed) o.fault_seed = std::random_device{}() * 0x100000001ull ^ uint64_t(::getpid());
     return std::nullopt;

@@ -20,9 +20,10 @@
 // PE, the opcode and the cause the channel logged (its CAUSE register);
 // PRIV throws ProtectionError.  Every call has a timeout; when it passes,
 // TimeoutError names the PEs the round still waits for (WAIT register) or
-// the channel that holds the lock.  This build's COP has no CANCEL: a
-// channel whose CALL timed out keeps the command, and its next CALL is
-// refused BUSY (docs/cop.md, "Using the COP from a host").
+// the channel that holds the lock, and the CALL is cancelled (CANCEL, docs/
+// cop.md): nothing of it stays armed in the COP, a contribution leaves its
+// round (WAIT names this PE again), and a result that came as the deadline
+// passed is returned instead of the error.
 #pragma once
 
 #include <aggnet/cop_regs.hpp>  // the tables (tools/copgen.py)
@@ -124,6 +125,10 @@ public:
     /// start + finish on key `mask` (not the one use_mask() chose).
     uint64_t call_on(unsigned mask, unsigned opcode, uint64_t operand = 0);
     unsigned last_len() const { return last_len_; }  ///< result bytes of the last finish()
+    /// CANCEL (docs/cop.md "CANCEL"): withdraws or collects this channel's
+    /// CALL; returns the result word (bits 1..0 the CancelOutcome, bit 2 a
+    /// refusal, bits 15..8 its cause).  finish() sends it when a CALL times out.
+    unsigned cancel();
 
     // ---- registers -----------------------------------------------------------
     uint32_t reg(uint16_t r);
@@ -146,7 +151,10 @@ private:
     unsigned last_len_ = 0;
     Handle start_on(unsigned mask, unsigned opcode, uint64_t operand);
     [[noreturn]] void refused(const std::string& what);
-    [[noreturn]] void timed_out(unsigned opcode, unsigned mask);
+    /// A timed-out CALL: CANCEL it (a result that came meanwhile is returned),
+    /// else TimeoutError naming the missing PEs and the lock holder.
+    uint64_t timed_out(unsigned opcode, unsigned mask);
+    static constexpr unsigned kCancelTries = 100;
     uint64_t pair(uint16_t lo);
 };
 

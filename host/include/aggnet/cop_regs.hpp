@@ -133,7 +133,7 @@ constexpr const OpInfo* op_info(unsigned opcode) {
 
 /// The instruction word (figure 13b; the widths are aggnet's): field lsb and width.
 constexpr unsigned IW_OPCODE_LSB = 0, IW_OPCODE_WIDTH = 7;  ///< Table I opcode: bits 10..4 of the CALL register address
-constexpr unsigned IW_X_LSB = 7, IW_X_WIDTH = 1;  ///< the command goes on to a level 2 COP: bit 2 of the CALL address (refused NOUP: no level above)
+constexpr unsigned IW_X_LSB = 7, IW_X_WIDTH = 1;  ///< the command goes on to a level 2 COP: bit 2 of the CALL address (a core built with UP = 0 refuses it NOUP)
 constexpr unsigned IW_US_LSB = 8, IW_US_WIDTH = 1;  ///< 1 supervisor, 0 user: the channel's MODE, never the caller's word
 constexpr unsigned IW_MASK_LSB = 9, IW_MASK_WIDTH = 1;  ///< which of the process's two masks and TC vectors: bit 3 of the CALL address
 constexpr unsigned IW_PPN_LSB = 10, IW_PPN_WIDTH = 4;  ///< physical partition number: the channel's PROC register (supervisor written)
@@ -155,7 +155,7 @@ enum Cause : unsigned {
     C_BADLEN = 2,  ///< the CALL's operand bytes are not the opcode's
     C_PRIV = 3,  ///< a supervisor opcode (SETBM, SETTC) or register write (PROC, LOCK, HOLD) from user mode: counted in PRIVCNT, nothing changes
     C_NOFPU = 4,  ///< a floating point opcode in a core built without the FPU (EN_FPU = 0)
-    C_NOUP = 5,  ///< X bit set: there is no level 2 COP above this one
+    C_NOUP = 5,  ///< X bit set: there is no level 2 COP above this one (the core is built with UP = 0)
     C_BUSY = 6,  ///< a CALL start while this channel's command, RECV or reply is still pending
     C_NOTC = 7,  ///< a collective opcode for a key whose TC vector is 0 (no TC set)
     C_NOTINTC = 8,  ///< a collective opcode from a channel not in the key's TC vector
@@ -168,6 +168,7 @@ enum Cause : unsigned {
     C_NOCALL = 15,  ///< a CALL ask while no CALL of this channel is pending
     C_RDONLY = 16,  ///< a write to a read-only register
     C_NOREPLY = 17,  ///< XMIT with no earlier reply to send again
+    C_XOP = 18,  ///< X bit set on an opcode with no level 2 form (prefix sums, EXSUMF, XMIT, ACK): refused at level 1
 };
 
 namespace regs {
@@ -201,7 +202,7 @@ constexpr uint16_t call(unsigned opcode, unsigned mask = 0, unsigned x = 0) {
     return uint16_t(CALL_BASE | (opcode & 0x7f) << 4 | (mask & 1) << 3 | (x & 1) << 2);
 }
 constexpr uint16_t CANCEL = 0x018;  // CALL: withdraw or collect this channel's CALL
-constexpr uint32_t MAP_HASH = 0xA0A4D6EC;  // CRC-32 of these tables (INFO MAP_HASH+4)
+constexpr uint32_t MAP_HASH = 0x698A1894;  // CRC-32 of these tables (INFO MAP_HASH+4)
 constexpr uint16_t addr(uint16_t reg) { return uint16_t(WINDOW << 12 | reg); }
 }  // namespace regs
 

@@ -69,8 +69,11 @@ constexpr uint16_t INFO_ENGINES = 0x003;  // bit w set: engine window w is prese
 constexpr uint16_t INFO_CLK_KHZ = 0x004;  // hub clock in kHz
 constexpr uint16_t INFO_CYCLE_LO = 0x005;  // free-running hub clock cycle counter, bits 31..0
 constexpr uint16_t INFO_CYCLE_HI = 0x006;  // the same counter, bits 63..32, latched when CYCLE_LO is read
+constexpr uint16_t INFO_MUX_STREAMS = 0x007;  // streams of the link multiplexer (docs/link_mux.md) in front of the link port; 0: none, one byte stream
+constexpr uint16_t INFO_MUX_ABSENT = 0x008;  // bit k set: mux stream k is absent (silent past the keep-alive bound; its PE counts as unplugged); 0 without a mux
 constexpr uint16_t INFO_MAP_HASH = 0x010;  // MAP_HASH+w: hash of engine window w's register map (0 if absent); a host built with another map refuses the hub
 constexpr uint16_t INFO_STAT = 0x020;  // STAT+i: link statistics counter i (table below), 16 bits
+constexpr uint16_t INFO_MUX_COUNT = 0x200;  // MUX_COUNT+8k+i: mux stream k's counter i (MUX_COUNTERS below), wrapping at its width (MUX_CNT_W of the hub); NO_REG for k >= MUX_STREAMS
 constexpr uint32_t INFO_MAGIC_VALUE = 0x41474E54;
 
 // HELLO_R payload byte offsets
@@ -94,6 +97,14 @@ constexpr unsigned STAT_DUP = 7;  // duplicates (seq equal to the PE's last: ans
 constexpr unsigned STAT_UART_FERR = 8;  // UART framing errors (stop bit low) reported by the byte source
 constexpr unsigned STAT_COUNT = 9;
 constexpr unsigned STAT_BITS = 16;
+
+// link_mux's counters of a stream (INFO MUX_COUNT + 8k + i)
+constexpr unsigned MUX_FRAMES = 0;  // whole frames forwarded to the link port
+constexpr unsigned MUX_BIND = 1;  // whole frames naming a PE the stream may not speak for (dropped)
+constexpr unsigned MUX_OVERRUN = 2;  // partial frames dropped because the stream's input buffer was full
+constexpr unsigned MUX_TXDROP = 3;  // reply frames for the stream dropped (stream absent, or no room for a whole frame)
+constexpr unsigned MUX_PARTIAL = 4;  // partial frames dropped before the link port (cut by a FLAG, or len > 8)
+constexpr unsigned MUX_COUNTERS = 5;
 
 /// Name of an op code, or nullptr (messages print "op 0x12" then).
 inline const char* op_name(uint8_t op) {

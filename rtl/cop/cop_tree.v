@@ -1,0 +1,198 @@
+`default_nettype none
+// cop_tree: two levels of Hall's COP (seed 004, chapter IV: the X bit, a
+// tree of COPs): NCOP level 1 cores of C channels each (cop_core, UP = 1)
+// and one level 2 core of NCOP channels above them (cop_core, UP = 0),
+// level 1 core k being level 2 channel k through its cop_up link.  PE p is
+// level 1 core p / C, channel p mod C (issue 23's numbering for several
+// COPs in a hub).  docs/cop.md "Two levels" says what goes up and how.
+//
+// Bus: one engine bus slave (rtl/bus/bus_ports.vh) for every PE; the
+// request goes to core p / C as its PE p mod C, and every core answers in
+// the next cycle (cop_core's contract), so the answers are ORed (a core's
+// rsp_* are 0 while its bus_rsp_valid is low).  bus_req_pe >= NCOP * C has
+// no registers (NO_REG, next cycle).
+//
+// Level 2's bus: the NCOP cop_up links are its masters through a round
+// robin arbiter: one request per cycle, the grant goes to the first
+// requesting link at or after the pointer, which then moves past it; the
+// level 2 core answers in the next cycle and the answer goes to the link
+// granted one cycle before.  No outside access to level 2: it is
+// configured by supervisor commands with X from level 1 (SETTC, SETBM for
+// the level 2 key of the issuing process: one bit per level 1 core).
+//
+// Parameters (illegal values fail elaboration):
+//   NCOP   2..8 level 1 cores
+//   C      2, 4, 8, 16, 32 or 64 channels per level 1 core; NCOP * C <= 64
+//   PPN_W, PID_W, RA_W, MB, EN_FPU, KEY: every core's (cop_core's ranges)
+`include "bus_ports.vh"
+module cop_tree #(
+    parameter integer NCOP   = 4,
+    parameter integer C      = 16,
+    parameter integer PPN_W  = 2,
+    parameter integer PID_W  = 2,
+    parameter integer RA_W   = 4,
+    parameter integer MB     = 2,
+    parameter integer EN_FPU = 1,
+    parameter [31:0]  KEY    = 32'h434F_5053
+) (
+    input  wire clk,
+    input  wire rst,
+    `AGGNET_BUS_SLAVE,
+    `AGGNET_BUS_CALL_SLAVE
+);
+    generate
+        if (NCOP < 2 || NCOP > 8) begin : g_bad_ncop
+            $error("cop_tree: NCOP must be in 2..8");
+        end
+        if (C != 2 && C != 4 && C != 8 && C != 16 && C != 32 && C != 64) begin : g_bad_c
+            $error("cop_tree: C must be a power of two in 2..64");
+        end
+        if (NCOP * C > 64) begin : g_bad_n
+            $error("cop_tree: NCOP * C must be at most 64 (the bus names 64 PEs)");
+        end
+    endgenerate
+`include "bus_codes.vh"
+
+    localparam integer CW = (C <= 2) ? 1 : (C <= 4) ? 2 : (C <= 8) ? 3 : (C <= 16) ? 4 : (C <= 32) ? 5 : 6;
+    localparam integer NW = (NCOP <= 2) ? 1 : (NCOP <= 4) ? 2 : 3;
+    localparam integer N_I = NCOP * C;
+    localparam [6:0] NPE = N_I[6:0];
+
+    // ---- level 1: the PE's core, its channel ----
+    wire [5:0]  sub_pe = {{(6-CW){1'b0}}, bus_req_pe[CW-1:0]};
+    wire [5:0]  which  = bus_req_pe >> CW;
+    wire        pe_in  = {1'b0, bus_req_pe} < NPE;
+    wire [NCOP-1:0] rdy1, rv1;
+    wire [31:0] rd1 [0:NCOP-1];
+    wire [31:0] rdh1 [0:NCOP-1];
+    wire [1:0]  re1 [0:NCOP-1];
+    wire [3:0]  rl1 [0:NCOP-1];
+    // level 1 <-> links
+    wire [NCOP-1:0] u_valid, u_ready, u_mask, u_us, d_valid, d_ready, d_err;
+    wire [6:0]  u_op [0:NCOP-1];
+    wire [3:0]  u_ppn [0:NCOP-1];
+    wire [7:0]  u_pid [0:NCOP-1];
+    wire [11:0] u_addr [0:NCOP-1];
+    wire [63:0] u_data [0:NCOP-1];
+    wire [3:0]  u_len [0:NCOP-1];
+    wire [7:0]  d_cause [0:NCOP-1];
+    wire [63:0] d_data [0:NCOP-1];
+    wire [3:0]  d_len [0:NCOP-1];
+    // links <-> level 2's arbiter
+    wire [NCOP-1:0] m_valid, m_we, m_call;
+    reg  [NCOP-1:0] m_ready, m_rspv;
+    wire [15:0] m_addr [0:NCOP-1];
+    wire [31:0] m_wd [0:NCOP-1];
+    wire [31:0] m_wdh [0:NCOP-1];
+    wire [3:0]  m_len [0:NCOP-1];
+    wire        b2_ready, b2_rsp_valid;
+    wire [31:0] b2_rdata, b2_rdata_hi;
+    wire [1:0]  b2_err;
+    wire [3:0]  b2_len;
+
+    genvar k;
+    generate
+        for (k = 0; k < NCOP; k = k + 1) begin : g_l1
+            cop_core #(.C(C), .PPN_W(PPN_W), .PID_W(PID_W), .RA_W(RA_W), .MB(MB), .EN_FPU(EN_FPU), .UP(1),
+                       .KEY(KEY)) u_core (
+                .clk(clk), .rst(rst),
+                .bus_req_valid(bus_req_valid && which == k), .bus_req_ready(rdy1[k]), .bus_req_we(bus_req_we),
+                .bus_req_pe(sub_pe), .bus_req_addr(bus_req_addr), .bus_req_wdata(bus_req_wdata),
+                .bus_req_size(bus_req_size), .bus_req_call(bus_req_call), .bus_req_wdata_hi(bus_req_wdata_hi),
+                .bus_req_len(bus_req_len),
+                .bus_rsp_valid(rv1[k]), .bus_rsp_rdata(rd1[k]), .bus_rsp_err(re1[k]),
+                .bus_rsp_rdata_hi(rdh1[k]), .bus_rsp_len(rl1[k]),
+                .up_valid(u_valid[k]), .up_ready(u_ready[k]), .up_op(u_op[k]), .up_mask(u_mask[k]),
+                .up_us(u_us[k]), .up_ppn(u_ppn[k]), .up_pid(u_pid[k]), .up_addr(u_addr[k]), .up_data(u_data[k]),
+                .up_len(u_len[k]),
+                .dn_valid(d_valid[k]), .dn_ready(d_ready[k]), .dn_err(d_err[k]), .dn_cause(d_cause[k]),
+                .dn_data(d_data[k]), .dn_len(d_len[k]));
+            cop_up #(.KEY2(KEY)) u_up (
+                .clk(clk), .rst(rst),
+                .up_valid(u_valid[k]), .up_ready(u_ready[k]), .up_op(u_op[k]), .up_mask(u_mask[k]),
+                .up_us(u_us[k]), .up_ppn(u_ppn[k]), .up_pid(u_pid[k]), .up_addr(u_addr[k]), .up_data(u_data[k]),
+                .up_len(u_len[k]),
+                .dn_valid(d_valid[k]), .dn_ready(d_ready[k]), .dn_err(d_err[k]), .dn_cause(d_cause[k]),
+                .dn_data(d_data[k]), .dn_len(d_len[k]),
+                .m_valid(m_valid[k]), .m_ready(m_ready[k]), .m_we(m_we[k]), .m_call(m_call[k]),
+                .m_addr(m_addr[k]), .m_wdata(m_wd[k]), .m_wdata_hi(m_wdh[k]), .m_len(m_len[k]),
+                .m_rsp_valid(m_rspv[k]), .m_rsp_rdata(b2_rdata), .m_rsp_rdata_hi(b2_rdata_hi),
+                .m_rsp_err(b2_err), .m_rsp_len(b2_len));
+        end
+    endgenerate
+
+    // the PE bus's answer: the cores' ORed, or NO_REG for a PE beyond them
+    reg         nr_q;
+    reg         o_valid;
+    reg  [31:0] o_rd, o_rdh;
+    reg  [1:0]  o_err;
+    reg  [3:0]  o_len;
+    integer i;
+    always @* begin
+        o_valid = nr_q; o_rd = 32'd0; o_rdh = 32'd0; o_err = nr_q ? LINK_BUS_NO_REG : LINK_BUS_OK; o_len = 4'd0;
+        for (i = 0; i < NCOP; i = i + 1) begin
+            o_valid = o_valid | rv1[i]; o_rd = o_rd | rd1[i]; o_rdh = o_rdh | rdh1[i]; o_err = o_err | re1[i];
+            o_len = o_len | rl1[i];
+        end
+    end
+    always @(posedge clk) nr_q <= !rst && bus_req_valid && !pe_in;
+    assign bus_req_ready = &rdy1;
+    assign bus_rsp_valid = o_valid;
+    assign bus_rsp_rdata = o_rd;
+    assign bus_rsp_rdata_hi = o_rdh;
+    assign bus_rsp_err = o_err;
+    assign bus_rsp_len = o_len;
+
+    // ---- level 2's arbiter: round robin, one request per cycle ----
+    reg [NW-1:0] rr, gnt, gnt_q;
+    reg          any, gv_q;
+    integer a;
+    reg [NW:0] b;
+    always @* begin
+        any = 1'b0; gnt = rr;
+        for (a = NCOP - 1; a >= 0; a = a - 1) begin
+            // the first requesting link at or after rr (the loop runs down: the last hit wins)
+            b = a[NW:0] + {1'b0, rr};
+            if (b >= NCOP[NW:0]) b = b - NCOP[NW:0];
+            if (m_valid[b[NW-1:0]]) begin any = 1'b1; gnt = b[NW-1:0]; end
+        end
+        m_ready = {NCOP{1'b0}};
+        if (any && b2_ready) m_ready[gnt] = 1'b1;
+        m_rspv = {NCOP{1'b0}};
+        if (gv_q) m_rspv[gnt_q] = b2_rsp_valid;
+    end
+    wire b2_take = any && b2_ready;
+    localparam integer NLAST_I = NCOP - 1;
+    always @(posedge clk) begin
+        if (rst) begin
+            rr <= {NW{1'b0}}; gv_q <= 1'b0; gnt_q <= {NW{1'b0}};
+        end else begin
+            gv_q <= b2_take; gnt_q <= gnt;
+            if (b2_take) rr <= (gnt == NLAST_I[NW-1:0]) ? {NW{1'b0}} : gnt + 1'b1;
+        end
+    end
+    wire [5:0] gnt_pe = {{(6-NW){1'b0}}, gnt};
+    // the level 2 core has no level above (UP = 0): its up port is idle
+    wire        l2_uv, l2_um, l2_uus, l2_dr;
+    wire [6:0]  l2_uop;
+    wire [3:0]  l2_uppn, l2_ulen;
+    wire [7:0]  l2_upid;
+    wire [11:0] l2_uaddr;
+    wire [63:0] l2_udata;
+
+    cop_core #(.C(NCOP), .PPN_W(PPN_W), .PID_W(PID_W), .RA_W(RA_W), .MB(MB), .EN_FPU(EN_FPU), .UP(0),
+               .KEY(KEY)) u_l2 (
+        .clk(clk), .rst(rst),
+        .bus_req_valid(b2_take), .bus_req_ready(b2_ready), .bus_req_we(m_we[gnt]), .bus_req_pe(gnt_pe),
+        .bus_req_addr(m_addr[gnt]), .bus_req_wdata(m_wd[gnt]), .bus_req_size(3'd4), .bus_req_call(m_call[gnt]),
+        .bus_req_wdata_hi(m_wdh[gnt]), .bus_req_len(m_len[gnt]),
+        .bus_rsp_valid(b2_rsp_valid), .bus_rsp_rdata(b2_rdata), .bus_rsp_err(b2_err),
+        .bus_rsp_rdata_hi(b2_rdata_hi), .bus_rsp_len(b2_len),
+        .up_valid(l2_uv), .up_ready(1'b0), .up_op(l2_uop), .up_mask(l2_um), .up_us(l2_uus), .up_ppn(l2_uppn),
+        .up_pid(l2_upid), .up_addr(l2_uaddr), .up_data(l2_udata), .up_len(l2_ulen),
+        .dn_valid(1'b0), .dn_ready(l2_dr), .dn_err(1'b0), .dn_cause(8'd0), .dn_data(64'd0), .dn_len(4'd0));
+
+    wire unused_ok = &{1'b0, bus_req_size, which[5:3], l2_uv, l2_uop, l2_um, l2_uus, l2_uppn, l2_upid, l2_uaddr,
+                       l2_udata, l2_ulen, l2_dr};
+endmodule
+`default_nettype wire

@@ -1,0 +1,474 @@
+// cop_tree (rtl/cop/cop_tree.v): two levels of Hall's COP (seed 004, chapter
+// IV: the X bit of figure 13b's instruction word and two-level trees), 4
+// level 1 cores of C = 16 channels under one level 2 core, 64 PEs (PE p is
+// core p / 16, channel p mod 16).  docs/cop.md "Two levels".
+//
+// The reference is the cycle-level model sim/cop_model.hpp composed the way
+// the tree is: a round with X is the level 1 round of each core over its
+// members (one CopModel of 16 channels each), whose combined value is one
+// contribution of that core's channel of a level 2 round (one CopModel of
+// 4 channels).  Results are compared per PE, not per cycle (the tree's
+// timing is the links' and the arbiter's, docs/cop.md).  For the integer
+// reductions, MAXF and MINF the same contributions are also run through
+// one CopModel of 64 channels: two levels give the same bits as one.
+// Random programs use the seed printed (AGGNET_SEED overrides it).
+#include "cop_model.hpp"
+#include "fp_ref.hpp"
+#include "harness.hpp"
+#include "seed.hpp"
+
+#include <Vcop_tree.h>
+#include <aggnet/cop_regs.hpp>
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+using aggnet::sim::CopModel;
+using aggnet::sim::Harness;
+namespace cop = aggnet::cop;
+namespace R = aggnet::cop::regs;
+namespace fp = aggnet::sim::fp;
+
+namespace {
+
+constexpr uint32_t KEY = 0x434F5053u;
+constexpr unsigned NCOP = 4, CH = 16, NPE = NCOP * CH;
+using Req = CopModel::Req;
+using Rsp = CopModel::Rsp;
+
+unsigned operand_len(unsigned op) { return cop::op_info(op)->operand_len; }
+
+// ---- a bus driver: the same calls for the RTL and for a model ----------------------
+template <class Impl>
+struct Driver {
+    Rsp write(unsigned pe, uint16_t reg, uint32_t v) {
+        Req q;
+        q.we = true, q.pe = pe, q.addr = reg, q.wdata = v;
+        return self().cycle(&q);
+    }
+    uint32_t read(unsigned pe, uint16_t reg) {
+        Req q;
+        q.pe = pe, q.addr = reg;
+        const Rsp r = self().cycle(&q);
+        REQUIRE(r.err == CopModel::OK);
+        return uint32_t(r.rdata);
+    }
+    Rsp start(unsigned pe, unsigned op, uint64_t v = 0, unsigned mask = 0, unsigned x = 0) {
+        Req q;
+        q.we = true, q.call = true, q.pe = pe, q.addr = R::call(op, mask, x), q.wdata = v;
+        q.len = operand_len(op);
+        if (q.len == 4) q.wdata &= 0xffffffffu;
+        if (q.len == 0) q.wdata = 0;
+        return self().cycle(&q);
+    }
+    Rsp ask(unsigned pe) {
+        Req q;
+        q.call = true, q.pe = pe, q.addr = R::CALL_BASE;
+        return self().cycle(&q);
+    }
+    Rsp wait(unsigned pe, unsigned limit = 200000) {
+        for (unsigned i = 0; i < limit; ++i) {
+            const Rsp r = ask(pe);
+            if (r.err != CopModel::PEND) return r;
+        }
+        FAIL("PE" << pe << ": CALL still pending after " << limit << " asks");
+        return {};
+    }
+    /// Asks every PE of `pes` in turn until each has finished; their answers.
+    std::map<unsigned, Rsp> wait_all(const std::vector<unsigned>& pes, unsigned limit = 200000) {
+        std::map<unsigned, Rsp> got;
+        for (unsigned i = 0; i < limit && got.size() < pes.size(); ++i)
+            for (unsigned pe : pes) {
+                if (got.count(pe)) continue;
+                const Rsp r = ask(pe);
+                if (r.err != CopModel::PEND) got[pe] = r;
+            }
+        REQUIRE(got.size() == pes.size());
+        return got;
+    }
+    /// Supervisor on pe, then an S opcode (SETTC / SETBM) of key `mask`, with or without X.
+    Rsp sup_call(unsigned pe, unsigned op, uint64_t v, unsigned mask = 0, unsigned x = 0) {
+        REQUIRE(write(pe, R::MODE, KEY).err == CopModel::OK);
+        const Rsp s = start(pe, op, v, mask, x);
+        if (s.err != CopModel::PEND) return s;
+        return wait(pe);
+    }
+    Impl& self() { return *static_cast<Impl*>(this); }
+};
+
+struct Tree : Driver<Tree> {
+    Harness<Vcop_tree> h;
+    explicit Tree(const std::string& name) : h(name, 60'000'000) { h.reset(); }
+    Rsp cycle(const Req* q) {
+        h->bus_req_valid = q != nullptr;
+        if (q) {
+            h->bus_req_we = q->we;
+            h->bus_req_call = q->call;
+            h->bus_req_pe = q->pe;
+            h->bus_req_addr = uint16_t(R::WINDOW << 12 | q->addr);
+            h->bus_req_wdata = uint32_t(q->wdata);
+            h->bus_req_wdata_hi = uint32_t(q->wdata >> 32);
+            h->bus_req_len = q->len;
+            h->bus_req_size = 4;
+        }
+        REQUIRE(h->bus_req_ready);
+        h.tick();
+        h->bus_req_valid = 0;
+        if (!q) {
+            REQUIRE(h->bus_rsp_valid == 0);
+            return {};
+        }
+        REQUIRE(h->bus_rsp_valid == 1);
+        Rsp r;
+        r.err = h->bus_rsp_err;
+        r.rdata = uint64_t(h->bus_rsp_rdata_hi) << 32 | h->bus_rsp_rdata;
+        r.len = h->bus_rsp_len;
+        return r;
+    }
+    void idle(unsigned n) {
+        for (unsigned i = 0; i < n; ++i) cycle(nullptr);
+    }
+};
+
+struct Model : Driver<Model> {
+    CopModel m;
+    explicit Model(unsigned c) : m(CopModel::Cfg{c, 2, 2, 4, 2, KEY, true}) { m.reset(); }
+    Rsp cycle(const Req* q) {
+        auto r = m.step(q);
+        return q ? *r : Rsp{};
+    }
+};
+
+/// One round of `op` on a model of C channels: members[i] contributes v[i]
+/// (arriving in the given order); every member's answer.
+std::map<unsigned, Rsp> model_round(unsigned c, unsigned op, const std::vector<unsigned>& members,
+                                    const std::vector<uint64_t>& v) {
+    Model md(c);
+    uint64_t tc = 0;
+    for (unsigned p : members) tc |= 1ull << p;
+    REQUIRE(md.sup_call(0, cop::OP_SETTC, tc).err == CopModel::OK);
+    for (size_t i = 0; i < members.size(); ++i) REQUIRE(md.start(members[i], op, v[i]).err == CopModel::PEND);
+    return md.wait_all(members);
+}
+
+/// The two-level reference: each core's members (in PE numbers) make a level
+/// 1 round; its result (the first member's) is core k's contribution to the
+/// level 2 round of the cores that have members.  Returns the one answer every
+/// member gets.
+Rsp two_level(unsigned op, const std::map<unsigned, uint64_t>& contrib) {
+    std::vector<unsigned> l2m;
+    std::vector<uint64_t> l2v;
+    for (unsigned k = 0; k < NCOP; ++k) {
+        std::vector<unsigned> m;
+        std::vector<uint64_t> v;
+        for (const auto& [pe, x] : contrib)
+            if (pe / CH == k) m.push_back(pe % CH), v.push_back(x);
+        if (m.empty()) continue;
+        const auto r = model_round(CH, op, m, v);
+        const Rsp first = r.at(m[0]);
+        for (const auto& [ch, a] : r) REQUIRE(a == first);
+        REQUIRE(first.err == CopModel::OK);
+        l2m.push_back(k);
+        l2v.push_back(first.rdata);
+    }
+    const auto r = model_round(NCOP, op, l2m, l2v);
+    return r.at(l2m[0]);
+}
+
+/// The one-level reference: one model of 64 channels.
+Rsp one_level(unsigned op, const std::map<unsigned, uint64_t>& contrib) {
+    std::vector<unsigned> m;
+    std::vector<uint64_t> v;
+    for (const auto& [pe, x] : contrib) m.push_back(pe), v.push_back(x);
+    const auto r = model_round(NPE, op, m, v);
+    return r.at(m[0]);
+}
+
+/// The tree with every core's key 0 TC and mask = all its channels, and level
+/// 2's key 0 TC and mask = all four cores (SETTC / SETBM with X from PE0).
+void setup_all(Tree& t) {
+    for (unsigned k = 0; k < NCOP; ++k) {
+        REQUIRE(t.sup_call(k * CH, cop::OP_SETTC, 0xffff).err == CopModel::OK);
+        REQUIRE(t.sup_call(k * CH, cop::OP_SETBM, 0xffff).err == CopModel::OK);
+    }
+    REQUIRE(t.sup_call(0, cop::OP_SETTC, 0xf, 0, 1).err == CopModel::OK);
+    REQUIRE(t.sup_call(0, cop::OP_SETBM, 0xf, 0, 1).err == CopModel::OK);
+}
+
+/// A round with X on the tree: the members start in `order`, the answers.
+std::map<unsigned, Rsp> tree_round(Tree& t, unsigned op, const std::vector<unsigned>& order,
+                                   const std::map<unsigned, uint64_t>& contrib) {
+    for (unsigned pe : order) {
+        const Rsp s = t.start(pe, op, contrib.at(pe), 0, 1);
+        REQUIRE(s.err == CopModel::PEND);
+    }
+    return t.wait_all(order);
+}
+
+const unsigned kIntOps[] = {cop::OP_SUMI32, cop::OP_MAXI32, cop::OP_MINI32, cop::OP_OR32,  cop::OP_AND32,
+                            cop::OP_EXOR32, cop::OP_SUMI64, cop::OP_MAXI64, cop::OP_MINI64, cop::OP_OR64,
+                            cop::OP_AND64,  cop::OP_EXOR64};
+
+uint64_t draw(std::mt19937_64& rng, unsigned op) {
+    uint64_t u = rng();
+    switch (rng() % 4) {
+    case 0: u %= 16; break;
+    case 1: u = ~uint64_t(0) - u % 16; break;
+    default: break;
+    }
+    return operand_len(op) == 4 ? (u & 0xffffffffu) : u;
+}
+
+}  // namespace
+
+TEST_CASE("cop tree: a barrier with X completes only when every PE of both levels entered", "[cop][tree]") {
+    // seed 004 Table I BENTRY with figure 13b's X bit: the level 1 cores
+    // complete their barriers and each sends one entry up; level 2's round
+    // completes with the fourth, and the exit comes down to all 64
+    Tree t("cop_tree_barrier");
+    setup_all(t);
+    for (unsigned round = 0; round < 3; ++round) {
+        std::vector<unsigned> order(NPE);
+        for (unsigned i = 0; i < NPE; ++i) order[i] = (i * 37 + round * 11) % NPE;
+        const unsigned last = order.back();
+        for (unsigned i = 0; i + 1 < NPE; ++i) REQUIRE(t.start(order[i], cop::OP_BENTRY, 0, 0, 1).err == CopModel::PEND);
+        t.idle(400);
+        // three cores complete their level 1 round and wait at level 2; none is released
+        for (unsigned pe = 0; pe < NPE; ++pe)
+            if (pe != last) REQUIRE(t.ask(pe).err == CopModel::PEND);
+        REQUIRE(t.start(last, cop::OP_BENTRY, 0, 0, 1).err == CopModel::PEND);
+        const auto got = t.wait_all(order);
+        for (const auto& [pe, r] : got) {
+            INFO("round " << round << " PE" << pe);
+            REQUIRE(r.err == CopModel::OK);
+            REQUIRE(r.len == 0u);
+        }
+    }
+}
+
+TEST_CASE("cop tree: integer reductions with X equal one level's and the composed model's", "[cop][tree]") {
+    // Table I SUMI, MAXI, MINI, OR, AND, EXOR (32 and 64 bits) over 64 PEs
+    const uint64_t seed = aggnet::sim::test_seed("cop_tree_int");
+    std::mt19937_64 rng(seed);
+    Tree t("cop_tree_int");
+    setup_all(t);
+    unsigned checks = 0;
+    for (unsigned op : kIntOps) {
+        std::map<unsigned, uint64_t> v;
+        for (unsigned pe = 0; pe < NPE; ++pe) v[pe] = draw(rng, op);
+        std::vector<unsigned> order(NPE);
+        for (unsigned i = 0; i < NPE; ++i) order[i] = i;
+        std::shuffle(order.begin(), order.end(), rng);
+        const Rsp want = two_level(op, v);
+        REQUIRE(want == one_level(op, v));
+        const auto got = tree_round(t, op, order, v);
+        for (const auto& [pe, r] : got) {
+            INFO(cop::op_info(op)->name << " PE" << pe << " seed " << seed);
+            REQUIRE(r == want);
+            ++checks;
+        }
+    }
+    REQUIRE(checks == 12 * NPE);
+}
+
+TEST_CASE("cop tree: double reductions with X (MAXF, MINF as one level; SUMF in two-level order)",
+          "[cop][tree][fpu]") {
+    const uint64_t seed = aggnet::sim::test_seed("cop_tree_float");
+    std::mt19937_64 rng(seed);
+    Tree t("cop_tree_float");
+    setup_all(t);
+    for (unsigned k = 0; k < 12; ++k) {
+        std::vector<uint64_t> terms = fp::term_set(rng, k);
+        terms.resize(NPE, fp::to_b(1.0));
+        std::shuffle(terms.begin(), terms.end(), rng);
+        std::map<unsigned, uint64_t> v;
+        for (unsigned pe = 0; pe < NPE; ++pe) v[pe] = terms[pe];
+        for (unsigned op : {cop::OP_MAXF, cop::OP_MINF, cop::OP_SUMF}) {
+            std::vector<unsigned> order(NPE);
+            for (unsigned i = 0; i < NPE; ++i) order[i] = i;
+            std::shuffle(order.begin(), order.end(), rng);
+            const Rsp want = two_level(op, v);
+            if (op != cop::OP_SUMF) REQUIRE(want == one_level(op, v));
+            const auto got = tree_round(t, op, order, v);
+            for (const auto& [pe, r] : got) {
+                INFO(cop::op_info(op)->name << " set " << k << " PE" << pe << " seed " << seed);
+                REQUIRE(r == want);
+            }
+        }
+    }
+}
+
+TEST_CASE("cop tree: X on prefix sums, EXSUMF, XMIT and ACK is refused XOP; EXSUMF without X works",
+          "[cop][tree]") {
+    Tree t("cop_tree_xop");
+    setup_all(t);
+    for (unsigned op : {cop::OP_SCANI32, cop::OP_SCANX64, cop::OP_EXSUMF, cop::OP_XMIT, cop::OP_ACK}) {
+        const Rsp s = t.start(17, op, 0, 0, 1);
+        INFO(cop::op_info(op)->name);
+        REQUIRE(s.err == CopModel::REF);
+        REQUIRE((t.read(17, R::CAUSE) & 0xff) == cop::C_XOP);
+    }
+    // the level 1 round of core 1 without X (its own 16 channels)
+    std::vector<unsigned> pes;
+    for (unsigned pe = CH; pe < 2 * CH; ++pe) pes.push_back(pe);
+    for (unsigned pe : pes) REQUIRE(t.start(pe, cop::OP_EXSUMF, fp::to_b(double(pe) - 20.5)).err == CopModel::PEND);
+    double want = 0;
+    for (unsigned pe : pes) want += double(pe) - 20.5;  // small halves: exact in binary64
+    for (const auto& [pe, r] : t.wait_all(pes)) {
+        REQUIRE(r.err == CopModel::OK);
+        REQUIRE(r.rdata == fp::to_b(want));
+    }
+    // CONFIG bit 23: the level 1 cores are built with UP = 1
+    REQUIRE((t.read(5, R::CONFIG) >> 23 & 1) == 1u);
+}
+
+TEST_CASE("cop tree: fetch-and-add with X through level 2: 64 unique dense tickets", "[cop][tree]") {
+    // Table I RMW (fetch-and-add, the seed's evaluation) on level 2's Data RAM
+    Tree t("cop_tree_rmw");
+    setup_all(t);
+    for (unsigned pe = 0; pe < NPE; ++pe) REQUIRE(t.write(pe, R::ADDR, 3).err == CopModel::OK);
+    std::vector<unsigned> order(NPE);
+    for (unsigned i = 0; i < NPE; ++i) order[i] = (i * 13) % NPE;
+    for (unsigned pe : order) REQUIRE(t.start(pe, cop::OP_RMW32, 1, 0, 1).err == CopModel::PEND);
+    std::vector<uint64_t> tickets;
+    for (const auto& [pe, r] : t.wait_all(order)) {
+        REQUIRE(r.err == CopModel::OK);
+        REQUIRE(r.len == 4u);
+        tickets.push_back(r.rdata);
+    }
+    std::sort(tickets.begin(), tickets.end());
+    for (unsigned i = 0; i < NPE; ++i) REQUIRE(tickets[i] == i);
+    // level 2's word 3 holds 64; every core's own word 3 is untouched
+    REQUIRE(t.start(40, cop::OP_RSRAM32, 0, 0, 1).err == CopModel::PEND);
+    const Rsp r2 = t.wait(40);
+    REQUIRE(r2.err == CopModel::OK);
+    REQUIRE(r2.rdata == NPE);
+    for (unsigned k = 0; k < NCOP; ++k) {
+        REQUIRE(t.start(k * CH + 1, cop::OP_RSRAM32).err == CopModel::PEND);
+        const Rsp r1 = t.wait(k * CH + 1);
+        REQUIRE(r1.err == CopModel::OK);
+        REQUIRE(r1.rdata == 0u);
+    }
+    // WSRAM64 with X then RSRAM64 with X from another core
+    REQUIRE(t.start(63, cop::OP_WSRAM64, 0x1122334455667788ull, 0, 1).err == CopModel::PEND);
+    REQUIRE(t.wait(63).err == CopModel::OK);
+    REQUIRE(t.start(2, cop::OP_RSRAM64, 0, 0, 1).err == CopModel::PEND);
+    REQUIRE(t.wait(2).rdata == 0x1122334455667788ull);
+}
+
+TEST_CASE("cop tree: broadcast with X goes up unchanged; a PE of each other core collects it with RECV X",
+          "[cop][tree]") {
+    // Table I BCAST64 with X: level 2 delivers it to the mailboxes of its
+    // mask's other channels (cores); RECV with X collects one at level 2
+    Tree t("cop_tree_bcast");
+    setup_all(t);
+    const uint64_t v = 0xfeedfacecafebeefull;
+    REQUIRE(t.start(5, cop::OP_BCAST64, v, 0, 1).err == CopModel::PEND);
+    const Rsp s = t.wait(5);
+    REQUIRE(s.err == CopModel::OK);
+    for (unsigned pe : {20u, 40u, 60u}) {
+        REQUIRE(t.start(pe, cop::OP_RECV, 0, 0, 1).err == CopModel::PEND);
+        const Rsp r = t.wait(pe);
+        INFO("PE" << pe);
+        REQUIRE(r.err == CopModel::OK);
+        REQUIRE(r.rdata == v);
+        REQUIRE(r.len == 8u);
+    }
+    // the level 1 mailboxes stay empty: a plain RECV on core 2 waits
+    REQUIRE(t.start(41, cop::OP_RECV).err == CopModel::PEND);
+    t.idle(200);
+    REQUIRE(t.ask(41).err == CopModel::PEND);
+    // BCAST32 with X from core 3 while core 0's RECV X waits for it
+    REQUIRE(t.start(7, cop::OP_RECV, 0, 0, 1).err == CopModel::PEND);
+    t.idle(100);
+    REQUIRE(t.ask(7).err == CopModel::PEND);
+    REQUIRE(t.start(50, cop::OP_BCAST32, 0x12345678u, 0, 1).err == CopModel::PEND);
+    REQUIRE(t.wait(50).err == CopModel::OK);
+    const Rsp r7 = t.wait(7);
+    REQUIRE(r7.err == CopModel::OK);
+    REQUIRE(r7.rdata == 0x12345678u);
+    REQUIRE(r7.len == 4u);
+}
+
+TEST_CASE("cop tree: level 2 refusals come down; a user SETTC with X is refused PRIV at level 1",
+          "[cop][tree]") {
+    Tree t("cop_tree_refuse");
+    setup_all(t);
+    // a user channel: PRIV at level 1 (nothing goes up)
+    REQUIRE(t.write(9, R::MODE, 0).err == CopModel::OK);
+    REQUIRE(t.start(9, cop::OP_SETTC, 0x3, 0, 1).err == CopModel::REF);
+    REQUIRE((t.read(9, R::CAUSE) & 0xff) == cop::C_PRIV);
+    // level 2's TC names a core beyond its 4 channels: RANGE, from level 2
+    const Rsp r = t.sup_call(0, cop::OP_SETTC, 0x10, 0, 1);
+    REQUIRE(r.err == CopModel::REF);
+    REQUIRE((t.read(0, R::CAUSE) & 0xff) == cop::C_RANGE);
+    // key 1 has no TC at level 2: a level 1 round of key 1 completes, level 2 refuses NOTC, to every member
+    for (unsigned k = 0; k < NCOP; ++k) REQUIRE(t.sup_call(k * CH, cop::OP_SETTC, 0x3, 1).err == CopModel::OK);
+    REQUIRE(t.start(16, cop::OP_SUMI64, 1, 1, 1).err == CopModel::PEND);
+    REQUIRE(t.start(17, cop::OP_SUMI64, 2, 1, 1).err == CopModel::PEND);
+    for (const auto& [pe, a] : t.wait_all({16, 17})) {
+        REQUIRE(a.err == CopModel::REF);
+        REQUIRE((t.read(pe, R::CAUSE) & 0xff) == cop::C_NOTC);
+    }
+    // a round's contributions with and without X do not mix: MISMATCH
+    REQUIRE(t.start(32, cop::OP_SUMI64, 1, 1, 1).err == CopModel::PEND);
+    t.idle(50);
+    REQUIRE(t.start(33, cop::OP_SUMI64, 1, 1, 0).err == CopModel::PEND);
+    const Rsp m = t.wait(33);
+    REQUIRE(m.err == CopModel::REF);
+    REQUIRE((t.read(33, R::CAUSE) & 0xff) == cop::C_MISMATCH);
+}
+
+TEST_CASE("cop tree: random rounds on random members against the composed model", "[cop][tree]") {
+    const uint64_t seed = aggnet::sim::test_seed("cop_tree_random");
+    std::printf("cop tree random: seed %llu (AGGNET_SEED overrides)\n", (unsigned long long)seed);
+    std::mt19937_64 rng(seed);
+    Tree t("cop_tree_random");
+    const unsigned ops[] = {cop::OP_BENTRY, cop::OP_SUMI32, cop::OP_MAXI64, cop::OP_MINI32, cop::OP_OR64,
+                            cop::OP_AND32,  cop::OP_EXOR64, cop::OP_SUMI64, cop::OP_MAXF,   cop::OP_MINF,
+                            cop::OP_SUMF};
+    unsigned checks = 0;
+    for (unsigned round = 0; round < 24; ++round) {
+        // members: a random subset of each core (some cores none)
+        std::map<unsigned, uint64_t> v;
+        uint64_t cores = 0;
+        const unsigned op = ops[rng() % (sizeof ops / sizeof ops[0])];
+        for (unsigned k = 0; k < NCOP; ++k) {
+            if (rng() % 5 == 0) continue;
+            uint64_t m = rng() & 0xffff;
+            if (!m) m = 1ull << (rng() % CH);
+            for (unsigned c = 0; c < CH; ++c)
+                if (m >> c & 1) {
+                    uint64_t x = draw(rng, op);
+                    if (op == cop::OP_MAXF || op == cop::OP_MINF || op == cop::OP_SUMF)
+                        x = fp::to_b(double(int64_t(rng() % 2001) - 1000) / 8.0);
+                    v[k * CH + c] = x;
+                }
+            REQUIRE(t.sup_call(k * CH, cop::OP_SETTC, m).err == CopModel::OK);
+            cores |= 1ull << k;
+        }
+        if (!cores) continue;
+        REQUIRE(t.sup_call(0, cop::OP_SETTC, cores, 0, 1).err == CopModel::OK);
+        std::vector<unsigned> order;
+        for (const auto& [pe, x] : v) order.push_back(pe);
+        std::shuffle(order.begin(), order.end(), rng);
+        const Rsp want = op == cop::OP_BENTRY ? Rsp{} : two_level(op, v);
+        // arrivals spread over time: idle gaps between starts
+        for (unsigned pe : order) {
+            REQUIRE(t.start(pe, op, op == cop::OP_BENTRY ? 0 : v.at(pe), 0, 1).err == CopModel::PEND);
+            t.idle(unsigned(rng() % 8));
+        }
+        for (const auto& [pe, r] : t.wait_all(order)) {
+            INFO("round " << round << " " << cop::op_info(op)->name << " PE" << pe << " seed " << seed);
+            REQUIRE(r == want);
+            ++checks;
+        }
+    }
+    REQUIRE(checks > 0);
+}

@@ -1,0 +1,14 @@
+"""iCE40-HX8K breakout configuration hx8k_uart: four PEs on UARTs of their own.
+
+The same board as tools/boards/hx8k.py (every fact below not set here is
+that module's); its own top fw/hx8k_uart/top.v and constraint file
+constraints/hx8k_uart.pcf (issue 24: one link per PE on the board's pins).
+"""
+from .hx8k import *  # noqa: F401,F403  (the board's facts)
+from .hx8k import USES as _BOARD_USES
+
+TITLE = "Lattice iCE40-HX8K breakout board (ICE40HX8K-B-EVN), 4 UART PEs on header J2"
+CONSTRAINTS = "constraints/hx8k_uart.pcf"
+USES = [u for u in _BOARD_USES if not u[0].startswith("led")] + [
+    (r"led\[\d+\]", r"^LED ", "output", "PE k present"),
+]

@@ -1,0 +1,14 @@
+"""ULX3S configuration ulx3s_uart: sixteen PEs on UARTs of their own.
+
+The same board as tools/boards/ulx3s.py (every fact below not set here is
+that module's); its own top fw/ulx3s_uart/top.v and constraint file
+constraints/ulx3s_uart.lpf (issue 24: one link per PE on the board's pins).
+"""
+from .ulx3s import *  # noqa: F401,F403  (the board's facts)
+from .ulx3s import USES as _BOARD_USES
+
+TITLE = "Radiona ULX3S (ECP5 LFE5U-85F-6BG381C), 16 UART PEs on GPIO pairs 0-10 and 18-22"
+CONSTRAINTS = "constraints/ulx3s_uart.lpf"
+USES = [u for u in _BOARD_USES if not u[0].startswith("led") and not u[0].startswith(r"pe_")] + [
+    (r"led\[\d+\]", r"^LED ", "output", "PE k and PE k+8 present"),
+]
