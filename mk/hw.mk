@@ -8,7 +8,8 @@
 #   make formal                   every manifest's formal jobs (k-induction)
 #   make bitstream BOARD=<board>  one of $(HW_BOARDS) (tools/boards/*.py); fails unless
 #                                 nextpnr (and icetime on iCE40) meet the hub clock
-#   make bitstreams               every board's bitstream, one after the other (CI runs it)
+#   make bitstreams               every board's bitstream, one after the other (CI runs it),
+#                                 except a board whose file says UNPLACED = "why"
 #   make flash BOARD=<board>      program the board with openFPGALoader
 #   make bench-hw                 nextpnr Fmax / LUT / FF of every manifest's bench_hw points
 #                                 (UP5K, HX8K, ECP5); ONLY=<substring of a point's name>,
@@ -83,9 +84,10 @@ bitstream: deps hw-check-board
 	@echo "bitstream: $(HW_BIT) (hub clock $(HW_MHZ) MHz, timing met)"
 
 bitstreams: deps $(HW_BOARDS_MK)
-	@set -e; for b in $(HW_BOARDS); do \
+	@set -e; for b in $(HW_PLACED); do \
 	  $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) bitstream BOARD=$$b BUILD=$(BUILD); \
 	done
+	@$(foreach b,$(filter-out $(HW_PLACED),$(HW_BOARDS)),echo "bitstreams: $(b) left out: $(HW_$(b)_UNPLACED) (make bitstream BOARD=$(b) builds it)";)
 
 $(HW_OUT)/$(BOARD).json: fw/$(BOARD)/top.v $(HW_RTL) $(HW_INC)
 	@mkdir -p $(dir $@)
