@@ -26,7 +26,9 @@ ENGINES_MK := $(BUILD)/engines.mk
 $(ENGINES_MK): tools/engines.py rtl $(wildcard rtl/*/) $(wildcard rtl/*/manifest.json)
 	@command -v python3 >/dev/null 2>&1 || bash tools/deps.sh
 	@mkdir -p $(dir $@)
-	@python3 tools/engines.py make > $@.tmp && mv $@.tmp $@
+	@# (a temporary file of this make's own: two makes in one tree, e.g. lint and
+	@# build, may regenerate it at once)
+	@python3 tools/engines.py make > $@.tmp$$$$ && mv $@.tmp$$$$ $@
 ifneq ($(filter-out help clean deps,$(or $(MAKECMDGOALS),help)),)
 include $(ENGINES_MK)
 endif
@@ -64,6 +66,7 @@ gen: ## regenerate the generated files (register maps, link tables) of every man
 lint: deps ## manifests valid; generated files up to date; verilator -Wall on every RTL module and board top
 	@python3 tools/engines.py selftest
 	@python3 tools/verilate.py selftest
+	@bash tools/make_selftest.sh
 	@python3 tools/engines.py check
 	$(ENGINE_CHECK_CMDS)
 	@python3 tools/pincheck.py

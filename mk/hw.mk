@@ -39,7 +39,7 @@ HW_INC := $(wildcard $(addsuffix /*.vh,$(ENGINE_INC)))
 HW_BOARDS_MK := $(BUILD)/hw/boards.mk
 $(HW_BOARDS_MK): tools/board_info.py $(wildcard tools/boards/*.py) $(wildcard fw/*/top.v)
 	@mkdir -p $(dir $@)
-	@$(PYTHON) tools/board_info.py --make > $@.tmp && mv $@.tmp $@
+	@$(PYTHON) tools/board_info.py --make > $@.tmp$$$$ && mv $@.tmp$$$$ $@
 -include $(HW_BOARDS_MK)
 
 HW_FAM  := $(HW_$(BOARD)_FAM)
