@@ -67,6 +67,7 @@ lint: deps ## manifests valid; generated files up to date; verilator -Wall on ev
 	@python3 tools/engines.py selftest
 	@python3 tools/verilate.py selftest
 	@bash tools/make_selftest.sh
+	@python3 tools/flash.py --selftest
 	@python3 tools/engines.py check
 	$(ENGINE_CHECK_CMDS)
 	@python3 tools/pincheck.py

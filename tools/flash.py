@@ -73,9 +73,11 @@ def describe(u):
 
 
 def claimed_by_other(u, board_name):
-    """Name of another board whose table claims this device's product string."""
+    """Name of another board (other hardware, not a configuration of the same
+    PCB) whose table claims this device's product string."""
+    mine = boards.hardware(board_name) if board_name else None
     for n in boards.names():
-        if n == board_name:
+        if boards.hardware(n) == mine:
             continue
         b = boards.load(n)
         prod = getattr(b, "USB_PRODUCT", None)
@@ -89,7 +91,9 @@ def which_boards(u):
     """'  <- ...' naming the boards this device could be the bridge of, or ''."""
     other = claimed_by_other(u, None)
     if other:
-        return "  <- the bridge of a %s (BOARD=%s)" % (boards.load(other).TITLE, other)
+        hw = boards.hardware(other)
+        alts = [n for n in boards.names() if boards.hardware(n) == hw]
+        return "  <- the bridge of a %s (BOARD=%s)" % (boards.load(hw).TITLE, " or ".join(alts))
     cands = [n for n in boards.names()
              if (u["vid"], u["pid"]) in [(v, p) for v, p, _ in boards.load(n).USB]]
     if cands:
@@ -309,9 +313,12 @@ def selftest():
         # name, board, env, sysfs devices, expected rc (0 or nonzero), text that must appear
         ("not installed", "icestick", {"OPENFPGALOADER": "no-such-openfpgaloader"}, [ft2232], 1, "is not installed"),
         ("no device", "ulx3s", {}, [], 1, "no such device is attached"),
-        ("wrong board by VID:PID", "ulx3s", {}, [icebreaker], 1, "(BOARD=icebreaker)"),
+        ("wrong board by VID:PID", "ulx3s", {}, [icebreaker], 1, "(BOARD=icebreaker or icebreaker_uart)"),
         ("wrong board by product", "icestick", {}, [icebreaker], 1, "is the bridge of a 1BitSquared iCEBreaker"),
         ("ok iCE40", "icebreaker", {}, [icebreaker], 0, "done:"),
+        ("ok configuration of the same PCB", "icebreaker_uart", {}, [icebreaker], 0, "done:"),
+        ("wrong board names every configuration", "hx8k_uart", {}, [icebreaker],
+         1, "(BOARD=icebreaker or icebreaker_uart)"),
         ("ok ECP5", "ulx3s", {}, [ulx3s], 0, "matches"),
         ("wrong FPGA", "ulx3s", {"FAKE_IDCODE": "0x41111043"}, [ulx3s], 1, "refusing to flash"),
         ("permission", "icestick", {"FAKE_MODE": "perm"}, [ft2232], 1, "udev rule"),

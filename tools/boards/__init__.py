@@ -26,6 +26,10 @@ Fields of a board module (all required unless marked optional):
   USB           list of (vid, pid, what) of the board's own USB bridge, hex strings
   USB_PRODUCT   optional: substring expected in the USB product string, or None
   FPGA_IDCODE   optional: JTAG IDCODE openFPGALoader --detect must report, or None
+  HARDWARE      optional: for a configuration of another board's hardware
+                (fw/<name>/top.v on the same PCB, e.g. icebreaker_uart), the
+                name of that board's module; tools/flash.py treats the two as
+                one device (hardware() below)
                 (iCE40 boards are programmed through their SPI flash: no IDCODE)
   HEADERS       {connector: [ball or "-" for positions 1..n]}: what is on each
                 header position; "-" is no FPGA ball (power or ground, see POWER)
@@ -55,6 +59,11 @@ def load(name):
     if name not in names():
         raise KeyError("no board %r (tools/boards/ has: %s)" % (name, " ".join(names())))
     return importlib.import_module("boards." + name)
+
+
+def hardware(name):
+    """The physical board a board module describes: its HARDWARE, else its own name."""
+    return getattr(load(name), "HARDWARE", None) or name
 
 
 def header_balls(board):

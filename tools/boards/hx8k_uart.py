@@ -7,6 +7,7 @@ constraints/hx8k_uart.pcf (issue 24: one link per PE on the board's pins).
 from .hx8k import *  # noqa: F401,F403  (the board's facts)
 from .hx8k import USES as _BOARD_USES
 
+HARDWARE = "hx8k"   # the same PCB: flash.py accepts its bridge
 TITLE = "Lattice iCE40-HX8K breakout board (ICE40HX8K-B-EVN), 4 UART PEs on header J2"
 CONSTRAINTS = "constraints/hx8k_uart.pcf"
 USES = [u for u in _BOARD_USES if not u[0].startswith("led")] + [

@@ -8,6 +8,7 @@ pins).
 from .icebreaker import *  # noqa: F401,F403  (the board's facts)
 from .icebreaker import SOURCES as _BOARD_SOURCES, USES as _BOARD_USES
 
+HARDWARE = "icebreaker"   # the same PCB: flash.py accepts its bridge
 TITLE = "1BitSquared iCEBreaker (iCE40UP5K-SG48), 2 UART PEs on Pmod 1A"
 SOURCES = _BOARD_SOURCES + [
     "Pmods 1A and 1B, RX 6, TX 9 cross-checked: icebreaker-fpga/icebreaker-examples, "

@@ -7,6 +7,7 @@ constraints/ulx3s_uart.lpf (issue 24: one link per PE on the board's pins).
 from .ulx3s import *  # noqa: F401,F403  (the board's facts)
 from .ulx3s import USES as _BOARD_USES
 
+HARDWARE = "ulx3s"   # the same PCB: flash.py accepts its bridge
 TITLE = "Radiona ULX3S (ECP5 LFE5U-85F-6BG381C), 16 UART PEs on GPIO pairs 0-10 and 18-22"
 CONSTRAINTS = "constraints/ulx3s_uart.lpf"
 # make bitstreams leaves it out until it has placed once at its clock
