@@ -51,7 +51,3 @@ aggnet_test(test_board_check SOURCES ${CMAKE_SOURCE_DIR}/tests/test_board_check.
 aggnet_runs(test_board_check aggnet-sim aggnet-cli)
 set_tests_properties(test_board_check PROPERTIES TIMEOUT 120)
 
-# The COP on aggnet-sim's idle-stop clock: cop_slot's busy must be right.
-aggnet_test(test_cop_vhub SOURCES ${CMAKE_SOURCE_DIR}/tests/test_cop_vhub.cpp)
-aggnet_runs(test_cop_vhub aggnet-sim)
-set_tests_properties(test_cop_vhub PROPERTIES TIMEOUT 120)

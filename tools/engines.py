@@ -73,7 +73,10 @@ TEST = {
     "board_args": F("strs", default=[]),  # extra verilator arguments for those board tops (a -G override only for the tops declaring that parameter)
     "bench": F("bool", default=False),   # a cycle benchmark: built, not a CTest test; `make bench` runs it
     "parts": F("strs", default=[]),  # Catch2 tags: one CTest entry <name>:<tag> each, and <name>:rest
+    "runs": F("strs", default=[]),   # programs it starts (RUNNABLE): built first, paths as AGGNET_<NAME>_EXE
 }
+# the project's programs a test may start ("runs"): CMake target names
+RUNNABLE = ("aggnet-sim", "aggnet-cli")
 MODEL = {
     "family": F("str", True),      # make_<family>_rtl(), <family>_rtl_sizes(), <family>_models
     "top": F("str", True),
@@ -652,6 +655,10 @@ def load(root=ROOT):
                 errs.append("%s.parts: a tag is named twice" % wi)
             if t["parts"] and t["bench"]:
                 errs.append("%s.parts: a benchmark is not a CTest test" % wi)
+            for prog in t["runs"]:
+                if prog not in RUNNABLE:
+                    errs.append("%s.runs: '%s' is not one of the programs a test may start (%s)"
+                                % (wi, prog, ", ".join(RUNNABLE)))
             for f in t["families"]:
                 if f not in fams:
                     errs.append("%s.families: no model family '%s' in %s%s"
@@ -838,6 +845,7 @@ def cmake_text(reg):
             s(v + "_TIMEOUT", t["timeout"])
             s(v + "_BENCH", "1" if t["bench"] else "0")
             s(v + "_PARTS", ";".join(t["parts"]))
+            s(v + "_RUNS", ";".join(t["runs"]))
             s(v + "_LABELS", ";".join([c.name] + (["seeded"] if t["seeded"] else [])))
             s(v + "_MODELS", ";".join(m["prefix"] for m in t["models"]))
             for m in t["models"]:
@@ -967,6 +975,8 @@ def selftest(verbose=False):
          "tests[0].parts: 'rest' is not a Catch2 tag name"),
         ("a part twice", lambda m, fs: m["eng"]["tests"][0].update(parts=["fast", "fast"]),
          "tests[0].parts: a tag is named twice"),
+        ("runs an unknown program", lambda m, fs: m["eng"]["tests"][0].update(runs=["aggnet-nope"]),
+         "tests[0].runs: 'aggnet-nope' is not one of the programs a test may start"),
         ("slot of an unknown module", lambda m, fs: m["eng"].update(slot=[{"module": "nope"}]),
          "slot[0].module: top: no module 'nope'"),
         ("slot without a window", lambda m, fs: m["base"].update(slot=[{"module": "b"}]),
