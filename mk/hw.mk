@@ -46,9 +46,6 @@ HW_FAM  := $(HW_$(BOARD)_FAM)
 HW_CONS := $(HW_$(BOARD)_CONS)
 HW_MHZ  := $(HW_$(BOARD)_MHZ)
 HW_OUT  := $(BUILD)/fw/$(BOARD)
-# the vendor primitives behind rtl/common/pll.v, as blackboxes for `hierarchy -check`
-HW_LIB_ice40 := +/ice40/cells_sim.v
-HW_LIB_ecp5  := +/ecp5/cells_bb.v
 
 .PHONY: synth formal bench-hw bitstream bitstreams flash hw-check-board figures
 
@@ -89,13 +86,10 @@ bitstreams: deps $(HW_BOARDS_MK)
 	done
 	@$(foreach b,$(filter-out $(HW_PLACED),$(HW_BOARDS)),echo "bitstreams: $(b) left out: $(HW_$(b)_UNPLACED) (make bitstream BOARD=$(b) builds it)";)
 
-$(HW_OUT)/$(BOARD).json: fw/$(BOARD)/top.v $(HW_RTL) $(HW_INC)
-	@mkdir -p $(dir $@)
-	$(YOSYS) -q -l $(basename $@).yosys.log -p "read_verilog -lib $(HW_LIB_$(HW_FAM)); \
-	  read_verilog $(ENGINE_INC_FLAGS) $(HW_RTL) $<; \
-	  hierarchy -check -top top; proc; flatten; check -assert; \
-	  select -assert-none t:\$$dlatch t:\$$adlatch t:\$$dlatchsr t:\$$sr; \
-	  synth_$(HW_FAM) -top top -json $@"
+# the netlist: tools/synth.py's run of the board top, with every check of
+# `make synth` (which writes the same file, so bitstreams after it reuse it)
+$(HW_OUT)/$(BOARD).json: fw/$(BOARD)/top.v $(HW_RTL) $(HW_INC) tools/synth.py
+	$(PYTHON) tools/synth.py --build $(BUILD) --board $(BOARD)
 
 # iCE40: yosys -> nextpnr-ice40 -> icetime -> icepack.  nextpnr derives the
 # PLL output clock from the oscillator's set_frequency and the PLL settings,

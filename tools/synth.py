@@ -15,7 +15,12 @@ a blackbox), with the Debian yosys (or $YOSYS).  Each run FAILS on:
   * any generic cell left over after technology mapping.
 Prints a LUT/FF table and writes BUILD/synth/synth.csv.
 
-Usage: tools/synth.py [--build DIR] [--jobs N] [--only SUBSTR]
+A board top's run also writes its netlist, BUILD/fw/<board>/<board>.json,
+which is what `make bitstream` places and routes (mk/hw.mk runs this script
+with --board for it): one synthesis script for the gate and the bitstreams,
+and a `make bitstreams` after `make synth` finds its netlists made.
+
+Usage: tools/synth.py [--build DIR] [--jobs N] [--only SUBSTR | --board NAME]
 """
 import argparse
 import concurrent.futures as cf
@@ -36,7 +41,7 @@ VENDOR_LIB = {"ice40": "+/ice40/cells_sim.v", "ecp5": "+/ecp5/cells_bb.v"}
 LATCHES = "t:$dlatch t:$adlatch t:$dlatchsr t:$sr t:$_DLATCH_* t:$_DLATCHSR_* t:$_SR_*"
 
 
-def yosys_script(top, params, family, json_out, sources, includes):
+def yosys_script(top, params, family, json_out, sources, includes, netlist=None):
     rd = "read_verilog -defer " + " ".join("-I" + i for i in includes) + " " + " ".join(sources)
     lines = ["read_verilog -lib " + VENDOR_LIB[family], rd]
     chp = " ".join("-set %s %d" % kv for kv in params.items())
@@ -56,6 +61,8 @@ def yosys_script(top, params, family, json_out, sources, includes):
         "select -assert-none t:$*",
         "tee -q -o %s stat -json" % json_out,
     ]
+    if netlist:
+        lines.append("write_json %s" % netlist)
     return "; ".join(lines)
 
 
@@ -73,10 +80,13 @@ def count(stat, family):
 
 
 def run(job, outdir, yosys):
-    name, top, params, family, sources, includes = job
+    name, top, params, family, sources, includes, netlist = job
     base = os.path.join(outdir, "%s_%s" % (name, family))
     js = base + ".stat.json"
-    script = yosys_script(top, params, family, js, sources, includes)
+    tmp = netlist + ".tmp" if netlist else None
+    if netlist:
+        os.makedirs(os.path.dirname(netlist), exist_ok=True)
+    script = yosys_script(top, params, family, js, sources, includes, tmp)
     t0 = time.time()
     with open(base + ".log", "w") as log:
         rc = subprocess.call([yosys, "-q", "-l", base + ".log.full", "-p", script],
@@ -84,6 +94,8 @@ def run(job, outdir, yosys):
     dt = time.time() - t0
     if rc != 0:
         return (name, family, None, dt, base + ".log.full")
+    if netlist:
+        os.replace(tmp, netlist)   # only a run that passed every check leaves a netlist
     with open(js) as f:
         return (name, family, count(json.load(f), family), dt, None)
 
@@ -93,9 +105,12 @@ def main():
     ap.add_argument("--build", default=os.environ.get("BUILD", "build"))
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--only", default="")
+    ap.add_argument("--board", default=None,
+                    help="only this board's top, for its bitstream (no synth.csv)")
     args = ap.parse_args()
     yosys = os.environ.get("YOSYS", "yosys")
-    outdir = os.path.join(ROOT if not os.path.isabs(args.build) else "", args.build, "synth")
+    build = os.path.join(ROOT if not os.path.isabs(args.build) else "", args.build)
+    outdir = os.path.join(build, "synth")
     os.makedirs(outdir, exist_ok=True)
 
     try:
@@ -106,12 +121,19 @@ def main():
     jobs = []
     for j in reg.synth_jobs():
         for fam in j["families"]:
-            jobs.append((j["name"], j["top"], j["params"], fam, j["sources"], j["includes"]))
+            jobs.append((j["name"], j["top"], j["params"], fam, j["sources"], j["includes"], None))
     for board in boards.names():
         fam = boards.load(board).FAMILY
         jobs.append(("top_" + board, "top", {}, fam, reg.all_sources() + [boards.top_path(board)],
-                     reg.all_includes()))
-    jobs = [j for j in jobs if args.only in j[0]]
+                     reg.all_includes(), os.path.join(build, "fw", board, board + ".json")))
+    if args.board is not None:
+        if args.board not in boards.names():
+            print("synth: no board %r (tools/boards/ has: %s)" % (args.board, " ".join(boards.names())),
+                  file=sys.stderr)
+            return 2
+        jobs = [j for j in jobs if j[0] == "top_" + args.board]
+    else:
+        jobs = [j for j in jobs if args.only in j[0]]
     # biggest first so the 2 cores stay busy
     jobs.sort(key=lambda j: -(j[2].get("N", 4) * (2 if "hub" in j[0] else 1)))
 
@@ -124,20 +146,22 @@ def main():
     results.sort(key=lambda r: order[r[0] + r[1]])
 
     failed = [r for r in results if r[2] is None]
-    with open(os.path.join(outdir, "synth.csv"), "w") as f:
-        f.write("design,family,luts,ffs,carry,cells,seconds\n")
-        for name, fam, c, dt, _ in results:
-            if c:
-                f.write("%s,%s,%d,%d,%d,%d,%.1f\n" % (name, fam, c[0], c[1], c[2], c[3], dt))
+    csv = os.path.join(outdir, "synth.csv")
+    if args.board is None:
+        with open(csv, "w") as f:
+            f.write("design,family,luts,ffs,carry,cells,seconds\n")
+            for name, fam, c, dt, _ in results:
+                if c:
+                    f.write("%s,%s,%d,%d,%d,%d,%.1f\n" % (name, fam, c[0], c[1], c[2], c[3], dt))
     print("%-22s %-6s %6s %6s %6s %6s" % ("design", "family", "LUTs", "FFs", "carry", "s"))
     for name, fam, c, dt, log in results:
         if c:
             print("%-22s %-6s %6d %6d %6d %6.1f" % (name, fam, c[0], c[1], c[2], dt))
         else:
             print("%-22s %-6s FAILED (see %s)" % (name, fam, os.path.relpath(log, ROOT)))
-    print("synth: %d runs, %d failed, %.0f s; table in %s" % (
+    print("synth: %d runs, %d failed, %.0f s%s" % (
         len(results), len(failed), time.time() - t0,
-        os.path.relpath(os.path.join(outdir, "synth.csv"), ROOT)))
+        "" if args.board else "; table in " + os.path.relpath(csv, ROOT)))
     if failed:
         for name, fam, _, _, log in failed:
             print("---- %s %s: last lines of %s" % (name, fam, log), file=sys.stderr)
