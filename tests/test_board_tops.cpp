@@ -40,6 +40,7 @@
 #include "vbits.hpp"
 
 #include <aggnet/besu.hpp>
+#include <aggnet/scalar.hpp>
 #include <aggnet/link_defs.hpp>
 #include <aggnet/link_papers.hpp>
 #include <aggnet/nand.hpp>
@@ -524,6 +525,18 @@ void for_each_board(const BoardFn& fn) {
 /// The top builds engine EN_<name> in (its localparam, e.g. EN_NAND = 1).
 bool builds(const Params& p, const char* en) { return p.count(en) && p.at(en) != 0; }
 
+/// HELLO's engine bitmap for a top: INFO and PAPERS always, every other
+/// engine whose EN_<ENGINE> localparam is set.
+uint32_t built_engines(const Params& p) {
+    const std::pair<const char*, unsigned> opt[] = {
+        {"EN_NAND", D::WIN_NAND}, {"EN_BESU", D::WIN_BESU}, {"EN_COP", D::WIN_COP},
+        {"EN_SCALAR", D::WIN_SCALAR}, {"EN_SCRATCH", D::WIN_SCRATCH}};
+    uint32_t m = 1u << D::WIN_INFO | 1u << D::WIN_PAPERS;
+    for (const auto& [en, win] : opt)
+        if (builds(p, en)) m |= 1u << win;
+    return m;
+}
+
 /// The top carries the link (the HX1K boards cannot: fw/icestick/top.v).
 bool has_link(const std::string& board, const Params& p) {
     if (p.count("LINK_BAUD")) return true;
@@ -565,10 +578,8 @@ TEST_CASE("board tops: HELLO and INFO over the UART pins report the board's size
             CHECK(h.hub_pes == unsigned(p.at("N")));
             CHECK(h.first_pe == 0);
             CHECK(h.port_pes == unsigned(p.at("N")));  // one PC on the cable can be every PE
-            // A top that builds the NAND engine in says so (localparam EN_NAND).
-            const uint32_t nand = builds(p, "EN_NAND") ? 1u << D::WIN_NAND : 0u;
-            const uint32_t besu = builds(p, "EN_BESU") ? 1u << D::WIN_BESU : 0u;
-            CHECK(h.engines == (1u << D::WIN_INFO | 1u << D::WIN_PAPERS | nand | besu));
+            // A top that builds an engine in says so (localparam EN_<ENGINE>).
+            CHECK(h.engines == built_engines(p));
             CHECK(h.clk_hz == uint64_t(p.at("HUB_KHZ")) * 1000);
         }
         link::LinkClient c(hub.endpoint(0), device(board, p) + "?pe=0", cfg(p));
@@ -837,4 +848,49 @@ TEST_CASE("board tops with the BESU engine: barr over the board's UART, then bar
     });
     std::printf("[boards] %u board tops with the BESU engine\n", boards_with_besu);
     if (all_boards()) CHECK(boards_with_besu > 0);  // fw/ulx3s/top.v (EN_BESU = 1)
+}
+
+TEST_CASE("board tops with the scalar engine: a token round the ring and a wildcard receive over the UART",
+          "[boards][scalar]") {
+    unsigned boards_with_scalar = 0;
+    for_each_board([&](const std::string& board, const Params& p, const Factory& make) {
+        if (!has_link(board, p) || !builds(p, "EN_SCALAR")) return;
+        ++boards_with_scalar;
+        const unsigned n = unsigned(p.at("N"));
+        const std::string dev = device(board, p);
+        auto model = make(2'000'000'000);
+        LinkHub hub(std::move(model), ns_per_cycle(p));
+        constexpr unsigned kLaps = 3;
+        constexpr uint16_t kToken = 7, kDone = 9;
+        // seed 003 chapter 6: scsend() to the next PE, screcv() from the one
+        // before; at the end every PE tells PE 0, which takes the n - 1
+        // messages with a wildcard source in arrival order
+        sim::on_pe_threads(n, [&](unsigned pe) {
+            link::LinkClient c(hub.endpoint(pe), dev + "?pe=" + std::to_string(pe), cfg(p));
+            scalar::Port port(c, pe, std::chrono::seconds(5));  // on the hub's clock (LinkHub)
+            REQUIRE(port.pes() == n);
+            const unsigned next = (pe + 1) % n, prev = (pe + n - 1) % n;
+            for (unsigned lap = 0; lap < kLaps; ++lap) {
+                if (pe == 0) port.send(next, kToken, lap * 1000);
+                const scalar::Message m = port.recv(int(prev), kToken);
+                CHECK(m.source == prev);
+                CHECK(m.value == lap * 1000 + (pe == 0 ? n - 1 : pe - 1));
+                if (pe != 0) port.send(next, kToken, m.value + 1);
+            }
+            if (pe != 0) {
+                port.send(0, kDone, pe);
+            } else {
+                std::vector<bool> seen(n, false);
+                for (unsigned k = 1; k < n; ++k) {
+                    const scalar::Message m = port.recv(scalar::Any, kDone);
+                    CHECK(m.value == m.source);
+                    CHECK(!seen[m.source]);
+                    seen[m.source] = true;
+                }
+                CHECK(!port.try_recv());  // nothing left over
+            }
+        });
+    });
+    std::printf("[boards] %u board tops with the scalar engine\n", boards_with_scalar);
+    if (all_boards()) CHECK(boards_with_scalar > 0);  // fw/ulx3s/top.v (EN_SCALAR = 1)
 }

@@ -1,6 +1,7 @@
 `default_nettype none
-// fw/ulx3s/top.v: PAPERS-4 (seed 000), the BESU engine (seed 001) and the
-// aggnet link on a Radiona ULX3S (ECP5 LFE5U-85F).  Only wiring: pll, por
+// fw/ulx3s/top.v: PAPERS-4 (seed 000), the BESU engine (seed 001), scalar
+// messages (seed 003) and the aggnet link on a Radiona ULX3S (ECP5
+// LFE5U-85F).  Only wiring: pll, por
 // and rtl/hub/aggnet_uart_hub.v (aggnet_hub N = 4 with its link on
 // rtl/link/uart_stream.v) on the board's USB UART.
 //
@@ -79,6 +80,9 @@ module top (
     // cabled").  Left out: with the BESU engine and NAND both in, the top
     // missed the 100 MHz clock in nextpnr (the HX8K top carries NAND).
     localparam integer EN_NAND = 0;
+    // Scalar messages (seed 003; rtl/scalar, docs/scalar.md) on the link: a
+    // 64-message receive buffer per PE in block RAM.
+    localparam integer EN_SCALAR = 1;
     wire clk, pll_locked;
     pll #(.ARCH("ECP5"), .IN_KHZ(25000), .OUT_KHZ(HUB_KHZ),
           .CLKI_DIV(5), .CLKFB_DIV(18), .CLKOP_DIV(6), .CLKOP_CPHASE(2))
@@ -108,7 +112,8 @@ module top (
     // The one hub top with its link port on the USB UART (rtl/hub/aggnet_uart_hub.v).
     `AGGNET_HUB_OPEN_WIRES
     aggnet_uart_hub #(.N(N), .CLK_HZ(HUB_KHZ * 1000), .BAUD(LINK_BAUD),
-                      .EN_BESU(EN_BESU), .BESU_NB(BESU_NB), .EN_NAND(EN_NAND)) u_hub (
+                      .EN_BESU(EN_BESU), .BESU_NB(BESU_NB), .EN_NAND(EN_NAND),
+                      .EN_SCALAR(EN_SCALAR)) u_hub (
         .clk(clk), .rst(rst),
         .pe_data(pe_data), .pe_ctrl(pe_ctrl),
         .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad),

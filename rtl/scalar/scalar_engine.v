@@ -34,18 +34,20 @@
 //   * inserts ptr's held send if its destination's buffer has room (1 cycle;
 //     marks the destination for a rescan), or
 //   * scans ptr's receive if ptr's buffer has changed since its last scan:
-//     one memory read per cycle over entries 0..fill-1; after the match
-//     every later entry read is written back one lower (a write and a read
-//     in the same cycle, to other entries).  The scan takes fill + 1 cycles
-//     whatever the position of the match (and 1 cycle when the buffer is
-//     empty): linear in the fill, 65 cycles for a full 64-deep buffer.
-// While a scan runs bus_req_ready is low (at most DEPTH + 1 cycles), and it
+//     one memory read per cycle over entries 0..fill-1, each word
+//     registered (rd_q) before it is compared; after the match every later
+//     entry is written back one lower (a write and a read in the same
+//     cycle, to other entries), then one cycle stores the result.  The
+//     scan takes fill + 3 cycles whatever the position of the match (and 1
+//     cycle when the buffer is empty): linear in the fill, 67 cycles for a
+//     full 64-deep buffer.
+// While a scan runs bus_req_ready is low (at most DEPTH + 3 cycles), and it
 // is low until a taken request has been applied and in the cycle after
 // (the controller's), so the controller gets at least every other idle
 // cycle.  From a SEND's take to the message being
 // receivable: at most N + 2 cycles (the apply, then ptr's round) when the
 // controller is idle and the buffer has room; a receive's answer at most
-// N + fill + 2 cycles after its take.
+// N + fill + 4 cycles after its take.
 //
 // Full buffer (aggnet's rule, docs/scalar.md): a send to a full buffer is
 // held in the hub (STATE SEND, the CALL pending) until a receive at the
@@ -59,7 +61,7 @@
 // applied in the next cycle in which no scan runs (the controller may
 // start one in the cycle of the take: it never waits for the bus's
 // inputs), then answered, registered, in the cycle after: two cycles after
-// the take, or up to DEPTH + 1 more; busy is high while one is in flight;
+// the take, or up to DEPTH + 3 more; busy is high while one is in flight;
 // rdata, hi,
 // len and err 0 when no response.  Plain reads: SHAPE, FILL, CAUSE, STATE
 // (a write to them is refused); CALL starts: SEND, RECV (answered PENDING;
@@ -102,10 +104,12 @@ module scalar_engine #(
     output wire [7:0]            f_nxt,
     output wire                  f_found,
     output wire [53:0]           f_hit,
-    output wire [53:0]           f_rdata,
+    output wire [53:0]           f_rdata,  // rd_q: the word compared (entry f_chk once f_pv)
+    output wire [53:0]           f_mrd,    // the memory's output word
+    output wire                  f_pv,
     output wire [N*DEPTH*54-1:0] f_mem,
     output wire                  f_ins,    // this cycle inserts PE f_ptr's send
-    output wire                  f_done,   // this cycle ends a scan (f_sp's)
+    output wire                  f_done,   // this cycle stores a scan's result (f_sp's)
     output wire [5:0]            f_ptr
 `endif
 );
@@ -154,12 +158,17 @@ module scalar_engine #(
     reg [7:0]  fill  [0:N-1];
 
     // ---- the controller ---------------------------------------------------------------
-    localparam [0:0] S_IDLE = 1'b0, S_SCAN = 1'b1;
-    reg           st;
+    // S_FIN: the cycle after a scan's last read, which stores the result
+    // from found and hit alone (registered: the compare of the memory's
+    // output word feeds only found and hit, never the per-PE state)
+    localparam [1:0] S_IDLE = 2'd0, S_SCAN = 2'd1, S_FIN = 2'd2;
+    reg  [1:0]    st;
     reg  [PW-1:0] ptr;
     reg  [PW-1:0] sp;        // the PE whose buffer is scanned
     reg  [7:0]    nxt;       // next entry to read
-    reg  [7:0]    chk;       // entry whose word rdata holds
+    reg  [7:0]    chk;       // entry whose word rd_q holds (once pv)
+    reg           pv;        // rd_q holds entry chk (every S_SCAN cycle but the first)
+    reg  [EW-1:0] rd_q;      // the memory's output word, registered: the compare's input
     reg           found;
     reg  [EW-1:0] hit;       // the matching entry
     // sp's receive as the scan began (a copy, so that the compare and the
@@ -199,9 +208,11 @@ module scalar_engine #(
 `endif
     );
 
-    // the entry in rdata, and whether it matches sp's receive
-    wire [5:0]  e_src  = m_rdata[53:48];
-    wire [15:0] e_type = m_rdata[47:32];
+    // the entry in rd_q, and whether it matches sp's receive (the block
+    // RAM's output goes only into rd_q: its clock-to-output time is most
+    // of a cycle on the ECP5)
+    wire [5:0]  e_src  = rd_q[53:48];
+    wire [15:0] e_type = rd_q[47:32];
     wire        e_hit  = (c_anys || e_src == c_src) && (c_anyt || e_type == c_type);
     wire        last   = c_last;
 
@@ -234,12 +245,12 @@ module scalar_engine #(
                 m_re    = 1'b1;
                 m_raddr = {ptr, {AW{1'b0}}};
             end
-        end else begin
+        end else if (st == S_SCAN) begin
             m_re    = nxt != c_fill;
             m_raddr = {sp, nxt[AW-1:0]};
-            m_we    = found;
+            m_we    = found && pv;
             m_waddr = {sp, chk[AW-1:0] - 1'b1};
-            m_wdata = m_rdata;
+            m_wdata = rd_q;
         end
     end
 
@@ -298,6 +309,8 @@ module scalar_engine #(
         end
     endtask
 
+    always @(posedge clk) rd_q <= m_rdata;
+
     integer i;
     always @(posedge clk) begin
         rv <= 1'b0; rerr <= 2'd0; rres <= 64'd0; rlen <= 4'd0;
@@ -322,7 +335,7 @@ module scalar_engine #(
             rq_kind <= K_NOREG; rq_q <= {PW{1'b0}}; rq_sel <= 2'd0; rq_send <= 1'b0; rq_lenok <= 1'b0;
             rq_whook <= 1'b0; rq_anys <= 1'b0; rq_anyt <= 1'b0; rq_blk <= 1'b0; rq_who <= 6'd0;
             rq_type <= 16'd0; rq_val <= 32'd0;
-            nxt <= 8'd0; chk <= 8'd0; found <= 1'b0; hit <= {EW{1'b0}};
+            nxt <= 8'd0; chk <= 8'd0; pv <= 1'b0; found <= 1'b0; hit <= {EW{1'b0}};
             c_src <= 6'd0; c_type <= 16'd0; c_anys <= 1'b0; c_anyt <= 1'b0; c_blk <= 1'b0; c_fill <= 8'd0;
             c_last <= 1'b0;
             for (i = 0; i < N; i = i + 1) begin
@@ -405,29 +418,35 @@ module scalar_engine #(
                     c_last  <= fill[ptr] == 8'd1;
                     nxt     <= 8'd1;
                     chk     <= 8'd0;
+                    pv      <= 1'b0;
                     found   <= 1'b0;
                 end
             end
         end else if (st == S_SCAN) begin
-            // ---- S_SCAN: rdata holds entry chk of sp's buffer
+            // ---- S_SCAN: the memory reads entry nxt; from the second
+            // cycle on (pv) rd_q holds entry chk of sp's buffer
             if (nxt != c_fill) nxt <= nxt + 8'd1;
-            if (!found && e_hit) begin
-                found <= 1'b1;
-                hit   <= m_rdata;
-            end
-            chk <= chk + 8'd1;
-            c_last <= chk + 8'd2 == c_fill;
-            if (last) begin
-                st <= S_IDLE;
-                if (found || e_hit) begin
-                    fill[sp]  <= c_fill - 8'd1;
-                    op[sp]    <= OP_MSG;
-                    pid[sp]   <= found ? hit[53:48] : m_rdata[53:48];
-                    ptype[sp] <= found ? hit[47:32] : m_rdata[47:32];
-                    pval[sp]  <= found ? hit[31:0]  : m_rdata[31:0];
-                end else if (!c_blk) begin
-                    op[sp] <= OP_EMPTY;
+            pv <= 1'b1;
+            if (pv) begin
+                if (!found && e_hit) begin
+                    found <= 1'b1;
+                    hit   <= rd_q;
                 end
+                chk <= chk + 8'd1;
+                c_last <= chk + 8'd2 == c_fill;
+                if (last) st <= S_FIN;
+            end
+        end else if (st == S_FIN) begin
+            // ---- S_FIN: found and hit hold the scan's result
+            st <= S_IDLE;
+            if (found) begin
+                fill[sp]  <= c_fill - 8'd1;
+                op[sp]    <= OP_MSG;
+                pid[sp]   <= hit[53:48];
+                ptype[sp] <= hit[47:32];
+                pval[sp]  <= hit[31:0];
+            end else if (!c_blk) begin
+                op[sp] <= OP_EMPTY;
             end
         end
     end
@@ -448,9 +467,11 @@ module scalar_engine #(
     assign f_nxt   = nxt;
     assign f_found = found;
     assign f_hit   = hit;
-    assign f_rdata = m_rdata;
+    assign f_rdata = rd_q;
+    assign f_mrd   = m_rdata;
+    assign f_pv    = pv;
     assign f_ins   = st == S_IDLE && !rst && !rq_v && can_send;
-    assign f_done  = st == S_SCAN && !rst && last;
+    assign f_done  = st == S_FIN && !rst;
     assign f_ptr   = ptr_id;
 `endif
 endmodule

@@ -11,7 +11,8 @@
 // queue (sh, oldest first, shf entries), the message each PE's accepted
 // send carries (from the request it made) and what each accepted receive
 // asks for.  A send that the engine lets in (f_ins) appends the sender's
-// message to the destination's queue; a scan that ends (f_done) must find
+// message to the destination's queue; a scan that ends (f_done: the cycle
+// after its last read, which stores the result) must find
 // exactly what screcv() finds, the first queue entry whose source and type
 // match (wildcards: any), and that entry leaves the queue, the others keep
 // their order.
@@ -29,7 +30,7 @@
 //        registers are the harness's record of its request.
 // Negative controls (must FAIL): SELFTEST_NOMATCH claims no scan ever
 // finds a match (false after one send and one receive: a counterexample of
-// 8 cycles); SELFTEST_NEWEST claims every match is the newest entry of the
+// 10 cycles); SELFTEST_NEWEST claims every match is the newest entry of the
 // buffer (false once two messages are in one buffer and a receive matches
 // the older: 11 cycles before the engine registered its requests, more
 // than 12 since; the slowest job, 20 minutes and more on a loaded 2-core
@@ -63,7 +64,8 @@ module scalar_engine_props #(
     wire                  f_scan, f_found, f_ins, f_done;
     wire [5:0]            f_sp, f_ptr;
     wire [7:0]            f_chk, f_nxt;
-    wire [EW-1:0]         f_hit, f_rdata;
+    wire [EW-1:0]         f_hit, f_rdata, f_mrd;
+    wire                  f_pv;
     wire [N*DEPTH*EW-1:0] f_mem;
 
     scalar_engine #(.N(N), .DEPTH(DEPTH)) dut (
@@ -75,7 +77,7 @@ module scalar_engine_props #(
         .bus_req_len(bus_req_len), .bus_rsp_rdata_hi(bus_rsp_rdata_hi), .bus_rsp_len(bus_rsp_len),
         .busy(busy),
         .f_fill(f_fill), .f_op(f_op), .f_par(f_par), .f_crit(f_crit), .f_scan(f_scan), .f_sp(f_sp),
-        .f_chk(f_chk), .f_nxt(f_nxt), .f_found(f_found), .f_hit(f_hit), .f_rdata(f_rdata), .f_mem(f_mem),
+        .f_chk(f_chk), .f_nxt(f_nxt), .f_found(f_found), .f_hit(f_hit), .f_rdata(f_rdata), .f_mrd(f_mrd), .f_pv(f_pv), .f_mem(f_mem),
         .f_ins(f_ins), .f_done(f_done), .f_ptr(f_ptr)
     );
 
@@ -183,7 +185,7 @@ module scalar_engine_props #(
                 // (p1) the buffers are the queues
                 assert (f_fill[j*8 +: 8] == shf[j] && shf[j] <= DEPTH);
                 for (i = 0; i < DEPTH; i = i + 1)
-                    if (i < shf[j] && !(f_scan && f_sp[0] == j))
+                    if (i < shf[j] && !((f_scan || f_done) && f_sp[0] == j))
                         assert (ent(f_mem, j, i) == ent(sh, j, i));
                 // (i) a pending operation's registers are its request
                 if (f_op[j*3 +: 3] == SCALAR_ST_SEND[2:0])
@@ -199,9 +201,17 @@ module scalar_engine_props #(
             if (f_ins) assert (f_op[ip*3 +: 3] == SCALAR_ST_SEND[2:0] && shf[pdest[ip][0]] < DEPTH);
             // (i) the scan as far as it has come
             if (f_scan) begin
-                assert (f_op[sp*3 +: 3] == SCALAR_ST_RECV[2:0] && f_chk < shf[sp] &&
-                        f_nxt == ((f_chk + 8'd1 < shf[sp]) ? f_chk + 8'd1 : shf[sp]));
-                assert (f_rdata == ent(sh, sp, f_chk));
+                // the first cycle reads entry 1 while the memory's output
+                // holds entry 0; from then on (pv) rd_q holds entry chk and
+                // the output entry chk + 1 (the last entry read, at the end)
+                assert (f_op[sp*3 +: 3] == SCALAR_ST_RECV[2:0] && f_chk < shf[sp]);
+                if (!f_pv)
+                    assert (f_chk == 8'd0 && f_nxt == 8'd1 && f_mrd == ent(sh, sp, 0));
+                else begin
+                    assert (f_nxt == ((f_chk + 8'd2 < shf[sp]) ? f_chk + 8'd2 : shf[sp]));
+                    assert (f_rdata == ent(sh, sp, f_chk));
+                    if (f_chk + 8'd1 < shf[sp]) assert (f_mrd == ent(sh, sp, f_chk + 1));
+                end
                 assert (f_found == (k_scan >= 0));
                 if (k_scan >= 0) assert (f_hit == ent(sh, sp, k_scan));
                 for (i = 0; i < DEPTH; i = i + 1)
@@ -212,9 +222,18 @@ module scalar_engine_props #(
                             assert (ent(f_mem, sp, i) == ent(sh, sp, i));
                     end
             end
-            // (p2) the scan's end: screcv()'s answer
-            if (f_done && k_done < 0) assert (!(f_found || hit_of(f_rdata, wfl[sp], wsrc[sp], wtype[sp])));
-            if (f_done && k_done >= 0) assert (f_found || hit_of(f_rdata, wfl[sp], wsrc[sp], wtype[sp]));
+            // (p2) the scan's end: screcv()'s answer, and the buffer is the
+            // queue without it (the entries after it moved down)
+            if (f_done) begin
+                assert (f_op[sp*3 +: 3] == SCALAR_ST_RECV[2:0]);
+                assert (f_found == (k_done >= 0));
+                if (k_done >= 0) assert (f_hit == ent(sh, sp, k_done));
+                for (i = 0; i < DEPTH; i = i + 1)
+                    if (i + 1 < shf[sp])
+                        assert (ent(f_mem, sp, i) == ent(sh, sp, (k_done >= 0 && i >= k_done) ? i + 1 : i));
+                    else if (i < shf[sp] && k_done < 0)
+                        assert (ent(f_mem, sp, i) == ent(sh, sp, i));
+            end
             // (p3) what is handed over
             if (exp_v && bus_rsp_valid)
                 assert (bus_rsp_err == LINK_BUS_OK &&
