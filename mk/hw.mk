@@ -50,7 +50,7 @@ HW_OUT  := $(BUILD)/fw/$(BOARD)
 .PHONY: synth formal bench-hw bitstream bitstreams flash hw-check-board figures
 
 synth: deps
-	$(PYTHON) tools/synth.py --build $(BUILD)
+	YOSYS=$(YOSYS) $(PYTHON) tools/synth.py --build $(BUILD)
 
 formal: deps
 	$(PYTHON) formal/run.py --build $(BUILD)
@@ -89,7 +89,7 @@ bitstreams: deps $(HW_BOARDS_MK)
 # the netlist: tools/synth.py's run of the board top, with every check of
 # `make synth` (which writes the same file, so bitstreams after it reuse it)
 $(HW_OUT)/$(BOARD).json: fw/$(BOARD)/top.v $(HW_RTL) $(HW_INC) tools/synth.py
-	$(PYTHON) tools/synth.py --build $(BUILD) --board $(BOARD)
+	YOSYS=$(YOSYS) $(PYTHON) tools/synth.py --build $(BUILD) --board $(BOARD)
 
 # iCE40: yosys -> nextpnr-ice40 -> icetime -> icepack.  nextpnr derives the
 # PLL output clock from the oscillator's set_frequency and the PLL settings,

@@ -26,6 +26,7 @@ import argparse
 import concurrent.futures as cf
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -109,6 +110,10 @@ def main():
                     help="only this board's top, for its bitstream (no synth.csv)")
     args = ap.parse_args()
     yosys = os.environ.get("YOSYS", "yosys")
+    if shutil.which(yosys) is None:
+        print("synth: %s is not installed or not on PATH (make deps installs yosys; YOSYS= names another)"
+              % yosys, file=sys.stderr)
+        return 2
     build = os.path.join(ROOT if not os.path.isabs(args.build) else "", args.build)
     outdir = os.path.join(build, "synth")
     os.makedirs(outdir, exist_ok=True)
