@@ -526,14 +526,11 @@ void for_each_board(const BoardFn& fn) {
 bool builds(const Params& p, const char* en) { return p.count(en) && p.at(en) != 0; }
 
 /// HELLO's engine bitmap for a top: INFO and PAPERS always, every other
-/// engine whose EN_<ENGINE> localparam is set.
+/// engine of link_defs' WINDOWS whose EN_<ENGINE> localparam is set.
 uint32_t built_engines(const Params& p) {
-    const std::pair<const char*, unsigned> opt[] = {
-        {"EN_NAND", D::WIN_NAND}, {"EN_BESU", D::WIN_BESU}, {"EN_COP", D::WIN_COP},
-        {"EN_SCALAR", D::WIN_SCALAR}, {"EN_SCRATCH", D::WIN_SCRATCH}};
     uint32_t m = 1u << D::WIN_INFO | 1u << D::WIN_PAPERS;
-    for (const auto& [en, win] : opt)
-        if (builds(p, en)) m |= 1u << win;
+    for (const D::Window& w : D::WINDOWS)
+        if (builds(p, ("EN_" + std::string(w.name)).c_str())) m |= 1u << w.win;
     return m;
 }
 

@@ -331,6 +331,9 @@ def gen_hpp():
     out += ["", "// engine windows: addr bits 15..12"]
     for n, w, meaning in WINDOWS:
         out.append(f"constexpr uint8_t WIN_{n} = {w};  // {meaning}")
+    out += ["// every window by name (a hub's engine <name> is built in with its EN_<name>)",
+            "struct Window {", "    const char* name;", "    uint8_t win;", "};",
+            "constexpr Window WINDOWS[] = {" + ", ".join(f'{{"{n}", {w}}}' for n, w, _ in WINDOWS) + "};"]
     out += ["", "// INFO window registers (window WIN_INFO)"]
     for n, reg, meaning in INFO:
         out.append(f"constexpr uint16_t INFO_{n} = 0x{reg:03X};  // {meaning}")

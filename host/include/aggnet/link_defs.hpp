@@ -60,6 +60,12 @@ constexpr uint8_t WIN_BESU = 3;  // BESU barrier/eureka units (seed 001)
 constexpr uint8_t WIN_COP = 4;  // Hall's coordination processor (seed 004)
 constexpr uint8_t WIN_SCALAR = 5;  // scalar messages (seed 003)
 constexpr uint8_t WIN_SCRATCH = 15;  // scratch registers, a test-only engine (rtl/scratch)
+// every window by name (a hub's engine <name> is built in with its EN_<name>)
+struct Window {
+    const char* name;
+    uint8_t win;
+};
+constexpr Window WINDOWS[] = {{"INFO", 0}, {"PAPERS", 1}, {"NAND", 2}, {"BESU", 3}, {"COP", 4}, {"SCALAR", 5}, {"SCRATCH", 15}};
 
 // INFO window registers (window WIN_INFO)
 constexpr uint16_t INFO_MAGIC = 0x000;  // 0x41474E54, ASCII "AGNT": this is an aggnet hub
