@@ -82,16 +82,13 @@ void Port::send(unsigned dest, uint16_t type, uint32_t value) {
     } catch (const TimeoutError&) {
         const uint64_t c = cancel();
         if (what_of(c) == R::WHAT_SENT) return;  // it went in as the timeout passed
-        unsigned fill_dest = 0;
-        try {
-            fill_dest = link_.read(dest, R::addr(R::FILL), 4);
-        } catch (const Error&) {  // a port for one PE cannot read another's
-            fill_dest = ~0u;
-        }
-        throw TimeoutError(strf("PE%u: scalar %s waited %.0f ms for room in PE%u's receive buffer", pe_, what.c_str(),
-                                ms(timeout_), dest) +
-                               (fill_dest == ~0u ? std::string(" (full)") : strf(" (%u of %u messages)", fill_dest, depth_)) +
-                               "; withdrawn, not sent",
+        // Not the destination's FILL: reading it would speak for that PE on
+        // the link, beside its own client (two clients for one PE collide in
+        // the hub's sequence numbers; a bound stream refuses it). A send is
+        // held only while the destination's buffer is full.
+        throw TimeoutError(strf("PE%u: scalar %s waited %.0f ms for room in PE%u's receive buffer (held while "
+                                "it was full, %u messages); withdrawn, not sent",
+                                pe_, what.c_str(), ms(timeout_), dest, depth_),
                            uint64_t(1) << dest);
     }
 }
