@@ -110,7 +110,7 @@ int main(int argc, char** argv) {
         unsigned go_at = 0;
         for (unsigned k = 0; k < 4000 && !go_at; ++k) {
             hub.tick();
-            std::lock_guard<std::mutex> lk(hub.lock());
+            auto lk = hub.guard();
             auto& h = hub.pins();
             bool all = true;
             for (unsigned pe = 0; pe < n; ++pe)

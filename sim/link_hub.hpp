@@ -4,26 +4,25 @@
 // byte stream in which whole frames of all PEs take turns.
 //
 // Endpoint::send() queues a whole frame for the hub's stream (frames of
-// different PEs are never interleaved), fed to the hub by sim::LinkStream.  Frames the hub sends are
-// decoded and handed to the endpoint of the PE they name.  Simulated time
-// advances while some endpoint waits in recv() (each waiting thread ticks
-// the hub in turn, under a lock), never past the earliest deadline of the
-// threads waiting, so deadlines are on the hub's clock (now() = cycles x
-// ns_per_cycle) and are met however the machine schedules the threads.  Cabled PEs can be driven through pins() under lock().
+// different PEs are never interleaved), fed to the hub by sim::LinkStream.
+// Frames the hub sends are decoded and handed to the endpoint of the PE they
+// name. Simulated time advances while some endpoint waits in recv(), on the
+// rules of sim::SharedClock (never past the earliest deadline of the threads
+// waiting, so deadlines are on the hub's clock: now() = cycles x
+// ns_per_cycle). Cabled PEs can be driven through pins() under guard().
 #pragma once
 
 #include "hub_rtl.hpp"
 #include "link_stream.hpp"
 #include "pe_threads.hpp"
+#include "shared_clock.hpp"
 
 #include <aggnet/link_client.hpp>
 #include <aggnet/link_frame.hpp>
 
-#include <condition_variable>
 #include <exception>
 #include <functional>
 #include <deque>
-#include <set>
 #include <thread>
 #include <memory>
 #include <mutex>
@@ -43,6 +42,7 @@ struct LinkFaults {
 class LinkHub {
 public:
     using Faults = LinkFaults;
+    using Mutex = SharedClock::Mutex;
 
     LinkHub(unsigned pes, const std::string& name, uint64_t ns_per_cycle = 20, uint64_t max_cycles = 200'000'000,
             Faults faults = {})
@@ -59,7 +59,7 @@ public:
     public:
         Endpoint(LinkHub& hub, unsigned pe) : hub_(hub), pe_(pe) {}
         void send(const uint8_t* data, size_t n) override {
-            std::lock_guard<std::mutex> lk(hub_.mu_);
+            std::lock_guard<Mutex> lk(hub_.mu());
             std::vector<uint8_t> f(data, data + n);
             link::Decoder d;  // a frame naming another PE than this endpoint's is counted
             for (size_t i = 0; i < n; ++i)
@@ -67,37 +67,19 @@ public:
             if (hub_.damage(f)) hub_.rxq_.push(f);
         }
         size_t recv(uint8_t* buf, size_t cap, std::chrono::nanoseconds until) override {
-            std::unique_lock<std::mutex> lk(hub_.mu_);
-            const auto me = hub_.waiters_.insert(until);
-            auto leave = [&](size_t k) {
-                hub_.waiters_.erase(me);
-                hub_.cv_.notify_all();
-                return k;
-            };
-            for (;;) {
-                auto& q = hub_.out_[pe_];
-                if (!q.empty()) {
-                    const size_t k = std::min(cap, q.size());
-                    std::copy(q.begin(), q.begin() + long(k), buf);
-                    q.erase(q.begin(), q.begin() + long(k));
-                    return leave(k);
-                }
-                if (hub_.now_locked() >= until) return leave(0);
-                // Time may run only up to the earliest deadline of those
-                // waiting, so that nobody's deadline passes unnoticed.
-                if (hub_.now_locked() >= *hub_.waiters_.begin()) {
-                    hub_.cv_.wait(lk);
-                    continue;
-                }
-                for (int i = 0; i < 16 && hub_.now_locked() < *hub_.waiters_.begin(); ++i) hub_.tick_locked();
-                hub_.cv_.notify_all();
-                lk.unlock();
-                std::this_thread::yield();
-                lk.lock();
-            }
+            std::unique_lock<Mutex> lk(hub_.mu());
+            auto& q = hub_.out_[pe_];
+            if (!hub_.clock_.wait(
+                    lk, pe_, until, [&] { return hub_.now_locked(); }, [&] { return !q.empty(); },
+                    [&](const auto& wake) { hub_.tick_locked(wake); }))
+                return 0;
+            const size_t k = std::min(cap, q.size());
+            std::copy(q.begin(), q.begin() + long(k), buf);
+            q.erase(q.begin(), q.begin() + long(k));
+            return k;
         }
         std::chrono::nanoseconds now() override {
-            std::lock_guard<std::mutex> lk(hub_.mu_);
+            std::lock_guard<Mutex> lk(hub_.mu());
             return hub_.now_locked();
         }
 
@@ -117,19 +99,19 @@ public:
         return c;
     }
     uint64_t cycle() {
-        std::lock_guard<std::mutex> lk(mu_);
+        std::lock_guard<Mutex> lk(mu());
         return h_->cycle();
     }
-    /// For driving cabled PEs' pins: hold the lock while touching pins().
-    std::mutex& lock() { return mu_; }
+    /// For driving cabled PEs' pins: hold this while touching pins().
+    std::unique_lock<Mutex> guard() { return std::unique_lock<Mutex>(mu()); }
     HubModel& pins() { return *h_; }
     void tick() {
-        std::lock_guard<std::mutex> lk(mu_);
+        std::lock_guard<Mutex> lk(mu());
         tick_locked();
     }
     /// The cycle at which the last queued byte went into the link port.
     uint64_t rx_drained_at() {
-        std::lock_guard<std::mutex> lk(mu_);
+        std::lock_guard<Mutex> lk(mu());
         return rx_drained_at_;
     }
 
@@ -143,7 +125,9 @@ private:
         f[1 + rng_() % (f.size() - 1)] ^= uint8_t(1u << (rng_() % 8));  // one bit flipped (not the FLAG)
         return true;
     }
-    void tick_locked() {
+    /// One hub cycle; wake(pe) when it hands a frame to PE pe.
+    template <class Wake = void (*)(unsigned)>
+    void tick_locked(const Wake& wake = [](unsigned) {}) {
         if (rxq_.drive(*h_, h_->cycle()) && rxq_.empty()) rx_drained_at_ = h_->cycle();
         const bool txv = h_->tx_valid();
         const uint8_t txb = h_->tx_data();
@@ -152,14 +136,16 @@ private:
             const link::Frame& f = dec_.frame();
             if (f.pe < out_.size()) {
                 auto bytes = link::encode(f);
-                if (damage(bytes)) out_[f.pe].insert(out_[f.pe].end(), bytes.begin(), bytes.end());
+                if (damage(bytes)) {
+                    out_[f.pe].insert(out_[f.pe].end(), bytes.begin(), bytes.end());
+                    wake(f.pe);
+                }
             }
         }
     }
 
-    std::mutex mu_;
-    std::condition_variable cv_;
-    std::multiset<std::chrono::nanoseconds> waiters_;  ///< deadlines of the threads in recv()
+    Mutex& mu() { return clock_.mutex(); }
+    SharedClock clock_;
     std::unique_ptr<HubModel> h_;
     uint64_t ns_;
     LinkStream rxq_;
@@ -178,12 +164,12 @@ public:
     /// one client per PE checks there are none: two clients speaking for one
     /// PE collide in its sequence numbers).
     uint64_t foreign_frames() {
-        std::lock_guard<std::mutex> lk(mu_);
+        std::lock_guard<Mutex> lk(mu());
         return foreign_;
     }
     /// Frames dropped or corrupted so far.
     uint64_t damaged() {
-        std::lock_guard<std::mutex> lk(mu_);
+        std::lock_guard<Mutex> lk(mu());
         return damaged_;
     }
 };

@@ -584,7 +584,7 @@ TEST_CASE("board tops: HELLO and INFO over the UART pins report the board's size
         CHECK(c.read(0, uint16_t(D::WIN_INFO << 12 | D::INFO_CLK_KHZ), 4) == uint32_t(p.at("HUB_KHZ")));
         CHECK(c.read(0, uint16_t(D::WIN_INFO << 12 | D::INFO_STAT + D::STAT_UART_FERR), 2) == 0);
         CHECK(c.read(0, uint16_t(D::WIN_INFO << 12 | D::INFO_STAT + D::STAT_CRC_ERR), 2) == 0);
-        std::lock_guard<std::mutex> lk(hub.lock());
+        auto lk = hub.guard();
         auto& b = *top;
         // The hub's bits are exactly one bit time of LINK_BAUD long on the board's clock.
         CHECK(b.tx_framing_errors() == 0);
@@ -683,7 +683,7 @@ TEST_CASE("board tops: a barrier of PEs on the pins and PEs on the UART complete
             const auto end = ep.now() + to;
             for (;;) {
                 {
-                    std::lock_guard<std::mutex> lk(hub.lock());
+                    auto lk = hub.guard();
                     if (cond()) return true;
                 }
                 if (ep.now() >= end) {
@@ -695,7 +695,7 @@ TEST_CASE("board tops: a barrier of PEs on the pins and PEs on the UART complete
         };
         const reg_t mask_pins = reg_t(0xf) << R::DATA_B0;
         {
-            std::lock_guard<std::mutex> lk(hub.lock());
+            auto lk = hub.guard();
             for (unsigned a : pin_pes) hub.pins().set_data(a, mask_pins);
         }
         std::vector<uint64_t> last_pin(rounds);
@@ -713,7 +713,7 @@ TEST_CASE("board tops: a barrier of PEs on the pins and PEs on the UART complete
             std::shuffle(order.begin(), order.end(), rng);
             for (unsigned a : order) {
                 sleep(nanoseconds(ns_per_cycle(p) * (rng() % 200)));
-                std::lock_guard<std::mutex> lk(hub.lock());
+                auto lk = hub.guard();
                 hub.pins().set_data(a, mask_pins | reg_t(1) << R::DATA_S);
                 last_pin[r] = hub.pins().cycle();  // the edge it is sampled at
             }
@@ -724,7 +724,7 @@ TEST_CASE("board tops: a barrier of PEs on the pins and PEs on the UART complete
             }, "showed GO on every Busy pin");
             if (!ok) break;
             {
-                std::lock_guard<std::mutex> lk(hub.lock());
+                auto lk = hub.guard();
                 for (unsigned a = 0; a < 4; ++a) {
                     INFO("round " << r << " PE" << a << ": last pin PE arrived at cycle " << last_pin[r]);
                     CHECK(b.go_rise_board(a) == b.go_rise_ref(a));
@@ -735,12 +735,12 @@ TEST_CASE("board tops: a barrier of PEs on the pins and PEs on the UART complete
             // The PEs on the pins see GO and withdraw S, as the seed's P_OUT(p) does.
             for (unsigned a : order) {
                 sleep(nanoseconds(ns_per_cycle(p) * (rng() % 200)));
-                std::lock_guard<std::mutex> lk(hub.lock());
+                auto lk = hub.guard();
                 hub.pins().set_data(a, mask_pins);
             }
         }
         th.join();
-        std::lock_guard<std::mutex> lk(hub.lock());
+        auto lk = hub.guard();
         INFO(b.first_mismatch());
         CHECK(b.mismatches() == 0);
         CHECK(b.compared_go_rises() >= 4 * rounds);
@@ -839,7 +839,7 @@ TEST_CASE("board tops with the BESU engine: barr over the board's UART, then bar
             step);
         CHECK(early == 0);
         // the PAPERS pins idled throughout, as the reference says
-        std::lock_guard<std::mutex> lk(hub.lock());
+        auto lk = hub.guard();
         INFO(top->first_mismatch());
         CHECK(top->mismatches() == 0);
     });

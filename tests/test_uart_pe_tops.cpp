@@ -35,6 +35,7 @@
 #include "link_util.hpp"
 #include "pe_threads.hpp"
 #include "seed.hpp"
+#include "shared_clock.hpp"
 #include "test_board_tops_boards.hpp"  // generated: AGGNET_BOARD_TOPS(X, P)
 
 #include <aggnet/error.hpp>
@@ -48,7 +49,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
 #include <cstdio>
 #include <deque>
 #include <functional>
@@ -226,6 +226,7 @@ struct Damage {
 /// hub's clock (the scheme of sim/link_hub.hpp, with a stream per PE).
 class MuxHub {
 public:
+    using Mutex = sim::SharedClock::Mutex;
     struct Stream {
         std::deque<uint8_t> out;   // hub -> host bytes for the endpoint
         std::vector<uint8_t> raw;  // the frame coming out of the hub
@@ -256,7 +257,7 @@ public:
     public:
         Endpoint(MuxHub& hub, unsigned k) : hub_(hub), k_(k) {}
         void send(const uint8_t* data, size_t n) override {
-            std::lock_guard<std::mutex> lk(hub_.mu_);
+            std::lock_guard<Mutex> lk(hub_.mu());
             if (k_ >= hub_.s_.size()) return;
             Stream& s = hub_.s_[k_];
             if (s.cut) return;
@@ -280,37 +281,19 @@ public:
             if (sync && s.cut_after_sync) s.cut = true;
         }
         size_t recv(uint8_t* buf, size_t cap, nanoseconds until) override {
-            std::unique_lock<std::mutex> lk(hub_.mu_);
-            const auto me = hub_.waiters_.insert(until);
-            auto leave = [&](size_t k) {
-                hub_.waiters_.erase(me);
-                hub_.cv_.notify_all();
-                return k;
-            };
-            for (;;) {
-                if (k_ < hub_.s_.size()) {
-                    auto& q = hub_.s_[k_].out;
-                    if (!q.empty()) {
-                        const size_t k = std::min(cap, q.size());
-                        std::copy(q.begin(), q.begin() + long(k), buf);
-                        q.erase(q.begin(), q.begin() + long(k));
-                        return leave(k);
-                    }
-                }
-                if (hub_.now_locked() >= until) return leave(0);
-                if (hub_.now_locked() >= *hub_.waiters_.begin()) {
-                    hub_.cv_.wait(lk);
-                    continue;
-                }
-                for (int i = 0; i < 16 && hub_.now_locked() < *hub_.waiters_.begin(); ++i) hub_.tick_locked();
-                hub_.cv_.notify_all();
-                lk.unlock();
-                std::this_thread::yield();
-                lk.lock();
-            }
+            std::unique_lock<Mutex> lk(hub_.mu());
+            auto ready = [&] { return k_ < hub_.s_.size() && !hub_.s_[k_].out.empty(); };
+            if (!hub_.clock_.wait(lk, k_, until, [&] { return hub_.now_locked(); }, ready,
+                                  [&](const auto& wake) { hub_.tick_locked(wake); }))
+                return 0;
+            auto& q = hub_.s_[k_].out;
+            const size_t k = std::min(cap, q.size());
+            std::copy(q.begin(), q.begin() + long(k), buf);
+            q.erase(q.begin(), q.begin() + long(k));
+            return k;
         }
         nanoseconds now() override {
-            std::lock_guard<std::mutex> lk(hub_.mu_);
+            std::lock_guard<Mutex> lk(hub_.mu());
             return hub_.now_locked();
         }
 
@@ -332,24 +315,26 @@ public:
         const auto end = eps_.back()->now() + limit;
         for (;;) {
             {
-                std::lock_guard<std::mutex> lk(mu_);
+                std::lock_guard<Mutex> lk(mu());
                 if (cond()) return true;
             }
             if (eps_.back()->now() >= end) return false;
             sleep(step);
         }
     }
-    std::mutex& lock() { return mu_; }
-    Stream& stream(unsigned k) { return s_.at(k); }  // under lock()
+    std::unique_lock<Mutex> guard() { return std::unique_lock<Mutex>(mu()); }
+    Stream& stream(unsigned k) { return s_.at(k); }  // under guard()
     UartTop& top() { return *top_; }
     uint64_t cycle() {
-        std::lock_guard<std::mutex> lk(mu_);
+        std::lock_guard<Mutex> lk(mu());
         return top_->cycle();
     }
 
 private:
     nanoseconds now_locked() const { return nanoseconds(top_->cycle() * ns_); }
-    void tick_locked() {
+    /// One hub cycle; wake(k) when it hands bytes to stream k.
+    template <class Wake>
+    void tick_locked(const Wake& wake) {
         for (unsigned k = 0; k < s_.size(); ++k) {
             Stream& s = s_[k];
             Line& l = top_->lines[k];
@@ -373,13 +358,15 @@ private:
             }
             std::vector<uint8_t> bytes = s.raw;
             s.raw.clear();
-            if (!s.cut && s.down.apply(bytes)) s.out.insert(s.out.end(), bytes.begin(), bytes.end());
+            if (!s.cut && s.down.apply(bytes)) {
+                s.out.insert(s.out.end(), bytes.begin(), bytes.end());
+                wake(k);
+            }
         }
     }
 
-    std::mutex mu_;
-    std::condition_variable cv_;
-    std::multiset<nanoseconds> waiters_;
+    Mutex& mu() { return clock_.mutex(); }
+    sim::SharedClock clock_;
     std::unique_ptr<UartTop> top_;
     uint64_t ns_;
     std::mt19937_64 rng_;
@@ -465,7 +452,7 @@ uint64_t expected_vec(uint64_t seed, uint64_t mask, unsigned r) {
 /// result start bit of any PE of the group after the last SYNC request's
 /// stop bit (the last arrival's own wait).
 std::vector<uint64_t> group_latency(MuxHub& hub, uint64_t mask, unsigned from, unsigned rounds) {
-    std::lock_guard<std::mutex> lk(hub.lock());
+    auto lk = hub.guard();
     std::vector<uint64_t> out;
     for (unsigned r = from; r < from + rounds; ++r) {
         uint64_t last_req = 0, first_res = UINT64_MAX;
@@ -508,7 +495,7 @@ TEST_CASE("UART-PE board tops: HELLO and INFO on every PE's own pins and on the 
         // a stream past the last, and a counter past the fifth, answer NO_REG
         CHECK_THROWS_AS(c.read(0, mux_count(h + 1, 0), 2), RegisterError);
         CHECK_THROWS_AS(c.read(0, mux_count(0, D::MUX_COUNTERS), 2), RegisterError);
-        std::lock_guard<std::mutex> lk(hub.lock());
+        auto lk = hub.guard();
         for (unsigned k = 0; k <= h; ++k) CHECK(hub.top().lines[k].ferr == 0);
     });
     CHECK(n >= 1);
@@ -538,7 +525,7 @@ RunResult barrier_run(const std::string& board, const Params& p, const Factory& 
     // A barrier round takes a few frames; a timeout well past the keep-alive bound.
     const nanoseconds to = cyc * (ka * 4);
     if (faults) {
-        std::lock_guard<std::mutex> lk(hub.lock());
+        auto lk = hub.guard();
         hub.stream(2).babble = true;
         hub.stream(4).up.percent = hub.stream(4).down.percent = 10;
     }
@@ -566,7 +553,7 @@ RunResult barrier_run(const std::string& board, const Params& p, const Factory& 
                 const unsigned r = nr;  // the round PE 5 leaves in the middle of
                 if (pe == 5) {
                     {
-                        std::lock_guard<std::mutex> lk(hub.lock());
+                        auto lk = hub.guard();
                         hub.stream(5).cut_after_sync = true;
                     }
                     try {
@@ -582,7 +569,7 @@ RunResult barrier_run(const std::string& board, const Params& p, const Factory& 
                     port.reset();
                     c.reset();
                     {
-                        std::lock_guard<std::mutex> lk(hub.lock());
+                        auto lk = hub.guard();
                         hub.stream(5).cut = hub.stream(5).cut_after_sync = false;
                         hub.stream(5).req_open = false;
                     }
@@ -697,7 +684,7 @@ RunResult barrier_run(const std::string& board, const Params& p, const Factory& 
     }
     RunResult rr;
     rr.lat_a = group_latency(hub, mask_a, 0, rounds);
-    std::lock_guard<std::mutex> lk(hub.lock());
+    auto lk = hub.guard();
     for (unsigned k = 0; k <= h; ++k) CHECK(hub.top().lines[k].ferr == 0);  // the hub's bits, every one
     return rr;
 }
