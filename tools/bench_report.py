@@ -6,6 +6,8 @@ Inputs in BENCH_DIR (each optional; a missing one is named, not invented):
   bench_besu_cycles.csv    BESU barrier/eureka latency in cycles vs depth and nodes
   bench_nand_ops.csv       NAND engine: I/O cycles, hub cycles and host time per operation
   bench_scalar.csv         scalar engine: engine and hub cycles, frames and bytes per message, ping-pong
+  bench_cop_cycles.csv     COP (seed 004): hub clocks per operation at C = 4/16/64 and two levels,
+                           beside the seed's Table II and issue 23's goals
   hw.csv      tools/bench_hw.py: Fmax and LUTs from nextpnr per device and N
   host.csv    aggnet-bench-host: host round trips over the virtual hub
 Outputs: a printed table of the barrier latency in cycles and in ns at each
@@ -96,6 +98,7 @@ def main():
     besu = besu_report(d, read(d / "bench_besu_cycles.csv"), hw)
     nand_report(read(d / "bench_nand_ops.csv"), hw)
     scalar_report(read(d / "bench_scalar.csv"), hw)
+    cop_report(read(d / "bench_cop_cycles.csv"))
 
     try:
         import matplotlib
@@ -150,6 +153,39 @@ def scalar_report(rows, hw):
         line = f"{r['part']:<8} {r['what']:<72} {r['n']:>3} {float(r['value']):>10.1f} {r['unit']}"
         if r["unit"] == "cycles":
             line += "".join(f" {float(r['value']) * 1000.0 / fmax[dev]:>16.1f}" for dev in sorted(fmax))
+        print(line)
+
+
+def cop_report(rows):
+    """bench_cop_cycles.csv (level, op, C, pes, cycles, seed_cop, seed_total,
+    goal): one line per level and operation, the hub clocks at each C beside
+    the seed's C x t_OP and whole-operation figures and the goal (empty: none)."""
+    if not rows:
+        return
+    sizes = sorted({int(r["C"]) for r in rows})
+    by = {(r["level"], r["op"], int(r["C"])): r for r in rows}
+    keys = []
+    for r in rows:
+        if (r["level"], r["op"]) not in keys:
+            keys.append((r["level"], r["op"]))
+    print()
+    print("COP (seed 004): hub clocks from the last member's CALL start to every reply placed; seed: Hall's")
+    print("Table II C x t_OP (the COP's own part) and the whole operation, at the same C; goal: issue 23's, at the")
+    print("largest C (met: the measured clocks are at most the goal)")
+    hdr = f"{'level':<6} {'op':<10}" + "".join(f" {'C=%d' % c:>6}" for c in sizes)
+    hdr += f" {'seed COP':>9} {'seed all':>9} {'goal':>5} {'met':>4}"
+    print(hdr)
+    for lv, op in keys:
+        line = f"{lv:<6} {op:<10}"
+        last = None
+        for c in sizes:
+            r = by.get((lv, op, c))
+            line += f" {r['cycles'] if r else '-':>6}"
+            last = r or last
+        goal = (last or {}).get("goal") or ""
+        goal = "" if goal == "0" else goal  # 0: no goal for this operation
+        met = "" if not goal else ("yes" if int(last["cycles"]) <= int(goal) else "no")
+        line += f" {last.get('seed_cop') or '-':>9} {last.get('seed_total') or '-':>9} {goal or '-':>5} {met or '-':>4}"
         print(line)
 
 
