@@ -28,10 +28,10 @@
 #include "fp_ref.hpp"
 #include "harness.hpp"
 
-#include <Vbench_cop_c16.h>
-#include <Vbench_cop_c4.h>
-#include <Vbench_cop_c64.h>
-#include <Vbench_cop_tree.h>
+#include <Vcop_core_c16.h>
+#include <Vcop_core_c4.h>
+#include <Vcop_core_c64.h>
+#include <Vcop_tree.h>
 #include <aggnet/cop_regs.hpp>
 
 #include <cstdint>
@@ -163,7 +163,7 @@ void two_levels(std::vector<Row>& rows) {
     const unsigned ops[] = {cop::OP_BENTRY, cop::OP_SUMI64, cop::OP_MAXI64, cop::OP_MAXF, cop::OP_SUMF,
                             cop::OP_BCAST64, cop::OP_RMW64};
     for (unsigned op : ops) {
-        Bus<Vbench_cop_tree> b("bench_cop_tree");
+        Bus<Vcop_tree> b("bench_cop_tree");
         for (unsigned k = 0; k < NCOP; ++k) {
             b.sup_call(k * C, cop::OP_SETTC, 0xffff);
             b.sup_call(k * C, cop::OP_SETBM, 0xffff);
@@ -194,9 +194,9 @@ void two_levels(std::vector<Row>& rows) {
 int main(int argc, char** argv) {
     try {
         std::vector<Row> rows;
-        one_level<Vbench_cop_c4>(4, rows);
-        one_level<Vbench_cop_c16>(16, rows);
-        one_level<Vbench_cop_c64>(64, rows);
+        one_level<Vcop_core_c4>(4, rows);
+        one_level<Vcop_core_c16>(16, rows);
+        one_level<Vcop_core_c64>(64, rows);
         two_levels(rows);
         std::printf("COP (seed 004 Table II): hub cycles from the last member's DATA_RDY to its reply\n");
         std::printf("%-5s %-8s %4s %4s %8s %10s %12s %6s\n", "level", "op", "C", "PEs", "cycles", "seed C*tOP",

@@ -29,8 +29,8 @@
 
 #include "../host/tools/sim_child.hpp"
 
-#include <Vscalar_engine_b4.h>
-#include <Vscalar_engine_b16.h>
+#include <Vscalar_engine_n4.h>
+#include <Vscalar_engine_n16.h>
 #include <aggnet/device.hpp>
 #include <aggnet/link_frame.hpp>
 #include <aggnet/papers_device.hpp>
@@ -293,8 +293,8 @@ int main(int argc, char** argv) try {
     }
     if (csv.empty()) throw std::invalid_argument("usage: bench_scalar OUT.csv [--sim PATH] [--pings P]");
     std::printf("%-8s %-58s %-5s %12s\n", "part", "what", "N", "value");
-    engine<Vscalar_engine_b4>(4);
-    engine<Vscalar_engine_b16>(16);
+    engine<Vscalar_engine_n4>(4);
+    engine<Vscalar_engine_n16>(16);
     hub();
     if (pings) vhub(sim, pings);
     std::ofstream o(csv);

@@ -8,7 +8,7 @@
 #   make formal                   every manifest's formal jobs (k-induction)
 #   make bitstream BOARD=<board>  one of $(HW_BOARDS) (tools/boards/*.py); fails unless
 #                                 nextpnr (and icetime on iCE40) meet the hub clock
-#   make bitstreams               every board's bitstream, one after the other (CI runs it),
+#   make bitstreams               every board's bitstream, JOBS at a time (CI runs it),
 #                                 except a board whose file says UNPLACED = "why"
 #   make flash BOARD=<board>      program the board with openFPGALoader
 #   make bench-hw                 nextpnr Fmax / LUT / FF of every manifest's bench_hw points
@@ -47,7 +47,7 @@ HW_CONS := $(HW_$(BOARD)_CONS)
 HW_MHZ  := $(HW_$(BOARD)_MHZ)
 HW_OUT  := $(BUILD)/fw/$(BOARD)
 
-.PHONY: synth formal bench-hw bitstream bitstreams flash hw-check-board figures
+.PHONY: synth formal bench-hw bitstream bitstream-only bitstreams flash hw-check-board figures
 
 synth: deps
 	YOSYS=$(YOSYS) $(PYTHON) tools/synth.py --build $(BUILD)
@@ -76,15 +76,26 @@ else
 HW_BIT := $(HW_OUT)/$(BOARD).bin
 endif
 
-bitstream: deps hw-check-board
+bitstream: deps
+	@$(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) bitstream-only BOARD=$(BOARD) BUILD=$(BUILD)
+
+# one board, without make deps (bitstreams checks those once)
+bitstream-only: hw-check-board
 	@$(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) $(HW_BIT) BOARD=$(BOARD) BUILD=$(BUILD)
 	@echo "bitstream: $(HW_BIT) (hub clock $(HW_MHZ) MHz, timing met)"
 
+# Every placed board, $(JOBS) at a time (nextpnr runs on one core), the ECP5
+# boards first (the longest runs); each board's output is printed whole
+# when it is done.
+HW_PLACED_ORDER = $(foreach b,$(HW_PLACED),$(if $(filter ecp5,$(HW_$(b)_FAM)),$(b))) \
+                  $(foreach b,$(HW_PLACED),$(if $(filter ecp5,$(HW_$(b)_FAM)),,$(b)))
 bitstreams: deps $(HW_BOARDS_MK)
-	@set -e; for b in $(HW_PLACED); do \
-	  $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) bitstream BOARD=$$b BUILD=$(BUILD); \
-	done
+	@$(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) -j $(JOBS) --output-sync=recurse \
+	  $(addprefix bitstream-of-,$(HW_PLACED_ORDER)) BUILD=$(BUILD)
 	@$(foreach b,$(filter-out $(HW_PLACED),$(HW_BOARDS)),echo "bitstreams: $(b) left out: $(HW_$(b)_UNPLACED) (make bitstream BOARD=$(b) builds it)";)
+
+bitstream-of-%:
+	@$(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) bitstream-only BOARD=$* BUILD=$(BUILD)
 
 # the netlist: tools/synth.py's run of the board top, with every check of
 # `make synth` (which writes the same file, so bitstreams after it reuse it)

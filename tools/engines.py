@@ -769,6 +769,16 @@ def load(root=ROOT):
             errs.append("%s: model %s is also made by %s, with other sources or arguments "
                         "(one class, one build: give one of them another prefix)" % (where, prefix, made[prefix][1]))
         made.setdefault(prefix, (how, where))
+    # ... and one design is one class: the same top, sources and arguments
+    # under two prefixes would be Verilated and compiled twice.
+    by_how = {}
+    for prefix, (how, where) in made.items():
+        key = repr(how)
+        if key in by_how:
+            errs.append("%s: model %s is the same design as %s (%s): name that class instead"
+                        % (where, prefix, by_how[key][0], by_how[key][1]))
+        else:
+            by_how[key] = (prefix, where)
     if errs:
         raise ManifestError("\n".join(errs))
     return reg
@@ -957,6 +967,9 @@ def selftest(verbose=False):
         ("dependency cycle", lambda m, fs: m["base"].update(depends=["eng"]),
          "dependency cycle base -> eng -> base"),
         ("no manifest", lambda m, fs: m.update(bare=None), "rtl/bare/: no manifest.json"),
+        ("one design under two class names",
+         lambda m, fs: m["eng"]["tests"][0]["verilate"].append({"prefix": "Ve_again", "top": "e", "params": {"N": 1}}),
+         "model Ve_again is the same design as Ve_n1"),
         ("unknown top", lambda m, fs: m["eng"]["tests"][0]["verilate"][0].update(top="ee"),
          "tests[0].verilate[0]: top: no module 'ee' in the sources of base, eng"),
         ("top of a non-dependency", lambda m, fs: m["base"]["synth"][0].update(top="e"),
@@ -1022,7 +1035,7 @@ def selftest(verbose=False):
     # an engine joins the hub's family at some sizes, makes a family of its
     # own, and its test links both
     joins = with_hub({"family": "hub", "sizes": [4], "params": {"EN_ENG": 1, "E_W": 3}},
-                     {"family": "hub_e", "sizes": [2]})
+                     {"family": "hub_e", "sizes": [2], "params": {"EN_ENG": 1}})
 
     def hub_tree(reg):
         fams = {f["family"]: f for f in reg.families()}
@@ -1032,7 +1045,7 @@ def selftest(verbose=False):
         assert fams["b"]["size_args"] == {} and fams["b"]["args"] == [], fams["b"]
         assert fams["hub"]["args"] == ["-GK=1"] and fams["hub"]["size_args"] == {"4": ["-GEN_ENG=1", "-GE_W=3"]}, \
             fams["hub"]
-        assert fams["hub_e"]["args"] == ["-GK=1"] and fams["hub_e"]["sizes"] == [2], fams["hub_e"]
+        assert fams["hub_e"]["args"] == ["-GK=1", "-GEN_ENG=1"] and fams["hub_e"]["sizes"] == [2], fams["hub_e"]
         assert fams["hub_e"]["engine"] == "hub" and fams["hub_e"]["engines"] == ["eng"], fams["hub_e"]
 
     bad = loads("the good tree loads", lambda m, fs: None, good_tree)
