@@ -13,6 +13,7 @@
 #include <aggnet/link_papers.hpp>
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <functional>
 #include <random>
 #include <thread>
@@ -189,6 +190,40 @@ TEST_CASE("papers over the link: a timeout names the PE that never arrived, with
             CHECK(((named >> q) & 1) != 0);
         }
     }
+}
+
+TEST_CASE("papers over the link: a restarted PE's Papers withdraws the SYNC its dead process left",
+          "[papers][link]") {
+    Hub4 hub(4, "papers_link_restart_n4");
+    const uint16_t sync = uint16_t(link_defs::WIN_PAPERS << 12 | papers_regs::W_SYNC);
+    const uint16_t sig = uint16_t(link_defs::WIN_PAPERS << 12 | papers_regs::W_SIG);
+    {  // PE3's first process: it starts a SYNC (S up, mask every PE) and dies with it pending
+        link::LinkClient c(hub.endpoint(3), "linkhub:pe3", cfg());
+        LinkPapersPort port(c, hub.endpoint(3), 3);
+        Papers p(port);
+        p.enqueue(0xf);
+        CHECK_THROWS_AS(c.call(3, sync, 1, 1, microseconds(300)), TimeoutError);
+        CHECK((c.read(3, sig, 1) >> papers_regs::DATA_S & 1) == 1);  // the hub still runs it: S up
+    }
+    // The restarted process attaches (Papers::attach withdraws the SYNC),
+    // then the others start theirs: every PE's barrier is exact, none is
+    // completed by the stale S, and PE3's new SYNC is taken (the engine
+    // refuses it, BUSY, while the old one is pending). (Had the others
+    // arrived first, the stale S would have completed their barrier: the
+    // CANCEL then says FIRED, an outcome test_papers_call checks.)
+    std::vector<uint64_t> got(4);
+    std::atomic<bool> attached{false};
+    run_pes(hub, 4, [&](unsigned pe, Papers& p) {
+        if (pe == 3) {
+            attached = true;
+        } else {
+            for (int i = 0; i < 20000 && !attached.load(); ++i) std::this_thread::sleep_for(microseconds(500));
+            PE_CHECK(attached.load());
+        }
+        p.enqueue(0xf, microseconds(20000));
+        got[pe] = p.waitvec(pe == 1 || pe == 2, microseconds(20000));
+    });
+    for (unsigned pe = 0; pe < 4; ++pe) CHECK(got[pe] == 0x6);
 }
 
 TEST_CASE("papers over the link: the hub is checked on attach", "[papers][link]") {
