@@ -33,10 +33,12 @@
 // link_gone[a]: PE a's own link has gone silent (a multiplexer's stream
 // past its keep-alive bound): every engine whose slot says "gone": true
 // (its input pe_gone) then treats PE a as unplugged; 0 for a single stream.
-// mux_absent, mux_counts: a link multiplexer's absent flags and counters
-// (rtl/link/link_mux.v, docs/link_mux.md) when MUX_S streams feed the link
-// port through one (rtl/hub/aggnet_mux_hub.v), shown in the INFO window
-// (MUX_STREAMS, MUX_ABSENT, MUX_COUNT + 8k + i); ignored when MUX_S = 0.
+// mux_absent, mux_cnt_raddr/mux_cnt_rdata: a link multiplexer's absent
+// flags and its counters' read port (rtl/link/link_mux.v, docs/link_mux.md:
+// the counter at {k, i} one cycle after the address) when MUX_S streams feed
+// the link port through one (rtl/hub/aggnet_mux_hub.v), shown in the INFO
+// window (MUX_STREAMS, MUX_ABSENT, MUX_COUNT + 8k + i); ignored when
+// MUX_S = 0.
 //
 // Bus contract for slots (rtl/link/link_port.v is the master): a request is
 // taken when bus_req_valid && bus_req_ready, the slave's own window only;
@@ -76,7 +78,8 @@ module aggnet_hub #(
     output wire            link_idle,
     input  wire [N-1:0]                    link_gone,
     input  wire [MUX_SW-1:0]               mux_absent,
-    input  wire [5*MUX_SW*MUX_CNT_W-1:0]   mux_counts
+    output wire [7:0]                      mux_cnt_raddr,
+    input  wire [MUX_CNT_W-1:0]            mux_cnt_rdata
 );
 `include "link_defs.vh"
 `include "bus_codes.vh"
@@ -175,7 +178,6 @@ module aggnet_hub #(
     // stage 1: what the request names
     reg         i_pend;            // an INFO request was taken last cycle
     reg         i_hash, i_stat, i_plain, i_mux;
-    reg  [7:0]  i_mj;              // a MUX_COUNT register's counter: 5 * stream + counter
     reg  [3:0]  i_idx;             // reg_no[3:0]
     reg         i_we;
     wire [7:0]  reg_hi = reg_no[11:4];
@@ -203,7 +205,7 @@ module aggnet_hub #(
         end else if (i_stat) begin
             info_rd = {16'd0, stat_at(i_idx)};
         end else if (i_mux) begin
-            info_rd = {16'd0, mux_at(i_mj)};
+            info_rd = {{(32 - MUX_CNT_W){1'b0}}, mux_cnt_rdata};
         end else if (i_plain) begin
             case ({8'd0, i_idx})
                 LINK_INFO_MAGIC:    info_rd = LINK_INFO_MAGIC_VALUE;
@@ -230,8 +232,9 @@ module aggnet_hub #(
     endfunction
 
     // A MUX_COUNT register: stream k = reg_no[7:3] < MUX_S, counter i =
-    // reg_no[2:0] < 5; stage 1 registers 5k + i, stage 2 picks that counter.
-    localparam integer MUX_NC = 5 * MUX_S;
+    // reg_no[2:0] < 5; the multiplexer's read port takes the address with
+    // stage 1 and gives the counter in stage 2.
+    assign mux_cnt_raddr = reg_no[7:0];
     wire [7:0] m_k = {3'd0, reg_no[7:3]};
     wire [7:0] m_i = {5'd0, reg_no[2:0]};
     localparam [7:0] MUX_S8 = MUX_S[7:0];
@@ -244,14 +247,6 @@ module aggnet_hub #(
             assign m_ok = 1'b0;
         end
     endgenerate
-    function [15:0] mux_at(input [7:0] j);
-        integer m;
-        begin
-            mux_at = 16'd0;
-            for (m = 0; m < MUX_NC; m = m + 1)
-                if ({24'd0, j} == m) mux_at = {{(16 - MUX_CNT_W){1'b0}}, mux_counts[m*MUX_CNT_W +: MUX_CNT_W]};
-        end
-    endfunction
     generate
         if (LINK_INFO_MUX_COUNT[7:0] != 8'd0) begin : g_bad_mux_info
             $error("aggnet_hub: the INFO decode needs MUX_COUNT 256-aligned");
@@ -269,7 +264,6 @@ module aggnet_hub #(
             i_stat           <= 1'b0;
             i_plain          <= 1'b0;
             i_mux            <= 1'b0;
-            i_mj             <= 8'd0;
             i_idx            <= 4'd0;
             i_we             <= 1'b0;
             i_ok             <= 1'b0;
@@ -286,7 +280,6 @@ module aggnet_hub #(
             i_stat  <= reg_hi == LINK_INFO_STAT[11:4];
             i_plain <= reg_hi == 8'd0;
             i_mux   <= reg_no[11:8] == LINK_INFO_MUX_COUNT[11:8];
-            i_mj    <= {m_k[5:0], 2'b00} + m_k + m_i;
             i_idx   <= reg_no[3:0];
             i_we    <= bus_req_we;
             i_ok    <= (reg_hi == LINK_INFO_MAP_HASH[11:4]) ||
@@ -304,7 +297,7 @@ module aggnet_hub #(
     // (With every engine left out, nothing reads the write fields.)
     wire unused_bus = &{1'b0, bus_req_pe, bus_req_wdata, bus_req_size, bus_req_wdata_hi, bus_req_len};
     // (Without a multiplexer its inputs are not read.)
-    wire unused_mux = &{1'b0, mux_absent, mux_counts, link_gone};
+    wire unused_mux = &{1'b0, mux_absent, mux_cnt_rdata, link_gone, m_k, m_i};
 
     assign bus_rsp_valid = info_rsp_valid | eng_rsp_valid | none_rsp_valid;
     assign bus_rsp_rdata = info_rsp_rdata | eng_rsp_rdata;

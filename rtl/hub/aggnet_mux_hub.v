@@ -107,7 +107,8 @@ module aggnet_mux_hub #(
     wire [7:0]   p_rx_data, p_tx_data;
     wire [S-1:0] absent;
     wire [LINK_PES-1:0]    pe_absent;
-    wire [5*S*CNT_W-1:0]   counts;
+    wire [7:0]             cnt_raddr;
+    wire [CNT_W-1:0]       cnt_rdata;
 
     link_mux #(
         .S(S), .PE_BASE(0), .NPE(LINK_PES), .USB_ANY(USB_ANY), .IN_DEPTH(IN_DEPTH),
@@ -118,7 +119,7 @@ module aggnet_mux_hub #(
         .s_tx_valid(s_tx_valid), .s_tx_ready(s_tx_ready), .s_tx_data(s_tx_data),
         .p_rx_valid(p_rx_valid), .p_rx_data(p_rx_data), .p_rx_ferr(p_rx_ferr), .p_rx_held(p_rx_held),
         .p_tx_valid(p_tx_valid), .p_tx_ready(p_tx_ready), .p_tx_data(p_tx_data),
-        .absent(absent), .pe_absent(pe_absent), .counts(counts)
+        .absent(absent), .pe_absent(pe_absent), .cnt_raddr(cnt_raddr), .cnt_rdata(cnt_rdata)
     );
 
     always @(posedge clk) stream_absent <= absent;
@@ -145,7 +146,7 @@ module aggnet_mux_hub #(
         .link_rx_held(p_rx_held),  // the multiplexer holds whole frames back
         .link_idle(unused_idle),   // for a simulation's clock only
         .link_gone(gone),
-        .mux_absent(absent), .mux_counts(counts)
+        .mux_absent(absent), .mux_cnt_raddr(cnt_raddr), .mux_cnt_rdata(cnt_rdata)
     );
 endmodule
 `default_nettype wire

@@ -40,6 +40,7 @@ module aggnet_uart_hub #(
     );
 
     wire unused_rx_held, unused_idle;
+    wire [7:0] unused_cnt_raddr;  // no multiplexer: its counters are not read
     aggnet_hub #(
         .N(N), .LINK_PES(LINK_PES), .CLK_HZ(CLK_HZ), .IDLE_CYCLES(IDLE_CYCLES) `AGGNET_HUB_PARAMS
     ) u_hub (
@@ -50,7 +51,7 @@ module aggnet_uart_hub #(
         .link_rx_held(unused_rx_held),  // a UART cannot hold bytes back
         .link_idle(unused_idle),  // for a simulation's clock only
         .link_gone({N{1'b0}}),  // one byte stream: presence is each engine's own
-        .mux_absent(1'b0), .mux_counts({(5 * 16){1'b0}})  // one byte stream, no multiplexer
+        .mux_absent(1'b0), .mux_cnt_raddr(unused_cnt_raddr), .mux_cnt_rdata(16'd0)  // one byte stream, no multiplexer
     );
 endmodule
 `default_nettype wire

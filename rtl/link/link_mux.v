@@ -4,29 +4,45 @@
 // per-PE channels do in C++ (sim/vhub/channel.cpp), in RTL: stream k < S-1
 // is a header UART that speaks for PE (PE_BASE + k) only, stream S-1 is the
 // board's USB UART.  The model is Hall's COP with one serial channel per
-// compute node (seed 004 chapter IV); the departure is that the channels
-// share one link_port (one command handled at a time, as Hall's COP handles
-// one channel's word at a time) instead of one interface per channel.
+// compute node (seed 004 chapter IV), and its controller's way of serving
+// them: one shared unit visits the channels in turn (figure 22's round
+// robin).  The departure is that the channels share one link_port (one
+// command handled at a time) instead of one interface per channel.
 //
 // Streams (stream k's fields at [k] and [8*k +: 8], as uart_stream gives
 // them):
-//   s_rx_valid/s_rx_data  received bytes, at most one per cycle per stream,
-//                      no backpressure.
+//   s_rx_valid/s_rx_data  received bytes, no backpressure, at most one per
+//                      S cycles per stream (a UART gives one per 40 hub
+//                      clocks at least, aggnet_mux_hub checks its bauds;
+//                      bytes that come faster are lost and counted below).
 //   s_rx_ferr          one-cycle pulse: a byte was lost (UART framing error);
 //                      the stream's partial frame is dropped, and the pulse is
 //                      passed on to link_port (p_rx_ferr, OR of all streams).
-//   s_tx_valid/s_tx_ready/s_tx_data  bytes to send; s_tx_data is stable while
-//                      s_tx_valid is high and s_tx_ready low.
+//   s_tx_valid/s_tx_ready/s_tx_data  bytes to send: s_tx_valid[k] is raised
+//                      only in a cycle where s_tx_ready[k] is high (so every
+//                      byte offered is taken); every stream's s_tx_data
+//                      carries the same byte, the one offered.
 // The link_port side (p_*) is link_port's byte stream turned around:
 // p_rx_valid/p_rx_data/p_rx_ferr into it, p_rx_held from it, p_tx_valid/
 // p_tx_data from it and p_tx_ready into it.
 //
-// Input, per stream: a FIFO of IN_DEPTH bytes (one block RAM; entries carry
-// a last-byte bit).  A parser un-escapes the stream as docs/link.md frames
-// it, only to count: a frame starts at FLAG, its pe byte (index 0) is checked
-// for binding, its len byte (index 5) gives its end (6 + len + 2 unstuffed
-// bytes), and only a whole frame is committed to the FIFO.  Dropped without
-// reaching link_port (the stream then hunts for the next FLAG):
+// Time-shared (the cost per stream is a few registers; docs/link_mux.md,
+// "Size"): a slot counter visits stream 0, 1, .., S-1, 0, .. one a cycle.
+// Per stream there is only a one-byte holding register for its received
+// byte, its presence counter, its FIFOs' pointers and a count of the whole
+// frames it holds.  Everything else is one shared unit and four memories:
+// the frame parser, whose per-stream state (FIFO pointers, escape and
+// hunt flags, the byte count of the frame) is a word of the state memory;
+// the input FIFOs, one memory of S regions of IN_DEPTH entries (a byte and
+// a last-byte bit); the header streams' output FIFOs, one memory of S-1
+// regions of OUT_DEPTH bytes (and the USB stream's own of USB_OUT_DEPTH);
+// the counters, a word of 5 x CNT_W bits per stream.
+//
+// Input: in stream k's slot, the byte it holds goes through the parser: a
+// frame starts at FLAG, its pe byte (index 0) is checked for binding, its len
+// byte (index 5) gives its end (6 + len + 2 unstuffed bytes), and only a
+// whole frame is committed.  Dropped without reaching link_port (the stream
+// then hunts for the next FLAG):
 //   * a partial frame cut by s_rx_ferr (counted by link_port as UART_FERR);
 //   * a partial frame cut by a FLAG (at least one byte after its FLAG: two
 //     FLAGs in a row are harmless, docs/link.md), or a frame with len > 8
@@ -35,9 +51,10 @@
 //     stream k < S-1 only for PE_BASE + k; stream S-1 for any PE when
 //     USB_ANY = 1, else for none of PE_BASE .. PE_BASE + S-2.  Its bytes are
 //     not stored, so such frames cannot fill the buffer;
-//   * the partial frame of a stream whose FIFO is full when a byte arrives
-//     (OVERRUN counter): frames already committed stay, other streams lose
-//     nothing.
+//   * the partial frame of a stream whose FIFO is full when a byte arrives,
+//     or whose bytes came faster than its slot takes them (a byte arrived
+//     while the one before was still held) (OVERRUN counter): frames
+//     already committed stay, other streams lose nothing.
 // CRC is not checked here: link_port checks it and counts CRC_ERR.
 //
 // Forwarding: round robin among the streams holding a committed frame, the
@@ -49,16 +66,18 @@
 // route of that PE to this stream (PEs PE_BASE .. PE_BASE + NPE - 1 only).
 //
 // Output: every frame link_port sends starts FLAG, pe (never escaped: pe <=
-// 63 < 0x7D).  p_tx_ready is held low for the 3 cycles after a FLAG while the
-// pe byte picks the route; then the whole frame goes to that stream's output
-// FIFO (OUT_DEPTH bytes, USB_OUT_DEPTH for the USB stream, which carries
-// the replies of several PEs; one block RAM), which must have room for the
+// 63 < 0x7D).  p_tx_ready is held low for the 4 cycles after a FLAG while the
+// pe byte picks the route and that stream's FIFO is measured; then the whole
+// frame goes to that stream's output FIFO, which must have room for the
 // longest stuffed frame (MAX_FRAME bytes).  Otherwise the frame is dropped
 // (TXDROP counter of that stream): when the stream is absent (below), or its
 // FIFO is that full (its tx is slow or stalled), or the pe has no route.  So
-// p_tx_ready is never low for more than 3 cycles a frame and one stream's
+// p_tx_ready is never low for more than 4 cycles a frame and one stream's
 // slow tx never delays another's replies.  The host's resend recovers a
-// dropped reply (link_port answers a duplicate from its stored reply).
+// dropped reply (link_port answers a duplicate from its stored reply).  In
+// stream k's slot, a byte of its output FIFO is read; the next cycle it is
+// offered (s_tx_valid[k]) if s_tx_ready[k] is high, else it waits for the
+// next visit.
 //
 // Presence: absent[k] is high while stream k has received no byte for a
 // while (and from reset until its first byte): it rises after more than
@@ -72,22 +91,26 @@
 // PE's presence (rtl/hub/aggnet_mux_hub.v): a silent link is an unplugged
 // cable.  Combinational from registers (the route table and absent).
 //
-// Counters: counts[(5*k + i)*CNT_W +: CNT_W], wrapping, i = 0 FRAMES (frames
-// of stream k forwarded to link_port), 1 BIND, 2 OVERRUN, 3 TXDROP,
-// 4 PARTIAL (partial frames cut by a FLAG, frames with len > 8).
+// Counters, wrapping, per stream k: i = 0 FRAMES (whole frames of stream k
+// taken in; each is forwarded to link_port), 1 BIND, 2 OVERRUN, 3 TXDROP,
+// 4 PARTIAL (partial frames cut by a FLAG, frames with len > 8).  Read
+// port: cnt_rdata is, one cycle after cnt_raddr = {k[4:0], i[2:0]}, that
+// counter (0 for k >= S or i >= 5).  An event is added in its stream's
+// next slot (within S + 1 cycles); for S cycles after reset the counters
+// and the parser's state are being cleared.
 //
-// Timing (cycles): a frame is committed at the edge that takes its last
-// byte; an idle mux picks it in the next cycle and reads its FIFO in the one
-// after, so its FLAG is on p_rx_valid 4 cycles after the cycle its last byte
-// was on s_rx_valid, then one byte a cycle; FWD_GAP cycles at least between
-// frames.  Output: p_tx_ready low 3 cycles per frame; a byte written into an
-// output FIFO is on s_tx_valid 3 cycles later.
+// Timing (cycles): a byte is taken within S cycles of s_rx_valid (its
+// stream's slot) and parsed the cycle after; a frame is committed there,
+// and an idle mux picks it in the next cycle, reads its FIFO in the one
+// after, so its FLAG is on p_rx_valid at most S + 5 cycles after the cycle
+// its last byte was on s_rx_valid, then one byte a cycle; FWD_GAP cycles at
+// least between frames.  Output: p_tx_ready low 4 cycles per frame; a byte
+// written into an output FIFO is offered within S + 2 cycles.
 //
 // Parameters: S in 2..32; PE_BASE in 0..63; NPE (PEs link_port serves,
 // from PE_BASE) in S-1..64 with PE_BASE + NPE <= 64; USB_ANY 0 or 1;
 // IN_DEPTH, OUT_DEPTH and USB_OUT_DEPTH powers of two in 64..4096;
-// KEEPALIVE in 1024..2^30;
-// CNT_W in 1..32.
+// KEEPALIVE in 1024..2^30; CNT_W in 1..32.
 module link_mux #(
     parameter integer S         = 2,
     parameter integer PE_BASE   = 0,
@@ -116,18 +139,26 @@ module link_mux #(
     input  wire [7:0]           p_tx_data,
     output wire [S-1:0]         absent,
     output wire [NPE-1:0]       pe_absent,
-    output wire [5*S*CNT_W-1:0] counts
+    input  wire [7:0]           cnt_raddr,
+    output wire [CNT_W-1:0]     cnt_rdata
 `ifdef FORMAL
     ,
-    // for rtl/link/link_mux_props.v's inductive invariants
+    // for rtl/link/link_mux_props.v
     output wire [6*S-1:0]       f_quiet,   // stream k's presence counter at [6k +: 6]
-    output wire [31:0]          f_ka_cnt   // the keep-alive prescaler
+    output wire [31:0]          f_ka_cnt,  // the keep-alive prescaler
+    output wire [S-1:0]         f_fwd_end, // stream k's forwarded frame ends this cycle
+    output wire [S-1:0]         f_bind,    // stream k's BIND counter steps this cycle
+    output wire [S-1:0]         f_part     // stream k's PARTIAL counter steps this cycle
 `endif
 );
 `include "link_defs.vh"
 
     localparam integer SW  = (S > 1) ? $clog2(S) : 1;
     localparam integer IAW = $clog2(IN_DEPTH);
+    localparam integer OHW = $clog2(OUT_DEPTH);
+    localparam integer UOW = $clog2(USB_OUT_DEPTH);
+    localparam integer PW  = ((OHW > UOW) ? OHW : UOW) + 1;  // output pointers (free-running)
+    localparam integer NFW = IAW - 2;    // whole frames held: at most IN_DEPTH / 9
     localparam integer KA_TICK = (KEEPALIVE + 31) / 32;  // 32 ticks cover KEEPALIVE
 `ifdef FORMAL
     // rtl/link/link_mux_props.v's bounded jobs run fewer than 32 cycles, so
@@ -142,7 +173,7 @@ module link_mux #(
                                               {24'd0, LINK_CRC_BYTES});
     localparam integer FWD_GAP   = {24'd0, LINK_SIM_FRAME_GAP} + 2;
     localparam integer HDR_I    = S - 2;
-    localparam [7:0]   HDR_LAST  = HDR_I[7:0];     // last header stream's PE, from PE_BASE        // last PE a header stream owns
+    localparam [7:0]   HDR_LAST  = HDR_I[7:0];     // last header stream's PE, from PE_BASE
     localparam [7:0]   BASE8     = PE_BASE[7:0];
     localparam [7:0]   NPE8      = NPE[7:0];
     localparam [2:0]   FWD_GAP3  = FWD_GAP[2:0];
@@ -150,6 +181,12 @@ module link_mux #(
     localparam [SW-1:0] USB_IDX  = USB_I[SW-1:0];
     localparam integer KA_LASTI = KA_TICK - 1;
     localparam [KW-1:0] KA_LAST  = KA_LASTI[KW-1:0];
+    localparam integer HROOM_I  = OUT_DEPTH - MAX_FRAME;
+    localparam integer UROOM_I  = USB_OUT_DEPTH - MAX_FRAME;
+    localparam [PW-1:0] HROOM   = HROOM_I[PW-1:0];
+    localparam [PW-1:0] UROOM   = UROOM_I[PW-1:0];
+    localparam integer STW = 2 * (IAW + 1) + 13;  // the parser's state word
+    localparam integer CWW = 5 * CNT_W;           // the counters' word
 
     generate
         if (S < 2 || S > 32) begin : g_bad_s
@@ -167,10 +204,10 @@ module link_mux #(
         if (IN_DEPTH < IN_MIN || IN_DEPTH > 4096 || (1 << IAW) != IN_DEPTH) begin : g_bad_in
             $error("link_mux: IN_DEPTH must be a power of two in 64..4096");
         end
-        if (OUT_DEPTH < 64 || OUT_DEPTH > 4096 || (1 << $clog2(OUT_DEPTH)) != OUT_DEPTH) begin : g_bad_out
+        if (OUT_DEPTH < 64 || OUT_DEPTH > 4096 || (1 << OHW) != OUT_DEPTH) begin : g_bad_out
             $error("link_mux: OUT_DEPTH must be a power of two in 64..4096");
         end
-        if (USB_OUT_DEPTH < 64 || USB_OUT_DEPTH > 4096 || (1 << $clog2(USB_OUT_DEPTH)) != USB_OUT_DEPTH) begin : g_bad_usb_out
+        if (USB_OUT_DEPTH < 64 || USB_OUT_DEPTH > 4096 || (1 << UOW) != USB_OUT_DEPTH) begin : g_bad_usb_out
             $error("link_mux: USB_OUT_DEPTH must be a power of two in 64..4096");
         end
         if (KEEPALIVE < 1024 || KEEPALIVE > (1 << 30)) begin : g_bad_ka
@@ -184,47 +221,18 @@ module link_mux #(
         end
     endgenerate
 
-    // ---- forwarder state (declared first: the per-stream FIFOs use it) -----
-    localparam [1:0] F_IDLE = 2'd0, F_PRIME = 2'd1, F_EMIT = 2'd2;
-    reg  [1:0]     fst;
-    reg  [SW-1:0]  cur;        // stream being forwarded
-    reg  [SW-1:0]  last_pick;  // round-robin pointer
-    reg  [2:0]     gap;        // cycles since the last forwarded byte (saturates)
-    reg  [1:0]     fpos;       // 0 FLAG next, 1 pe (or ESC) next, 2 escaped pe next, 3 past pe
-    wire [S-1:0]   ready;      // stream holds a committed frame
-    wire [9*S-1:0] iq_all;     // each stream's FIFO read data {last, byte}
-    wire [8:0]     q = iq_all[9*cur +: 9];
-    wire           emit = (fst == F_EMIT);
-    wire           emit_last = emit && q[8];
-
-    // ---- output state --------------------------------------------------------
-    localparam [2:0] O_IDLE = 3'd0, O_PE = 3'd1, O_DEC = 3'd2, O_PASS = 3'd3, O_DROP = 3'd4, O_RT = 3'd5;
-    reg  [2:0]    ost;
-    reg  [7:0]    ope;         // the outgoing frame's pe byte
-    reg  [SW-1:0] odest;
-    wire [S-1:0]  room;        // output FIFO can take a whole frame
-    reg  [S-1:0]  room_r;      // the same a cycle ago (no write to it since: O_RT comes between)
-    reg  [SW-1:0] o_route_r;   // o_route and o_in_range of the frame's pe, registered in O_RT
-    reg           o_in_range_r;
-    reg  [SW*NPE-1:0] route;   // route[SW*e +: SW]: the stream PE (PE_BASE + e) last spoke through
-    wire [7:0]    o_rel = ope - BASE8;
-    wire          o_in_range = (o_rel < NPE8);
-    reg  [SW-1:0] o_route;
-    integer e;
-    always @* begin
-        o_route = USB_IDX;
-        for (e = 0; e < NPE; e = e + 1)
-            if (o_rel == e[7:0]) o_route = route[SW*e +: SW];
+    // ---- the slot counter and clearing after reset -----------------------------
+    reg  [SW-1:0] sl;      // the stream whose slot this cycle is (stage A)
+    reg           ini;     // the first round after reset: clear the memories
+    always @(posedge clk) begin
+        if (rst) begin
+            sl <= 0;
+            ini <= 1'b1;
+        end else begin
+            sl <= (sl == USB_IDX) ? {SW{1'b0}} : sl + 1'b1;
+            if (sl == USB_IDX) ini <= 1'b0;
+        end
     end
-    // (timing: the route lookup and the FIFO's fill level are registered
-    // before O_DEC uses them; on the HX8K the combinational chain from a
-    // FIFO pointer through the route to the write enable missed 90 MHz)
-    wire          o_ok = o_in_range_r && !absent[o_route_r] && room_r[o_route_r];
-    assign p_tx_ready = (ost != O_PE) && (ost != O_RT) && (ost != O_DEC);
-    wire          o_wflag = (ost == O_DEC) && o_ok;
-    wire          o_wbyte = (ost == O_PASS) && p_tx_valid && (p_tx_data != LINK_FLAG);
-    wire [7:0]    o_wdata = o_wflag ? LINK_FLAG : p_tx_data;
-    wire          o_drop = (ost == O_DEC) && o_in_range_r && !o_ok;
 
     // ---- keep-alive prescaler: one ka_tick every KA_TICK cycles ---------------
     reg  [KW-1:0] ka_cnt;
@@ -237,112 +245,140 @@ module link_mux #(
         else ka_cnt <= ka_cnt + 1'b1;
     end
 
-    // ---- per stream ------------------------------------------------------------
+    // ---- shared state declared before the per-stream registers use it ----------
+    // stage B of the parser (the stream taken in the cycle before)
+    reg           b_go, b_ini, b_v, b_f, b_l;
+    reg  [SW-1:0] b_k;
+    reg  [7:0]    b_d, b_exp;
+    reg  [IAW:0]  b_rd;
+    reg  [2:0]    b_txp;
+    wire          b_commit;
+    // forwarder
+    localparam [1:0] F_IDLE = 2'd0, F_PRIME = 2'd1, F_EMIT = 2'd2;
+    reg  [1:0]    fst;
+    reg  [SW-1:0] cur;         // stream being forwarded
+    reg  [SW-1:0] last_pick;   // round-robin pointer
+    reg  [IAW:0]  frd;         // forwarder's read pointer (one past the byte read)
+    reg  [2:0]    gap;         // cycles since the last forwarded byte (saturates)
+    reg  [1:0]    fpos;        // 0 FLAG next, 1 pe (or ESC) next, 2 escaped pe next, 3 past pe
+    reg  [8:0]    q;           // the input memory's read data {last, byte}
+    wire          emit = (fst == F_EMIT);
+    wire          emit_last = emit && q[8];
+    // output
+    localparam [2:0] O_IDLE = 3'd0, O_PE = 3'd1, O_RT = 3'd2, O_RM = 3'd3, O_DEC = 3'd4,
+                     O_PASS = 3'd5, O_DROP = 3'd6;
+    reg  [2:0]    ost;
+    reg  [7:0]    ope;         // the outgoing frame's pe byte
+    reg  [SW-1:0] o_route_r;   // the route of ope, registered in O_RT
+    reg           o_in_range_r;
+    reg  [SW-1:0] odest;       // registered in O_RM
+    reg  [PW-1:0] o_used, ow;  // the destination FIFO's fill level and write pointer
+    reg           o_usb;       // the destination is the USB stream
+    wire          o_room = o_usb ? (o_used <= UROOM) : (o_used <= HROOM);
+    wire          o_ok = o_in_range_r && !absent[odest] && o_room;
+    wire          o_wflag = (ost == O_DEC) && o_ok;
+    wire          o_wbyte = (ost == O_PASS) && p_tx_valid && (p_tx_data != LINK_FLAG);
+    wire          o_we = o_wflag || o_wbyte;
+    wire [7:0]    o_wdata = o_wflag ? LINK_FLAG : p_tx_data;
+    wire          o_drop = (ost == O_DEC) && o_in_range_r && !o_ok;
+    assign p_tx_ready = (ost != O_PE) && (ost != O_RT) && (ost != O_RM) && (ost != O_DEC);
+    // tx feeder (stage TB: the stream whose slot was last cycle)
+    reg           t_v;
+    reg  [SW-1:0] t_k;
+    reg  [7:0]    t_hq, t_uq;  // the output memories' read data
+    wire [7:0]    t_byte = (t_k == USB_IDX) ? t_uq : t_hq;
+    wire          t_take = t_v && s_tx_ready[t_k];
+
+    // ---- per stream: holding register, presence, pointers ----------------------
+    wire [S-1:0]        hv_all, hf_all, hl_all;
+    wire [8*S-1:0]      hd_all;
+    wire [(IAW+1)*S-1:0] rd_all;
+    wire [3*S-1:0]      txp_all;
+    wire [PW*S-1:0]     owr_all, ord_all;
+    wire [S-1:0]        ready;     // stream holds a committed frame
+
     genvar k;
     generate
         for (k = 0; k < S; k = k + 1) begin : g_s
-            // -- input parser and FIFO
-            reg  [8:0]     imem [0:IN_DEPTH-1];
-            reg  [8:0]     iq;
-            reg  [IAW:0]   wr, fs, rd;  // write, frame start, read
-            reg            hunt, esc, bad;
-            reg  [4:0]     cnt;         // unstuffed bytes of the frame after FLAG
-            reg  [4:0]     end_cnt;     // cnt of the frame's last byte: len + 7 (31 until len is in)
-            reg  [CNT_W-1:0] c_frames, c_bind, c_ovr, c_txdrop, c_part;
-            wire           v = s_rx_valid[k];
-            wire [7:0]     b = s_rx_data[8*k +: 8];
-            wire           is_flag = (b == LINK_FLAG);
-            wire           is_esc = !esc && (b == LINK_ESC);
-            wire [7:0]     u = esc ? (b ^ LINK_ESC_XOR) : b;
-            wire [IAW:0]   used_fs = fs - rd;
-            wire [IAW:0]   used_wr = wr - rd;
-            wire           bind_ok;
-            if (k < S - 1) begin : g_hdr
-                localparam integer PK = PE_BASE + k;
-`ifdef SELFTEST_BIND
-                assign bind_ok = (u == PK[7:0]) || (u == PK[7:0] + 8'd1);  // planted: a neighbour's PE too
-`else
-                assign bind_ok = (u == PK[7:0]);
-`endif
-            end else if (USB_ANY != 0) begin : g_usb_any
-                assign bind_ok = 1'b1;
-            end else begin : g_usb_own
-                assign bind_ok = ((u - BASE8) > HDR_LAST);  // u < PE_BASE or u > PE_BASE + S - 2
-            end
-            // (timing: no adder or magnitude compare on the byte's path; the
-            // frame parser's decision missed the iCEBreaker's 36 MHz with them)
-            wire           at_end = (cnt == end_cnt);
-            wire           u_big = (|u[7:4]) || (u[3] && (|u[2:0]));  // u > LINK_MAX_PAYLOAD (8)
-            wire           bad_len = (cnt == 5'd5) && !is_esc && u_big;
-            // what this byte does (only one of these when v && !s_rx_ferr)
-            wire           in_frame = v && !s_rx_ferr[k] && !is_flag && !hunt;
-            wire           start_ok = v && !s_rx_ferr[k] && is_flag && !used_fs[IAW];
-            wire           start_ovr = v && !s_rx_ferr[k] && is_flag && used_fs[IAW];
-            wire           store = in_frame && !bad && !bad_len;  // the byte goes into the FIFO
-            wire           ovr = start_ovr || (store && used_wr[IAW]);
-            wire           commit = store && !is_esc && at_end && !used_wr[IAW];
-            wire           bind_drop = in_frame && bad && !is_esc && at_end;
-            // a partial frame dropped by a FLAG (not a repeated FLAG) or by len
-            wire           part = (start_ok && !hunt && (cnt != 5'd0 || esc)) || (bad_len && in_frame);
-            wire           we = start_ok || (store && !used_wr[IAW]);
-            wire [IAW-1:0] wa = start_ok ? fs[IAW-1:0] : wr[IAW-1:0];
-            wire [8:0]     wd = start_ok ? {1'b0, LINK_FLAG} : {commit, b};
-            wire           fwd_k = emit && (cur == k);
-            wire [IAW-1:0] ra = fwd_k ? rd[IAW-1:0] + 1'b1 : rd[IAW-1:0];
-
-            always @(posedge clk) begin
-                if (we) imem[wa] <= wd;
-                iq <= imem[ra];
-            end
-
+            wire       v = s_rx_valid[k];
+            wire       fe = s_rx_ferr[k];
+            wire       take = (sl == k) && !ini;  // (held through the clearing round)
+            // -- the received byte, held until the stream's slot
+            reg        hv, hf, hl;
+            reg  [7:0] hd;
             always @(posedge clk) begin
                 if (rst) begin
-                    wr <= 0;
-                    fs <= 0;
-                    hunt <= 1'b1;
-                    esc <= 1'b0;
-                    bad <= 1'b0;
-                    cnt <= 5'd0;
-                    end_cnt <= 5'd31;
-                end else if (s_rx_ferr[k] || start_ovr || ovr || (bad_len && in_frame)) begin
-                    wr <= fs;       // drop the partial frame, hunt for FLAG
-                    hunt <= 1'b1;
-                end else if (start_ok) begin
-                    wr <= fs + 1'b1;
-                    hunt <= 1'b0;
-                    esc <= 1'b0;
-                    bad <= 1'b0;
-                    cnt <= 5'd0;
-                    end_cnt <= 5'd31;
-                end else if (in_frame) begin
-                    if (store) wr <= wr + 1'b1;
-                    if (is_esc) begin
-                        esc <= 1'b1;
+                    hv <= 1'b0;
+                    hf <= 1'b0;
+                    hl <= 1'b0;
+                    hd <= 8'd0;
+                end else if (take) begin
+                    hv <= v;
+                    hf <= fe;
+                    hl <= 1'b0;
+                    if (v) hd <= s_rx_data[8*k +: 8];
+                end else if (v || fe) begin
+                    if (hv || hf) begin
+                        hl <= 1'b1;   // the one before is still held: lost
                     end else begin
-                        esc <= 1'b0;
-                        cnt <= cnt + 1'b1;
-                        if (cnt == 5'd0 && !bind_ok) bad <= 1'b1;
-                        if (cnt == 5'd5) end_cnt <= {1'b0, u[3:0]} + 5'd7;
-                        if (commit) begin
-                            fs <= wr + 1'b1;
-                            hunt <= 1'b1;
-                        end else if (bind_drop) begin
-                            wr <= fs;
-                            hunt <= 1'b1;
-                        end
+                        hv <= v;
+                        hf <= fe;
+                        if (v) hd <= s_rx_data[8*k +: 8];
                     end
                 end
             end
+            assign hv_all[k] = hv;
+            assign hf_all[k] = hf;
+            assign hl_all[k] = hl;
+            assign hd_all[8*k +: 8] = hd;
 
-            wire fwd_done = emit_last && (cur == k);
+            // -- input FIFO: the forwarder's read pointer, whole frames held
+            reg  [IAW:0]   rd;
+            reg  [NFW-1:0] nf;
+            wire           fwd_done = emit_last && (cur == k);
+            wire           cmt = b_commit && (b_k == k);
             always @(posedge clk) begin
-                if (rst) rd <= 0;
-                else if (fwd_k) rd <= rd + 1'b1;
+                if (rst) begin
+                    rd <= 0;
+                    nf <= 0;
+                end else begin
+                    if (fwd_done) rd <= frd;
+                    if (cmt && !fwd_done) nf <= nf + 1'b1;
+                    else if (fwd_done && !cmt) nf <= nf - 1'b1;
+                end
             end
-            // whole frames wait between rd and fs (the forwarder reads only
-            // up to a last byte, and a dropped frame rewinds wr, never fs)
-            assign ready[k] = (fs != rd);
-            assign iq_all[9*k +: 9] = iq;
+            assign rd_all[(IAW+1)*k +: IAW+1] = rd;
+            assign ready[k] = (nf != 0);
+`ifdef FORMAL
+            assign f_fwd_end[k] = fwd_done;
+`endif
+
+            // -- replies dropped, waiting to be counted in the stream's slot
+            reg  [2:0] txp;
+            wire       tinc = o_drop && (odest == k);
+            wire [2:0] tdec = (b_go && !b_ini && b_k == k) ? b_txp : 3'd0;
+            always @(posedge clk) begin
+                if (rst) txp <= 3'd0;
+                else if (tinc && txp - tdec != 3'd7) txp <= txp - tdec + 3'd1;
+                else txp <= txp - tdec;
+            end
+            assign txp_all[3*k +: 3] = txp;
+
+            // -- output FIFO pointers
+            reg  [PW-1:0] owr, ord;
+            always @(posedge clk) begin
+                if (rst) begin
+                    owr <= 0;
+                    ord <= 0;
+                end else begin
+                    if (o_we && odest == k) owr <= ow + 1'b1;
+                    if (t_take && t_k == k) ord <= ord + 1'b1;
+                end
+            end
+            assign owr_all[PW*k +: PW] = owr;
+            assign ord_all[PW*k +: PW] = ord;
+            assign s_tx_valid[k] = t_take && (t_k == k);
+            assign s_tx_data[8*k +: 8] = t_byte;
 
             // -- presence
             reg [5:0] quiet;  // ka_tick periods without a byte, saturating at 33
@@ -351,7 +387,7 @@ module link_mux #(
 `ifdef SELFTEST_ABSENT_STICKY
                 else if (v && quiet != 6'd33) quiet <= 6'd0;  // planted: a byte does not end absent
 `elsif SELFTEST_ABSENT_EARLY
-                else if (s_rx_ferr[k]) quiet <= 6'd33;        // planted: a framing error is absence
+                else if (fe) quiet <= 6'd33;                  // planted: a framing error is absence
                 else if (v) quiet <= 6'd0;
 `else
                 else if (v) quiet <= 6'd0;
@@ -362,75 +398,206 @@ module link_mux #(
 `ifdef FORMAL
             assign f_quiet[6*k +: 6] = quiet;
 `endif
-
-            // -- output FIFO
-            localparam integer ODEP = (k == S - 1) ? USB_OUT_DEPTH : OUT_DEPTH;
-            localparam integer OW = $clog2(ODEP);
-            localparam integer ROOM_I = ODEP - MAX_FRAME;
-            localparam [OW:0] ROOM = ROOM_I[OW:0];
-            reg  [7:0]   omem [0:ODEP-1];
-            reg  [7:0]   oq, od;
-            reg  [OW:0] owr, ord;
-            reg          ov, orf;       // od holds a byte; a read is in flight
-            wire [OW:0] oused = owr - ord;
-            wire         owe = (o_wflag && o_route_r == k) || (o_wbyte && odest == k);
-            always @(posedge clk) begin
-                if (owe) omem[owr[OW-1:0]] <= o_wdata;
-                oq <= omem[ord[OW-1:0]];
-            end
-            always @(posedge clk) begin
-                if (rst) begin
-                    owr <= 0;
-                    ord <= 0;
-                    ov <= 1'b0;
-                    orf <= 1'b0;
-                    od <= 8'd0;
-                end else begin
-                    if (owe) owr <= owr + 1'b1;
-                    if (orf) begin
-                        ov <= 1'b1;
-                        od <= oq;
-                        orf <= 1'b0;
-                    end else if (!ov && owr != ord) begin
-                        orf <= 1'b1;
-                        ord <= ord + 1'b1;
-                    end else if (ov && s_tx_ready[k]) begin
-                        ov <= 1'b0;
-                    end
-                end
-            end
-            assign room[k] = (oused <= ROOM);
-            always @(posedge clk) room_r[k] <= !rst && room[k];
-            assign s_tx_valid[k] = ov;
-            assign s_tx_data[8*k +: 8] = od;
-
-            // -- counters
-            always @(posedge clk) begin
-                if (rst) begin
-                    c_frames <= 0;
-                    c_bind <= 0;
-                    c_ovr <= 0;
-                    c_txdrop <= 0;
-                    c_part <= 0;
-                end else begin
-                    if (fwd_done) c_frames <= c_frames + 1'b1;
-                    if (bind_drop) c_bind <= c_bind + 1'b1;
-                    if (ovr) c_ovr <= c_ovr + 1'b1;
-                    if (o_drop && o_route_r == k) c_txdrop <= c_txdrop + 1'b1;
-`ifdef SELFTEST_PARTIAL
-                    if (part && !bad_len) c_part <= c_part + 1'b1;  // planted: len > 8 not counted
-`else
-                    if (part) c_part <= c_part + 1'b1;
-`endif
-                end
-            end
-            assign counts[(5*k + 0)*CNT_W +: CNT_W] = c_frames;
-            assign counts[(5*k + 1)*CNT_W +: CNT_W] = c_bind;
-            assign counts[(5*k + 2)*CNT_W +: CNT_W] = c_ovr;
-            assign counts[(5*k + 3)*CNT_W +: CNT_W] = c_txdrop;
-            assign counts[(5*k + 4)*CNT_W +: CNT_W] = c_part;
         end
     endgenerate
+
+    // ---- parser, stage A: the slot's stream, its state and counters read ------
+    reg  [STW-1:0] smem [0:S-1];   // the parser's state per stream
+    reg  [CWW-1:0] cmem [0:S-1];   // the counters per stream
+    reg  [STW-1:0] st;
+    reg  [CWW-1:0] cn;
+    wire [7:0]     sl8 = {{(8 - SW){1'b0}}, sl};
+    always @(posedge clk) begin
+        st <= smem[sl];
+        cn <= cmem[sl];
+    end
+    always @(posedge clk) begin
+        if (rst) begin
+            b_go <= 1'b0;
+            b_ini <= 1'b1;
+            b_k <= 0;
+            b_v <= 1'b0;
+            b_f <= 1'b0;
+            b_l <= 1'b0;
+            b_d <= 8'd0;
+            b_exp <= 8'd0;
+            b_rd <= 0;
+            b_txp <= 3'd0;
+        end else begin
+            b_go <= 1'b1;
+            b_ini <= ini;
+            b_k <= sl;
+            b_v <= hv_all[sl];
+            b_f <= hf_all[sl];
+            b_l <= hl_all[sl];
+            b_d <= hd_all[8*sl +: 8];
+            b_exp <= BASE8 + sl8;
+            b_rd <= rd_all[(IAW+1)*sl +: IAW+1];
+            b_txp <= txp_all[3*sl +: 3];
+        end
+    end
+
+    // ---- parser, stage B: the byte against the stream's state -----------------
+    wire [IAW:0] wr = st[STW-1 -: IAW+1];
+    wire [IAW:0] fs = st[STW-IAW-2 -: IAW+1];
+    wire         hunt = st[12];
+    wire         esc = st[11];
+    wire         bad = st[10];
+    wire [4:0]   cnt = st[9:5];
+    wire [4:0]   end_cnt = st[4:0];
+    wire         bv = b_v && !b_l;   // the byte (none when bytes were lost)
+    wire         bfe = b_f && !b_l;  // a framing error
+    wire [7:0]   b = b_d;
+    wire         is_flag = (b == LINK_FLAG);
+    wire         is_esc = !esc && (b == LINK_ESC);
+    wire [7:0]   u = esc ? (b ^ LINK_ESC_XOR) : b;
+    wire [IAW:0] used_fs = fs - b_rd;
+    wire [IAW:0] used_wr = wr - b_rd;
+    wire         is_usb = (b_k == USB_IDX);
+    wire         bind_ok;
+    generate
+        if (USB_ANY != 0) begin : g_usb_any
+`ifdef SELFTEST_BIND
+            assign bind_ok = is_usb || (u == b_exp) || (u == b_exp + 8'd1);  // planted: a neighbour's PE too
+`else
+            assign bind_ok = is_usb || (u == b_exp);
+`endif
+        end else begin : g_usb_own
+`ifdef SELFTEST_BIND
+            assign bind_ok = is_usb ? ((u - BASE8) > HDR_LAST) : ((u == b_exp) || (u == b_exp + 8'd1));
+`else
+            // the USB stream: u < PE_BASE or u > PE_BASE + S - 2
+            assign bind_ok = is_usb ? ((u - BASE8) > HDR_LAST) : (u == b_exp);
+`endif
+        end
+    endgenerate
+    wire         at_end = (cnt == end_cnt);
+    wire         u_big = (|u[7:4]) || (u[3] && (|u[2:0]));  // u > LINK_MAX_PAYLOAD (8)
+    wire         bad_len = (cnt == 5'd5) && !is_esc && u_big;
+    // what this byte does (only one of these when bv && !bfe)
+    wire         in_frame = bv && !bfe && !is_flag && !hunt;
+    wire         start_ok = bv && !bfe && is_flag && !used_fs[IAW];
+    wire         start_ovr = bv && !bfe && is_flag && used_fs[IAW];
+    wire         store = in_frame && !bad && !bad_len;  // the byte goes into the FIFO
+    wire         ovr = start_ovr || (store && used_wr[IAW]);
+    wire         commit = store && !is_esc && at_end && !used_wr[IAW];
+    wire         bind_drop = in_frame && bad && !is_esc && at_end;
+    // a partial frame dropped by a FLAG (not a repeated FLAG) or by len
+    wire         part = (start_ok && !hunt && (cnt != 5'd0 || esc)) || (bad_len && in_frame);
+    wire         live = b_go && !b_ini;
+    assign b_commit = live && commit;
+
+    reg  [IAW:0] n_wr, n_fs;
+    reg          n_hunt, n_esc, n_bad;
+    reg  [4:0]   n_cnt, n_end;
+    always @* begin
+        n_wr = wr;
+        n_fs = fs;
+        n_hunt = hunt;
+        n_esc = esc;
+        n_bad = bad;
+        n_cnt = cnt;
+        n_end = end_cnt;
+        if (b_ini) begin
+            n_wr = 0;
+            n_fs = 0;
+            n_hunt = 1'b1;
+            n_esc = 1'b0;
+            n_bad = 1'b0;
+            n_cnt = 5'd0;
+            n_end = 5'd31;
+        end else if (b_l || bfe || start_ovr || ovr || (bad_len && in_frame)) begin
+            n_wr = fs;      // drop the partial frame, hunt for FLAG
+            n_hunt = 1'b1;
+        end else if (start_ok) begin
+            n_wr = fs + 1'b1;
+            n_hunt = 1'b0;
+            n_esc = 1'b0;
+            n_bad = 1'b0;
+            n_cnt = 5'd0;
+            n_end = 5'd31;
+        end else if (in_frame) begin
+            if (store) n_wr = wr + 1'b1;
+            if (is_esc) begin
+                n_esc = 1'b1;
+            end else begin
+                n_esc = 1'b0;
+                n_cnt = cnt + 1'b1;
+                if (cnt == 5'd0 && !bind_ok) n_bad = 1'b1;
+                if (cnt == 5'd5) n_end = {1'b0, u[3:0]} + 5'd7;
+                if (commit) begin
+                    n_fs = wr + 1'b1;
+                    n_hunt = 1'b1;
+                end else if (bind_drop) begin
+                    n_wr = fs;
+                    n_hunt = 1'b1;
+                end
+            end
+        end
+    end
+
+    // counters: {PARTIAL, TXDROP, OVERRUN, BIND, FRAMES}
+    wire         i_frames = live && commit;
+    wire         i_bind = live && bind_drop;
+    wire         i_ovr = live && (b_l || ovr);
+`ifdef SELFTEST_PARTIAL
+    wire         i_part = live && part && !bad_len;  // planted: len > 8 not counted
+`else
+    wire         i_part = live && part;
+`endif
+    wire [2:0]   i_tx = live ? b_txp : 3'd0;
+    wire [CWW-1:0] n_cn;
+    assign n_cn[0*CNT_W +: CNT_W] = cn[0*CNT_W +: CNT_W] + {{(CNT_W-1){1'b0}}, i_frames};
+    assign n_cn[1*CNT_W +: CNT_W] = cn[1*CNT_W +: CNT_W] + {{(CNT_W-1){1'b0}}, i_bind};
+    assign n_cn[2*CNT_W +: CNT_W] = cn[2*CNT_W +: CNT_W] + {{(CNT_W-1){1'b0}}, i_ovr};
+    generate
+        if (CNT_W >= 3) begin : g_tx_wide
+            assign n_cn[3*CNT_W +: CNT_W] = cn[3*CNT_W +: CNT_W] + {{(CNT_W-3){1'b0}}, i_tx};
+        end else begin : g_tx_narrow
+            assign n_cn[3*CNT_W +: CNT_W] = cn[3*CNT_W +: CNT_W] + i_tx[CNT_W-1:0];
+        end
+    endgenerate
+    assign n_cn[4*CNT_W +: CNT_W] = cn[4*CNT_W +: CNT_W] + {{(CNT_W-1){1'b0}}, i_part};
+`ifdef FORMAL
+    generate
+        for (k = 0; k < S; k = k + 1) begin : g_fev
+            assign f_bind[k] = i_bind && (b_k == k);
+            assign f_part[k] = i_part && (b_k == k);
+        end
+    endgenerate
+`endif
+
+    always @(posedge clk) begin
+        if (b_go) begin
+            smem[b_k] <= {n_wr, n_fs, n_hunt, n_esc, n_bad, n_cnt, n_end};
+            cmem[b_k] <= b_ini ? {CWW{1'b0}} : n_cn;
+        end
+    end
+
+    // the input memory: S regions of IN_DEPTH entries {last, byte}
+    reg  [8:0]   imem [0:S*IN_DEPTH-1];
+    wire         i_we = live && (start_ok || (store && !used_wr[IAW]));
+    wire [IAW-1:0] i_wa = start_ok ? fs[IAW-1:0] : wr[IAW-1:0];
+    wire [8:0]   i_wd = start_ok ? {1'b0, LINK_FLAG} : {commit, b};
+    wire [IAW-1:0] f_ra = (fst == F_PRIME) ? rd_all[(IAW+1)*cur +: IAW] : frd[IAW-1:0];
+    always @(posedge clk) begin
+        if (i_we) imem[{b_k, i_wa}] <= i_wd;
+        q <= imem[{cur, f_ra}];
+    end
+
+    // ---- the counters' read port ----------------------------------------------
+    wire [4:0]     c_k = cnt_raddr[7:3];
+    wire           c_ok = ({27'd0, c_k} < S) && (cnt_raddr[2:0] < 3'd5);
+    wire [SW-1:0]  c_a = c_ok ? c_k[SW-1:0] : {SW{1'b0}};
+    reg  [CWW-1:0] c_q;
+    reg  [2:0]     c_i;
+    reg            c_v;
+    always @(posedge clk) begin
+        c_q <= cmem[c_a];
+        c_i <= cnt_raddr[2:0];
+        c_v <= c_ok;
+    end
+    assign cnt_rdata = c_v ? c_q[{29'd0, c_i} * CNT_W +: CNT_W] : {CNT_W{1'b0}};
 
     // ---- forwarder: round robin over streams with a whole frame --------------
     reg [SW-1:0] pick;
@@ -448,12 +615,14 @@ module link_mux #(
     wire       fpe_at = emit && ((fpos == 2'd1 && q[7:0] != LINK_ESC) || fpos == 2'd2);
     wire [7:0] f_rel = fpe - BASE8;
 
+    reg  [SW*NPE-1:0] route;   // route[SW*e +: SW]: the stream PE (PE_BASE + e) last spoke through
     integer r;
     always @(posedge clk) begin
         if (rst) begin
             fst <= F_IDLE;
             cur <= 0;
             last_pick <= USB_IDX;
+            frd <= 0;
             gap <= 3'd7;
             fpos <= 2'd0;
             p_rx_valid <= 1'b0;
@@ -474,11 +643,13 @@ module link_mux #(
                         fst <= F_PRIME;
                     end
                 F_PRIME: begin
+                    frd <= rd_all[(IAW+1)*cur +: IAW+1] + 1'b1;
                     fst <= F_EMIT;
                     fpos <= 2'd0;
                 end
                 default: begin  // F_EMIT
                     gap <= 3'd0;
+                    frd <= frd + 1'b1;
                     if (fpos != 2'd3) begin
                         if (fpos == 2'd1 && q[7:0] == LINK_ESC) fpos <= 2'd2;
                         else if (fpos == 2'd0) fpos <= 2'd1;
@@ -505,14 +676,27 @@ module link_mux #(
     endgenerate
 
     // ---- output: link_port's frames to their PE's stream ----------------------
+    wire [7:0]    o_rel = ope - BASE8;
+    wire          o_in_range = (o_rel < NPE8);
+    reg  [SW-1:0] o_route;
+    integer e;
+    always @* begin
+        o_route = USB_IDX;
+        for (e = 0; e < NPE; e = e + 1)
+            if (o_rel == e[7:0]) o_route = route[SW*e +: SW];
+    end
     always @(posedge clk) begin
         if (rst) begin
             ost <= O_IDLE;
             ope <= 8'd0;
-            odest <= 0;
             o_route_r <= 0;
             o_in_range_r <= 1'b0;
+            odest <= 0;
+            o_used <= 0;
+            o_usb <= 1'b0;
+            ow <= 0;
         end else begin
+            if (o_we) ow <= ow + 1'b1;
             case (ost)
                 O_PE:
                     if (p_tx_valid) begin
@@ -522,15 +706,53 @@ module link_mux #(
                 O_RT: begin
                     o_route_r <= o_route;
                     o_in_range_r <= o_in_range;
+                    ost <= O_RM;
+                end
+                O_RM: begin
+                    // (timing: the route, then the FIFO's pointers, then the
+                    // decision, each a register apart)
+                    odest <= o_route_r;
+                    o_usb <= (o_route_r == USB_IDX);
+                    ow <= owr_all[PW*o_route_r +: PW];
+                    o_used <= owr_all[PW*o_route_r +: PW] - ord_all[PW*o_route_r +: PW];
                     ost <= O_DEC;
                 end
-                O_DEC: begin
-                    odest <= o_route_r;
+                O_DEC:
                     ost <= o_ok ? O_PASS : O_DROP;
-                end
                 default:  // O_IDLE, O_PASS, O_DROP
                     if (p_tx_valid && p_tx_data == LINK_FLAG) ost <= O_PE;
             endcase
+        end
+    end
+
+    // the output memories: S - 1 header regions of OUT_DEPTH bytes, and the
+    // USB stream's own
+    reg  [7:0]    hmem [0:(S-1)*OUT_DEPTH-1];
+    reg  [7:0]    umem [0:USB_OUT_DEPTH-1];
+    wire [PW-1:0] sl_ord = ord_all[PW*sl +: PW];
+    wire [SW-1:0] sl_h = (sl == USB_IDX) ? {SW{1'b0}} : sl;  // (the USB stream reads umem)
+    wire [PW-1:0] usb_ord = ord_all[PW*USB_I +: PW];
+    // addresses {stream, pointer}: below (S - 1) * OUT_DEPTH, so HAW bits
+    localparam integer HAW = $clog2((S - 1) * OUT_DEPTH);
+    wire [SW+OHW-1:0] h_wa = {odest, ow[OHW-1:0]};
+    wire [SW+OHW-1:0] h_ra = {sl_h, sl_ord[OHW-1:0]};
+    always @(posedge clk) begin
+        if (o_we && odest != USB_IDX) hmem[h_wa[HAW-1:0]] <= o_wdata;
+        if (o_we && odest == USB_IDX) umem[ow[UOW-1:0]] <= o_wdata;
+        t_hq <= hmem[h_ra[HAW-1:0]];
+        t_uq <= umem[usb_ord[UOW-1:0]];
+    end
+    // (the pointers' high bits only count wraps; the addresses' top bits are
+    // zero by the range of the stream number)
+    wire unused_ptr = &{1'b0, usb_ord[PW-1:UOW], h_wa, h_ra};
+    // tx feeder, stage TA: the slot's stream has a byte and a tx that takes one
+    always @(posedge clk) begin
+        if (rst) begin
+            t_v <= 1'b0;
+            t_k <= 0;
+        end else begin
+            t_v <= (owr_all[PW*sl +: PW] != sl_ord) && s_tx_ready[sl];
+            t_k <= sl;
         end
     end
 endmodule
