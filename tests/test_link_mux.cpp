@@ -68,6 +68,7 @@ struct Stream : LinkPipe {
     uint64_t rx_next = 0, tx_next = 0;
     bool tx_stalled = false;
     bool ferr_next = false;          // the next byte slot is a framing error instead
+    uint8_t rx_last = 0;             // s_rx_data holds the last byte (as uart_rx's register)
     uint64_t tx_frames = 0;          // frames the mux sent on this stream
 
     Stream(uint64_t seed) : up(seed ^ 11), down(seed ^ 12) {}
@@ -138,10 +139,11 @@ struct MuxBench {
                 t.rx_next = cyc + t.rx_cycles;
             } else if (!t.rxq.empty() && cyc >= t.rx_next) {
                 rxv |= uint64_t(1) << k;
-                rxd |= uint64_t(t.rxq.front()) << (8 * k);
+                t.rx_last = t.rxq.front();
                 t.rxq.pop_front();
                 t.rx_next = cyc + t.rx_cycles;
             }
+            rxd |= uint64_t(t.rx_last) << (8 * k);
             if (!t.tx_stalled && cyc >= t.tx_next) txr |= uint64_t(1) << k;
         }
         set_field(h->s_rx_valid, rxv);
@@ -396,8 +398,8 @@ TEST_CASE("link_mux: faulty streams cost the others nothing", "[link][mux]") {
     CHECK(b.stat(link_defs::STAT_OVERRUN) == 0u);
 }
 
-// Stream 0 floods: 30 copies of one WRITE back to back, a byte every S
-// cycles (its slot's rate, the fastest link_mux takes a stream's bytes),
+// Stream 0 floods: 30 copies of one WRITE back to back, a byte every S + 1
+// cycles (the fastest link_mux takes a stream's bytes),
 // while the bus answers slowly (up to 400 cycles a request), so faster than
 // link_port takes frames.  Its FIFO
 // overruns: each copy is either forwarded or dropped and counted; the write
@@ -409,7 +411,7 @@ TEST_CASE("link_mux: a flooding stream overruns only its own buffer", "[link][mu
     MuxBench<Vlink_mux_s8> b("link_mux_flood", seed, S8);
     std::vector<Runner> rs(S8);
     for (unsigned k = 1; k < S8; ++k) rs[k] = make_runner(b, k, seed, commands);
-    b.s[0]->rx_cycles = S8;
+    b.s[0]->rx_cycles = S8 + 1;
     constexpr unsigned COPIES = 30;
     const std::vector<uint8_t> f = encode(req(0, link_defs::OP_WRITE, 1, 0x1003, {0x77}));
     b.h.set_max_cycles(commands * 40000 + 200000);
@@ -440,9 +442,8 @@ TEST_CASE("link_mux: a flooding stream overruns only its own buffer", "[link][mu
     CHECK(b.stat(link_defs::STAT_OVERRUN) == 0u);
 }
 
-// Stream 0 sends faster than its slot takes bytes (a byte every cycle, S8
-// times its slot's rate; no UART does that, aggnet_mux_hub's baud check
-// forbids it): bytes are lost in its holding register, and each loss drops
+// Stream 0 sends faster than its slot takes bytes (a byte every cycle; no
+// UART does that, aggnet_mux_hub's baud check forbids it): bytes are lost in its holding register, and each loss drops
 // the frame it was part of and is counted (OVERRUN).  No frame with a byte
 // missing reaches link_port (its CRC error count stays 0), the write is
 // applied at most once and with its value, and the other streams lose

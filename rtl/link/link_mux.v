@@ -11,16 +11,22 @@
 //
 // Streams (stream k's fields at [k] and [8*k +: 8], as uart_stream gives
 // them):
-//   s_rx_valid/s_rx_data  received bytes, no backpressure, at most one per
-//                      S cycles per stream (a UART gives one per 40 hub
-//                      clocks at least, aggnet_mux_hub checks its bauds;
-//                      bytes that come faster are lost and counted below).
+//   s_rx_valid/s_rx_data  received bytes, no backpressure; s_rx_data[8k +: 8]
+//                      holds its byte from s_rx_valid[k] until the stream's
+//                      next s_rx_valid (uart_rx's data register does), and a
+//                      stream's bytes come at least S + 1 cycles apart (a
+//                      UART's at least about 38 hub clocks apart: uart_rx
+//                      takes 4 clocks a bit, aggnet_mux_hub checks the
+//                      bauds); bytes that come faster are lost and counted
+//                      (OVERRUN, below).
 //   s_rx_ferr          one-cycle pulse: a byte was lost (UART framing error);
 //                      the stream's partial frame is dropped, and the pulse is
 //                      passed on to link_port (p_rx_ferr, OR of all streams).
-//   s_tx_valid/s_tx_ready/s_tx_data  bytes to send: s_tx_valid[k] is raised
-//                      only in a cycle where s_tx_ready[k] is high (so every
-//                      byte offered is taken); every stream's s_tx_data
+//   s_tx_valid/s_tx_ready/s_tx_data  bytes to send: s_tx_valid[k] is a
+//                      one-cycle offer (a register), made only when
+//                      s_tx_ready[k] was high the cycle before; the byte is
+//                      taken if s_tx_ready[k] is still high, else offered
+//                      again on a later visit.  Every stream's s_tx_data
 //                      carries the same byte, the one offered.
 // The link_port side (p_*) is link_port's byte stream turned around:
 // p_rx_valid/p_rx_data/p_rx_ferr into it, p_rx_held from it, p_tx_valid/
@@ -28,11 +34,12 @@
 //
 // Time-shared (the cost per stream is a few registers; docs/link_mux.md,
 // "Size"): a slot counter visits stream 0, 1, .., S-1, 0, .. one a cycle.
-// Per stream there is only a one-byte holding register for its received
-// byte, its presence counter, its FIFOs' pointers and a count of the whole
-// frames it holds.  Everything else is one shared unit and four memories:
-// the frame parser, whose per-stream state (FIFO pointers, escape and
-// hunt flags, the byte count of the frame) is a word of the state memory;
+// Per stream there are only three flags for its received byte (held, a
+// framing error, bytes lost), its presence counter, its output FIFO's
+// pointers and a count of the whole frames it holds.  Everything else is
+// one shared unit and memories: the frame parser, whose per-stream state
+// (FIFO pointers, escape and hunt flags, the byte count of the frame) is a
+// word of the state memory; the input FIFOs' read pointers (one word each);
 // the input FIFOs, one memory of S regions of IN_DEPTH entries (a byte and
 // a last-byte bit); the header streams' output FIFOs, one memory of S-1
 // regions of OUT_DEPTH bytes (and the USB stream's own of USB_OUT_DEPTH);
@@ -250,11 +257,11 @@ module link_mux #(
     reg           b_go, b_ini, b_v, b_f, b_l;
     reg  [SW-1:0] b_k;
     reg  [7:0]    b_d, b_exp;
-    reg  [IAW:0]  b_rd;
+    reg  [IAW:0]  b_rd;         // the stream's input FIFO read pointer (rmem)
     reg  [2:0]    b_txp;
     wire          b_commit;
     // forwarder
-    localparam [1:0] F_IDLE = 2'd0, F_PRIME = 2'd1, F_EMIT = 2'd2;
+    localparam [1:0] F_IDLE = 2'd0, F_PRIME = 2'd1, F_ADDR = 2'd2, F_EMIT = 2'd3;
     reg  [1:0]    fst;
     reg  [SW-1:0] cur;         // stream being forwarded
     reg  [SW-1:0] last_pick;   // round-robin pointer
@@ -286,13 +293,12 @@ module link_mux #(
     reg           t_v;
     reg  [SW-1:0] t_k;
     reg  [7:0]    t_hq, t_uq;  // the output memories' read data
+    reg  [PW-1:0] t_ord1;      // the stream's read pointer after this byte
     wire [7:0]    t_byte = (t_k == USB_IDX) ? t_uq : t_hq;
     wire          t_take = t_v && s_tx_ready[t_k];
 
     // ---- per stream: holding register, presence, pointers ----------------------
     wire [S-1:0]        hv_all, hf_all, hl_all;
-    wire [8*S-1:0]      hd_all;
-    wire [(IAW+1)*S-1:0] rd_all;
     wire [3*S-1:0]      txp_all;
     wire [PW*S-1:0]     owr_all, ord_all;
     wire [S-1:0]        ready;     // stream holds a committed frame
@@ -303,51 +309,43 @@ module link_mux #(
             wire       v = s_rx_valid[k];
             wire       fe = s_rx_ferr[k];
             wire       take = (sl == k) && !ini;  // (held through the clearing round)
-            // -- the received byte, held until the stream's slot
+            // -- the received byte (in s_rx_data), held until the stream's slot
             reg        hv, hf, hl;
-            reg  [7:0] hd;
             always @(posedge clk) begin
                 if (rst) begin
                     hv <= 1'b0;
                     hf <= 1'b0;
                     hl <= 1'b0;
-                    hd <= 8'd0;
                 end else if (take) begin
                     hv <= v;
                     hf <= fe;
                     hl <= 1'b0;
-                    if (v) hd <= s_rx_data[8*k +: 8];
                 end else if (v || fe) begin
                     if (hv || hf) begin
                         hl <= 1'b1;   // the one before is still held: lost
                     end else begin
                         hv <= v;
                         hf <= fe;
-                        if (v) hd <= s_rx_data[8*k +: 8];
                     end
                 end
             end
             assign hv_all[k] = hv;
             assign hf_all[k] = hf;
-            assign hl_all[k] = hl;
-            assign hd_all[8*k +: 8] = hd;
+            // a byte in the slot's own cycle overwrites the held one's data
+            assign hl_all[k] = hl || (hv && v);
 
-            // -- input FIFO: the forwarder's read pointer, whole frames held
-            reg  [IAW:0]   rd;
+            // -- input FIFO: whole frames held
             reg  [NFW-1:0] nf;
             wire           fwd_done = emit_last && (cur == k);
             wire           cmt = b_commit && (b_k == k);
             always @(posedge clk) begin
                 if (rst) begin
-                    rd <= 0;
                     nf <= 0;
                 end else begin
-                    if (fwd_done) rd <= frd;
                     if (cmt && !fwd_done) nf <= nf + 1'b1;
                     else if (fwd_done && !cmt) nf <= nf - 1'b1;
                 end
             end
-            assign rd_all[(IAW+1)*k +: IAW+1] = rd;
             assign ready[k] = (nf != 0);
 `ifdef FORMAL
             assign f_fwd_end[k] = fwd_done;
@@ -372,12 +370,12 @@ module link_mux #(
                     ord <= 0;
                 end else begin
                     if (o_we && odest == k) owr <= ow + 1'b1;
-                    if (t_take && t_k == k) ord <= ord + 1'b1;
+                    if (t_take && t_k == k) ord <= t_ord1;
                 end
             end
             assign owr_all[PW*k +: PW] = owr;
             assign ord_all[PW*k +: PW] = ord;
-            assign s_tx_valid[k] = t_take && (t_k == k);
+            assign s_tx_valid[k] = t_v && (t_k == k);
             assign s_tx_data[8*k +: 8] = t_byte;
 
             // -- presence
@@ -402,14 +400,23 @@ module link_mux #(
     endgenerate
 
     // ---- parser, stage A: the slot's stream, its state and counters read ------
-    reg  [STW-1:0] smem [0:S-1];   // the parser's state per stream
-    reg  [CWW-1:0] cmem [0:S-1];   // the counters per stream
+    // (block RAM: yosys puts memories this small in flip-flops otherwise)
+    (* ram_style = "block" *) reg [STW-1:0] smem [0:S-1];  // the parser's state per stream
+    (* ram_style = "block" *) reg [CWW-1:0] cmem [0:S-1];  // the counters per stream
     reg  [STW-1:0] st;
     reg  [CWW-1:0] cn;
     wire [7:0]     sl8 = {{(8 - SW){1'b0}}, sl};
+    // the input FIFOs' read pointers: the parser reads its stream's here
+    // (b_rd, a cycle old at most: it frees space, never takes it), the
+    // forwarder its own (f_rd) and writes it back after each frame (and the
+    // clearing round writes zeros)
+    (* ram_style = "block" *) reg [IAW:0] rmem [0:S-1];
+    reg  [IAW:0]   f_rd;
     always @(posedge clk) begin
         st <= smem[sl];
         cn <= cmem[sl];
+        b_rd <= rmem[sl];
+        f_rd <= rmem[cur];
     end
     always @(posedge clk) begin
         if (rst) begin
@@ -421,7 +428,6 @@ module link_mux #(
             b_l <= 1'b0;
             b_d <= 8'd0;
             b_exp <= 8'd0;
-            b_rd <= 0;
             b_txp <= 3'd0;
         end else begin
             b_go <= 1'b1;
@@ -430,9 +436,8 @@ module link_mux #(
             b_v <= hv_all[sl];
             b_f <= hf_all[sl];
             b_l <= hl_all[sl];
-            b_d <= hd_all[8*sl +: 8];
+            b_d <= s_rx_data[8*sl +: 8];
             b_exp <= BASE8 + sl8;
-            b_rd <= rd_all[(IAW+1)*sl +: IAW+1];
             b_txp <= txp_all[3*sl +: 3];
         end
     end
@@ -579,10 +584,15 @@ module link_mux #(
     wire         i_we = live && (start_ok || (store && !used_wr[IAW]));
     wire [IAW-1:0] i_wa = start_ok ? fs[IAW-1:0] : wr[IAW-1:0];
     wire [8:0]   i_wd = start_ok ? {1'b0, LINK_FLAG} : {commit, b};
-    wire [IAW-1:0] f_ra = (fst == F_PRIME) ? rd_all[(IAW+1)*cur +: IAW] : frd[IAW-1:0];
+    wire [IAW-1:0] f_ra = (fst == F_ADDR) ? f_rd[IAW-1:0] : frd[IAW-1:0];
     always @(posedge clk) begin
         if (i_we) imem[{b_k, i_wa}] <= i_wd;
         q <= imem[{cur, f_ra}];
+    end
+    // (no frame is forwarded during the clearing round: nf is 0 from reset)
+    always @(posedge clk) begin
+        if (b_go && b_ini) rmem[b_k] <= 0;
+        else if (emit_last) rmem[cur] <= frd;
     end
 
     // ---- the counters' read port ----------------------------------------------
@@ -615,7 +625,10 @@ module link_mux #(
     wire       fpe_at = emit && ((fpos == 2'd1 && q[7:0] != LINK_ESC) || fpos == 2'd2);
     wire [7:0] f_rel = fpe - BASE8;
 
-    reg  [SW*NPE-1:0] route;   // route[SW*e +: SW]: the stream PE (PE_BASE + e) last spoke through
+    // Routes: a header stream speaks only for its own PE, so the stream PE
+    // (PE_BASE + e) last spoke through is either its own header stream (e <
+    // S - 1) or the USB stream: one bit each, via_usb[e].
+    reg  [NPE-1:0] via_usb;
     integer r;
     always @(posedge clk) begin
         if (rst) begin
@@ -629,7 +642,7 @@ module link_mux #(
             p_rx_data <= 8'd0;
             p_rx_ferr <= 1'b0;
             for (r = 0; r < NPE; r = r + 1)
-                route[SW*r +: SW] <= (r < S - 1) ? r[SW-1:0] : USB_IDX;
+                via_usb[r] <= (r >= S - 1);
         end else begin
             p_rx_ferr <= |s_rx_ferr;
             p_rx_valid <= emit;
@@ -642,8 +655,10 @@ module link_mux #(
                         last_pick <= pick;
                         fst <= F_PRIME;
                     end
-                F_PRIME: begin
-                    frd <= rd_all[(IAW+1)*cur +: IAW+1] + 1'b1;
+                F_PRIME:  // rmem reads cur's read pointer
+                    fst <= F_ADDR;
+                F_ADDR: begin
+                    frd <= f_rd + 1'b1;
                     fst <= F_EMIT;
                     fpos <= 2'd0;
                 end
@@ -663,7 +678,7 @@ module link_mux #(
                 end
             endcase
             for (r = 0; r < NPE; r = r + 1)
-                if (fpe_at && f_rel == r[7:0]) route[SW*r +: SW] <= cur;
+                if (fpe_at && f_rel == r[7:0]) via_usb[r] <= (cur == USB_IDX);
         end
     end
 
@@ -671,7 +686,12 @@ module link_mux #(
     genvar pa;
     generate
         for (pa = 0; pa < NPE; pa = pa + 1) begin : g_pe_absent
-            assign pe_absent[pa] = absent[route[SW*pa +: SW]];
+            if (pa < S - 1) begin : g_hdr
+                assign pe_absent[pa] = via_usb[pa] ? absent[USB_I] : absent[pa];
+            end else begin : g_usb
+                // (via_usb[pa] is 1 from reset: no header stream may speak for it)
+                assign pe_absent[pa] = absent[USB_I] || !via_usb[pa];
+            end
         end
     endgenerate
 
@@ -682,8 +702,8 @@ module link_mux #(
     integer e;
     always @* begin
         o_route = USB_IDX;
-        for (e = 0; e < NPE; e = e + 1)
-            if (o_rel == e[7:0]) o_route = route[SW*e +: SW];
+        for (e = 0; e < NPE && e < S - 1; e = e + 1)
+            if (o_rel == e[7:0] && !via_usb[e]) o_route = e[SW-1:0];
     end
     always @(posedge clk) begin
         if (rst) begin
@@ -750,7 +770,9 @@ module link_mux #(
         if (rst) begin
             t_v <= 1'b0;
             t_k <= 0;
+            t_ord1 <= 0;
         end else begin
+            t_ord1 <= sl_ord + 1'b1;
             t_v <= (owr_all[PW*sl +: PW] != sl_ord) && s_tx_ready[sl];
             t_k <= sl;
         end

@@ -84,9 +84,10 @@ module link_mux_props #(
     wire              p_rx_valid, p_rx_ferr, p_tx_ready;
     wire [7:0]        p_rx_data;
     wire [S-1:0]      absent;
-    wire [5*S*CW-1:0] counts;
+    wire [CW-1:0]     cnt_rdata;
     wire [6*S-1:0]    f_quiet;
     wire [31:0]       f_ka_cnt;
+    wire [S-1:0]      f_fwd_end, f_bind, f_part;
 
     link_mux #(
         .S(S), .PE_BASE(PE_BASE), .NPE(S), .USB_ANY(USB_ANY), .IN_DEPTH(IN_D), .OUT_DEPTH(64),
@@ -97,7 +98,8 @@ module link_mux_props #(
         .s_tx_valid(s_tx_valid), .s_tx_ready(s_tx_ready), .s_tx_data(s_tx_data),
         .p_rx_valid(p_rx_valid), .p_rx_data(p_rx_data), .p_rx_ferr(p_rx_ferr), .p_rx_held(p_rx_held),
         .p_tx_valid(tx_v), .p_tx_ready(p_tx_ready), .p_tx_data(p_tx_data),
-        .absent(absent), .counts(counts), .f_quiet(f_quiet), .f_ka_cnt(f_ka_cnt)
+        .absent(absent), .cnt_raddr(8'd0), .cnt_rdata(cnt_rdata), .f_quiet(f_quiet),
+        .f_ka_cnt(f_ka_cnt), .f_fwd_end(f_fwd_end), .f_bind(f_bind), .f_part(f_part)
     );
 
 `ifdef FORMAL
@@ -120,9 +122,6 @@ module link_mux_props #(
         if (k < S - 1) allowed = (pe == PE_BASE + k);
         else if (USB_ANY != 0) allowed = 1'b1;
         else allowed = !(pe >= PE_BASE && pe <= PE_BASE + S - 2);
-    endfunction
-    function [CW-1:0] cnt(input integer k, input integer i);
-        cnt = counts[(5 * k + i) * CW +: CW];
     endfunction
 
 `ifdef P_FRAMES
@@ -200,13 +199,28 @@ module link_mux_props #(
     end
 
     // ---- link_port's rx side -------------------------------------------------
-    reg  [CW-1:0]   pf [0:S-1];     // FRAMES counters one cycle ago
-    wire [S-1:0]    fdone;
+    wire [S-1:0]    fdone = f_fwd_end;  // stream k's forwarded frame ends
+    reg  [CW-1:0]   n_fwd;          // frames of the chosen stream forwarded so far
+    reg  [CW-1:0]   m_bind, m_part; // the chosen stream's BIND and PARTIAL steps so far
+    always @(posedge clk) begin
+        if (rst) begin
+            n_fwd <= 0;
+            m_bind <= 0;
+            m_part <= 0;
+        end else begin
+            if (fdone[sel]) n_fwd <= n_fwd + 1'b1;
+            if (f_bind[sel]) m_bind <= m_bind + 1'b1;
+            if (f_part[sel]) m_part <= m_part + 1'b1;
+        end
+    end
+    // a stream's bytes come at most once per S cycles (link_mux's slot rate)
     genvar gk;
     generate
-        for (gk = 0; gk < S; gk = gk + 1) begin : g_fd
-            assign fdone[gk] = cnt(gk, 0) != pf[gk];
-            always @(posedge clk) pf[gk] <= rst ? {CW{1'b0}} : cnt(gk, 0);
+        for (gk = 0; gk < S; gk = gk + 1) begin : g_rate
+            reg [7:0] since;
+            always @(posedge clk)
+                since <= (rst || s_rx_valid[gk] || s_rx_ferr[gk]) ? 8'd0 : (since == 8'hFF ? since : since + 8'd1);
+            always @* if (!rst && (s_rx_valid[gk] || s_rx_ferr[gk])) assume (since >= S - 1);
         end
     endgenerate
     reg             o_act;          // inside a frame on p_rx
@@ -247,11 +261,13 @@ module link_mux_props #(
             // (f3)
             for (k = 0; k < S; k = k + 1)
                 if (fdone[k]) assert (allowed(k, o_pe));
-            assert (cnt(sel, 1) == e_bind);
+            // (the mux counts a byte's event in the stream's slot, within S + 1
+            // cycles, before the stream's next byte)
+            assert (m_bind == e_bind || m_bind + 1'b1 == e_bind);
             // (f4)
-            assert (cnt(sel, 4) == e_part);
+            assert (m_part == e_part || m_part + 1'b1 == e_part);
             // (f2)
-            if (fdone[sel] && pf[sel] == 0) begin
+            if (fdone[sel] && n_fwd == 0) begin
                 // both start from zeros at their FLAG, so equal lengths and
                 // equal shift registers are the same bytes in the same order
                 assert (g_have && o_n + 6'd1 == g_n && {o_buf[8 * MAXB - 9:0], p_rx_data} == g_buf);
