@@ -22,19 +22,22 @@
 //   unstuffed bytes after its FLAG, a framing error aborts) and keeps the raw
 //   bytes of the first whole frame the stream may send (the binding rule of
 //   docs/link_mux.md, written here again).  On link_port's rx side it records
-//   each frame from its FLAG; the frame belongs to stream k when k's FRAMES
-//   counter steps.
+//   each frame from its FLAG; the frame belongs to stream k when the mux
+//   says k's forwarded frame ends (f_fwd_end).  The streams' bytes come at
+//   least S + 1 cycles apart (assumed: the rate link_mux requires).
 //   (f1) frames never interleave: every frame on p_rx starts with FLAG,
 //        carries one byte every cycle until its end and no FLAG inside, and
-//        at its end exactly one stream's FRAMES counter steps;
+//        at its end exactly one stream's frame ends;
 //   (f2) the chosen stream's first forwarded frame is, byte for byte, the
 //        first whole frame it may send;
 //   (f3) binding: no frame a stream may not send reaches link_port (the pe
 //        byte, un-escaped, of every forwarded frame is allowed for the
-//        stream whose FRAMES counter steps), and the chosen stream's BIND
-//        counter equals the number of such frames it received whole;
-//   (f4) the chosen stream's PARTIAL counter equals the partial frames cut
-//        by a FLAG plus the frames with len > 8 it received.
+//        stream whose frame ends), and the chosen stream's BIND steps
+//        (f_bind) equal the number of such frames it received whole (or one
+//        fewer while its last byte waits for the stream's slot);
+//   (f4) the chosen stream's PARTIAL steps (f_part) equal the partial
+//        frames cut by a FLAG plus the frames with len > 8 it received (the
+//        same slack).
 // P_ABSENT (k-induction):
 //   (a1) absent[k] falls in the cycle after stream k's byte;
 //   (a2) absent[k] is high only after more than KEEPALIVE cycles without a
