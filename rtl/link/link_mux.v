@@ -165,7 +165,7 @@ module link_mux #(
     localparam integer OHW = $clog2(OUT_DEPTH);
     localparam integer UOW = $clog2(USB_OUT_DEPTH);
     localparam integer PW  = ((OHW > UOW) ? OHW : UOW) + 1;  // output pointers (free-running)
-    localparam integer NFW = IAW - 2;    // whole frames held: at most IN_DEPTH / 9
+    localparam integer NFW = IAW - 3;    // whole frames held: at most IN_DEPTH / 9 < 2^NFW
     localparam integer KA_TICK = (KEEPALIVE + 31) / 32;  // 32 ticks cover KEEPALIVE
 `ifdef FORMAL
     // rtl/link/link_mux_props.v's bounded jobs run fewer than 32 cycles, so
@@ -192,6 +192,8 @@ module link_mux #(
     localparam integer UROOM_I  = USB_OUT_DEPTH - MAX_FRAME;
     localparam [PW-1:0] HROOM   = HROOM_I[PW-1:0];
     localparam [PW-1:0] UROOM   = UROOM_I[PW-1:0];
+    localparam integer HMASK_I  = (1 << (OHW + 1)) - 1;
+    localparam [PW-1:0] HMASK   = HMASK_I[PW-1:0];   // a header stream's pointer bits
     localparam integer STW = 2 * (IAW + 1) + 13;  // the parser's state word
     localparam integer CWW = 5 * CNT_W;           // the counters' word
 
@@ -258,7 +260,7 @@ module link_mux #(
     reg  [SW-1:0] b_k;
     reg  [7:0]    b_d, b_exp;
     reg  [IAW:0]  b_rd;         // the stream's input FIFO read pointer (rmem)
-    reg  [2:0]    b_txp;
+    reg  [1:0]    b_txp;
     wire          b_commit;
     // forwarder
     localparam [1:0] F_IDLE = 2'd0, F_PRIME = 2'd1, F_ADDR = 2'd2, F_EMIT = 2'd3;
@@ -299,7 +301,7 @@ module link_mux #(
 
     // ---- per stream: holding register, presence, pointers ----------------------
     wire [S-1:0]        hv_all, hf_all, hl_all;
-    wire [3*S-1:0]      txp_all;
+    wire [2*S-1:0]      txp_all;
     wire [PW*S-1:0]     owr_all, ord_all;
     wire [S-1:0]        ready;     // stream holds a committed frame
 
@@ -352,29 +354,40 @@ module link_mux #(
 `endif
 
             // -- replies dropped, waiting to be counted in the stream's slot
-            reg  [2:0] txp;
+            // (at most one drop per 13 cycles, a frame of 9 bytes at least and
+            // 4 cycles of routing; the slot comes every S <= 32 cycles: 3 at
+            // most wait, and the count saturates rather than wraps)
+            reg  [1:0] txp;
             wire       tinc = o_drop && (odest == k);
-            wire [2:0] tdec = (b_go && !b_ini && b_k == k) ? b_txp : 3'd0;
+            wire [1:0] tdec = (b_go && !b_ini && b_k == k) ? b_txp : 2'd0;
             always @(posedge clk) begin
-                if (rst) txp <= 3'd0;
-                else if (tinc && txp - tdec != 3'd7) txp <= txp - tdec + 3'd1;
+                if (rst) txp <= 2'd0;
+                else if (tinc && txp - tdec != 2'd3) txp <= txp - tdec + 2'd1;
                 else txp <= txp - tdec;
             end
-            assign txp_all[3*k +: 3] = txp;
+            assign txp_all[2*k +: 2] = txp;
 
             // -- output FIFO pointers
-            reg  [PW-1:0] owr, ord;
+            // (pointers of OHW + 1 bits, UOW + 1 for the USB stream; the
+            // shared paths see them zero-extended to PW bits)
+            localparam integer KPW = (k == S - 1) ? UOW + 1 : OHW + 1;
+            reg  [KPW-1:0] owr, ord;
             always @(posedge clk) begin
                 if (rst) begin
                     owr <= 0;
                     ord <= 0;
                 end else begin
-                    if (o_we && odest == k) owr <= ow + 1'b1;
-                    if (t_take && t_k == k) ord <= t_ord1;
+                    if (o_we && odest == k) owr <= ow[KPW-1:0] + 1'b1;
+                    if (t_take && t_k == k) ord <= t_ord1[KPW-1:0];
                 end
             end
-            assign owr_all[PW*k +: PW] = owr;
-            assign ord_all[PW*k +: PW] = ord;
+            if (KPW < PW) begin : g_ext
+                assign owr_all[PW*k +: PW] = {{(PW - KPW){1'b0}}, owr};
+                assign ord_all[PW*k +: PW] = {{(PW - KPW){1'b0}}, ord};
+            end else begin : g_full
+                assign owr_all[PW*k +: PW] = owr;
+                assign ord_all[PW*k +: PW] = ord;
+            end
             assign s_tx_valid[k] = t_v && (t_k == k);
             assign s_tx_data[8*k +: 8] = t_byte;
 
@@ -428,7 +441,7 @@ module link_mux #(
             b_l <= 1'b0;
             b_d <= 8'd0;
             b_exp <= 8'd0;
-            b_txp <= 3'd0;
+            b_txp <= 2'd0;
         end else begin
             b_go <= 1'b1;
             b_ini <= ini;
@@ -438,7 +451,7 @@ module link_mux #(
             b_l <= hl_all[sl];
             b_d <= s_rx_data[8*sl +: 8];
             b_exp <= BASE8 + sl8;
-            b_txp <= txp_all[3*sl +: 3];
+            b_txp <= txp_all[2*sl +: 2];
         end
     end
 
@@ -550,14 +563,14 @@ module link_mux #(
 `else
     wire         i_part = live && part;
 `endif
-    wire [2:0]   i_tx = live ? b_txp : 3'd0;
+    wire [1:0]   i_tx = live ? b_txp : 2'd0;
     wire [CWW-1:0] n_cn;
     assign n_cn[0*CNT_W +: CNT_W] = cn[0*CNT_W +: CNT_W] + {{(CNT_W-1){1'b0}}, i_frames};
     assign n_cn[1*CNT_W +: CNT_W] = cn[1*CNT_W +: CNT_W] + {{(CNT_W-1){1'b0}}, i_bind};
     assign n_cn[2*CNT_W +: CNT_W] = cn[2*CNT_W +: CNT_W] + {{(CNT_W-1){1'b0}}, i_ovr};
     generate
-        if (CNT_W >= 3) begin : g_tx_wide
-            assign n_cn[3*CNT_W +: CNT_W] = cn[3*CNT_W +: CNT_W] + {{(CNT_W-3){1'b0}}, i_tx};
+        if (CNT_W > 2) begin : g_tx_wide
+            assign n_cn[3*CNT_W +: CNT_W] = cn[3*CNT_W +: CNT_W] + {{(CNT_W-2){1'b0}}, i_tx};
         end else begin : g_tx_narrow
             assign n_cn[3*CNT_W +: CNT_W] = cn[3*CNT_W +: CNT_W] + i_tx[CNT_W-1:0];
         end
@@ -734,7 +747,9 @@ module link_mux #(
                     odest <= o_route_r;
                     o_usb <= (o_route_r == USB_IDX);
                     ow <= owr_all[PW*o_route_r +: PW];
-                    o_used <= owr_all[PW*o_route_r +: PW] - ord_all[PW*o_route_r +: PW];
+                    // (a header stream's pointers wrap at OHW + 1 bits)
+                    o_used <= (owr_all[PW*o_route_r +: PW] - ord_all[PW*o_route_r +: PW]) &
+                              ((o_route_r == USB_IDX) ? {PW{1'b1}} : HMASK);
                     ost <= O_DEC;
                 end
                 O_DEC:
