@@ -145,7 +145,24 @@ module cop_core #(
     output wire [C-1:0] f_snap,        // the controller's snapshot (PICK)
     output wire         f_lead_x,      // the leader's buffered command has X
     output wire         f_l_x,         // the latched leader's X
-    output wire         f_u_on         // an entry is at level 2
+    output wire         f_u_on,        // an entry is at level 2
+    // rtl/cop/cop_serve_props.v: the Data RAM write, the lock and the round robin
+    output wire         f_ram_we,      // the Data RAM is written in this cycle ...
+    output wire [PPN_W+PID_W+RA_W-1:0] f_ram_idx,    // ... at this index {PPN, PID, ADDR}
+    output wire [PPN_W+PID_W+RA_W-1:0] f_l_ridx,     // the latched leader's {PPN, PID, ADDR}
+    output wire [6:0]   f_l_op,        // the latched leader's opcode
+    output wire [18:0]  f_l_dec,       // and its decode
+    output wire [C*7-1:0] f_rx_op,     // channel c's buffered opcode at [c*7 +: 7]
+    output wire [C*(PPN_W+PID_W+RA_W)-1:0] f_rx_ridx,  // channel c's buffered {PPN, PID, ADDR}
+    output wire [C*(PPN_W+PID_W+RA_W)-1:0] f_ch_ridx,  // channel c's PROC and ADDR registers now
+    output wire [5:0]   f_lead,        // the leader (zero-extended)
+    output wire [5:0]   f_ptr,         // the round-robin pointer
+    output wire [5:0]   f_pick,        // PICK's choice
+    output wire [C-1:0] f_snap_hi,     // the snapshot's channels at or after the pointer
+    output wire [C-1:0] f_grp,         // the step's group (EXEC)
+    output wire         f_lock_held,
+    output wire [5:0]   f_lock_ch,
+    output wire         f_hold
 `endif
 );
     generate
@@ -540,7 +557,14 @@ module cop_core #(
     wire          l_flt  = l_kind == K_FLT;
     wire          l_coll = l_kind == K_RED || l_kind == K_BAR || l_kind == K_SCAN || l_flt;
     wire [C-1:0]  l_one  = {{(C-1){1'b0}}, 1'b1} << lead;
+`ifdef SELFTEST_LOCKLEAK
+    // negative control of cop_serve_props (l1): the lock holds the round robin only while its
+    // holder has a command waiting, so other channels are served between the holder's commands
+    wire [C-1:0]  elig   = (lock_held && rx_v[lock_ch] && !rx_srv[lock_ch]) ?
+                           ({{(C-1){1'b0}}, 1'b1} << lock_ch) : {C{1'b1}};
+`else
     wire [C-1:0]  elig   = lock_held ? ({{(C-1){1'b0}}, 1'b1} << lock_ch) : {C{1'b1}};
+`endif
     // an X command waits while the entry before it is at level 2 (one at a time)
     wire [C-1:0]  ready  = rx_v & ~rx_srv & elig & ~(rx_x & {C{u_on}});
     wire          dn_take = dn_valid && dn_ready;
@@ -817,7 +841,13 @@ module cop_core #(
                     snap <= ready; snap_hi <= ready & ~ptr_lo; st <= S_PICK;
                 end
                 S_PICK: begin
+`ifdef SELFTEST_NORR
+                    // negative control of cop_serve_props (f1): the pointer never moves (fixed
+                    // priority, lowest ready channel first) instead of moving past the leader
+                    lead <= pick; ptr <= {CW{1'b0}};
+`else
                     lead <= pick; ptr <= (pick == CLAST) ? {CW{1'b0}} : pick + 1'b1;
+`endif
                     st <= S_LEAD;
                 end
                 S_LEAD: begin
@@ -918,8 +948,15 @@ module cop_core #(
     end
 
     // the Data RAM (one read and one write port, registered read)
+`ifdef SELFTEST_RAMPTR
+    // negative control of cop_serve_props (r1): the write index takes its PPN and PID from the
+    // command buffered at the round-robin pointer (the channel after the leader) instead of the leader's
+    wire [DW-1:0] ram_widx = {rx_ppn[ptr], rx_pid[ptr], l_addr};
+`else
+    wire [DW-1:0] ram_widx = l_ridx;
+`endif
     always @(posedge clk) begin
-        if (st == S_EXEC && x_ram_we) dram[l_ridx] <= x_ram_wd;
+        if (st == S_EXEC && x_ram_we) dram[ram_widx] <= x_ram_wd;
         ram_q <= dram[l_ridx];
     end
 
@@ -1058,6 +1095,27 @@ module cop_core #(
     assign f_lead_x = rx_x[lead];
     assign f_l_x = l_x;
     assign f_u_on = u_on;
+    assign f_ram_we = st == S_EXEC && x_ram_we;
+    assign f_ram_idx = ram_widx;
+    assign f_l_ridx = l_ridx;
+    assign f_l_op = l_op;
+    assign f_l_dec = l_dec;
+    genvar gv;
+    for (gv = 0; gv < C; gv = gv + 1) begin : g_fv
+        assign f_rx_op[gv*7 +: 7] = rx_op[gv];
+        assign f_rx_ridx[gv*DW +: DW] = {rx_ppn[gv], rx_pid[gv], rx_addr[gv]};
+        assign f_ch_ridx[gv*DW +: DW] = {pr_ppn[gv], pr_pid[gv], ch_addr[gv]};
+    end
+    wire [7:0] fv_lead = {{(8-CW){1'b0}}, lead}, fv_ptr = {{(8-CW){1'b0}}, ptr}, fv_pick = {{(8-CW){1'b0}}, pick};
+    assign f_lead = fv_lead[5:0];
+    assign f_ptr = fv_ptr[5:0];
+    assign f_pick = fv_pick[5:0];
+    wire f_unused_w = &{1'b0, fv_lead[7:6], fv_ptr[7:6], fv_pick[7:6]};
+    assign f_snap_hi = snap_hi;
+    assign f_grp = grp;
+    assign f_lock_held = lock_held;
+    assign f_lock_ch = lock_ch8[5:0];
+    assign f_hold = hold;
 
 `endif
 endmodule
