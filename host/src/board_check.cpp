@@ -45,6 +45,30 @@ struct Report {
     }
 };
 
+/// Runs a check, turning an exception into its FAIL line; once the link
+/// itself has failed (a LinkError, or a DeviceError from the pipe) the
+/// checks after it are SKIPped as not run.
+struct Guard {
+    Report& rep;
+    bool alive = true;
+    void operator()(const std::string& name, const std::function<void()>& fn) {
+        if (!alive) return rep(Verdict::skip, name, "not run: the link failed");
+        try {
+            fn();
+        } catch (const LinkError& e) {
+            alive = false;
+            rep(Verdict::fail, name, std::string("link error: ") + e.what());
+        } catch (const RegisterError& e) {
+            rep(Verdict::fail, name, e.what());
+        } catch (const DeviceError& e) {
+            alive = false;
+            rep(Verdict::fail, name, e.what());
+        } catch (const Error& e) {
+            rep(Verdict::fail, name, e.what());
+        }
+    }
+};
+
 // ---- over the link -----------------------------------------------------------
 
 /// A PE's PAPERS registers as found, to be written back.
@@ -79,6 +103,105 @@ std::array<uint32_t, D::STAT_COUNT> hub_stats(link::LinkClient& c, unsigned pe) 
     return s;
 }
 
+/// HELLO's report and the INFO window's MAGIC, VERSION, HUB_PES and
+/// ENGINES read through PE pe; ok: INFO agrees with HELLO.
+std::string hello_detail(link::LinkClient& c, unsigned pe, const link::HelloInfo& h, bool& ok) {
+    const uint32_t magic = c.read(pe, info(D::INFO_MAGIC), 4);
+    const uint32_t ver = c.read(pe, info(D::INFO_VERSION), 1);
+    const uint32_t pes = c.read(pe, info(D::INFO_HUB_PES), 1);
+    const uint32_t eng = c.read(pe, info(D::INFO_ENGINES), 2);
+    std::string engines;
+    for (unsigned w = 0; w < 16; ++w)
+        if (h.engines >> w & 1) {
+            const engines::Engine* e = engines::find(w);
+            engines += (engines.empty() ? "" : ",") +
+                       (w == D::WIN_INFO ? std::string("info") : e ? std::string(e->name) : "window " + std::to_string(w));
+        }
+    std::string d = strf("protocol %u (ours %u); hub of %u PEs; this port serves PE%u..PE%u; engines %s; "
+                         "hub clock %.2f MHz",
+                         h.version, D::VERSION, h.hub_pes, h.first_pe, h.first_pe + h.port_pes - 1,
+                         engines.c_str(), double(h.clk_hz) / 1e6);
+    std::string bad;
+    if (magic != D::INFO_MAGIC_VALUE) bad += strf("; INFO magic reads 0x%08x, not 0x%08x (AGNT)", magic, D::INFO_MAGIC_VALUE);
+    if (ver != h.version) bad += strf("; INFO version reads %u", ver);
+    if (pes != h.hub_pes) bad += strf("; INFO says %u PEs", pes);
+    if (eng != h.engines) bad += strf("; INFO engines 0x%04x differ from HELLO's 0x%04x", eng, h.engines);
+    ok = bad.empty();
+    return d + bad;
+}
+
+/// Every present engine's map hash against this revision's registry.
+std::string hashes(link::LinkClient& c, unsigned pe, const link::HelloInfo& h, bool& ok) {
+    std::string d;
+    ok = true;
+    for (unsigned w = 1; w < 16; ++w) {
+        if (!(h.engines >> w & 1)) continue;
+        bool one = true;
+        d += (d.empty() ? "" : "; ") + engine_hash(w, c.read(pe, info(uint16_t(D::INFO_MAP_HASH + w)), 4), one);
+        ok = ok && one;
+    }
+    return d;
+}
+
+/// The loopback's round trips: writes of a changing pattern into PE pe's
+/// PAPERS MASK0 (never empty: our own bit is set), each read back, until
+/// `count` pairs are done or `timeout` has passed on the client's clock.
+/// between(done) runs before each pair (the stream check reads counters
+/// there).  The caller writes SIG low first and restores the registers.
+struct RoundTrips {
+    std::vector<double> us;  ///< each write's and read's round trip, sorted
+    unsigned count = 0, done = 0, wrong = 0;
+    std::string first;       ///< the first wrong read-back
+    link::ClientStats cs0;   ///< the client's counters before
+    link::DecoderStats rx0;
+
+    RoundTrips(link::LinkClient& c, unsigned pe, unsigned n, unsigned pairs, std::chrono::nanoseconds timeout,
+               const std::function<void(unsigned)>& between = {})
+        : count(pairs), cs0(c.stats()), rx0(c.rx_stats()) {
+        const uint32_t all = uint32_t(all_of(std::min(n, 32u)));
+        const uint32_t own = pe < 32 ? 1u << pe : 1u;  // never an empty mask (its GO oscillates)
+        uint32_t x = 0x2545f491u ^ pe;
+        auto since = [&](std::chrono::nanoseconds t0) { return double((c.now() - t0).count()) / 1e3; };
+        const auto end = c.now() + timeout;
+        for (; done < count && c.now() < end; ++done) {
+            if (between) between(done);
+            x = x * 1664525u + 1013904223u;  // a new pattern each time
+            const uint32_t pat = ((x >> 7) & all) | own;
+            auto t0 = c.now();
+            c.write(pe, pap(R::W_MASK0), pat, 4);
+            us.push_back(since(t0));
+            t0 = c.now();
+            const uint32_t v = c.read(pe, pap(R::W_MASK0), 4);
+            us.push_back(since(t0));
+            if (v != pat && !wrong++) first = strf(" (first: wrote 0x%x, read 0x%x)", pat, v);
+        }
+        std::sort(us.begin(), us.end());
+    }
+
+    /// "40 round trips with PE1 (...), 0 wrong; round trip median ...; resends ..."
+    std::string text(const link::LinkClient& c, unsigned pe) const {
+        const link::ClientStats& cs = c.stats();
+        const link::DecoderStats& rx = c.rx_stats();
+        return strf("%zu round trips with PE%u (%u writes of MASK0 and read-backs), %u wrong%s; "
+                    "round trip median %.0f us, p99 %.0f us, max %.0f us; "
+                    "resends %llu, stale replies %llu, bad frames received %llu",
+                    us.size(), pe, done, wrong, first.c_str(), quantile(us, 0.5), quantile(us, 0.99),
+                    us.empty() ? 0.0 : us.back(), (unsigned long long)(cs.resends - cs0.resends),
+                    (unsigned long long)(cs.stale - cs0.stale),
+                    (unsigned long long)(rx.crc_err + rx.resync + rx.bad_len + rx.timeout - rx0.crc_err - rx0.resync -
+                                         rx0.bad_len - rx0.timeout));
+    }
+
+    /// The verdict: FAIL on a wrong read-back or pairs left undone.
+    Check check(const std::string& name, std::chrono::milliseconds timeout, const std::string& detail) const {
+        if (done < count)
+            return {Verdict::fail, name,
+                    strf("only %u of %u write/read-back pairs within %lld ms; ", done, count,
+                         (long long)timeout.count()) + detail};
+        return {wrong ? Verdict::fail : Verdict::pass, name, detail};
+    }
+};
+
 struct Link {
     link::LinkClient& c;
     link::LinkPipe& pipe;
@@ -93,91 +216,17 @@ struct Link {
         saved.push_back(save(c, p, h.hub_pes));
     }
 
-    std::string hello_detail(bool& ok) {
-        const uint32_t magic = c.read(pe, info(D::INFO_MAGIC), 4);
-        const uint32_t ver = c.read(pe, info(D::INFO_VERSION), 1);
-        const uint32_t pes = c.read(pe, info(D::INFO_HUB_PES), 1);
-        const uint32_t eng = c.read(pe, info(D::INFO_ENGINES), 2);
-        std::string engines;
-        for (unsigned w = 0; w < 16; ++w)
-            if (h.engines >> w & 1) {
-                const engines::Engine* e = engines::find(w);
-                engines += (engines.empty() ? "" : ",") +
-                           (w == D::WIN_INFO ? std::string("info") : e ? std::string(e->name) : "window " + std::to_string(w));
-            }
-        std::string d = strf("protocol %u (ours %u); hub of %u PEs; this port serves PE%u..PE%u; engines %s; "
-                             "hub clock %.2f MHz",
-                             h.version, D::VERSION, h.hub_pes, h.first_pe, h.first_pe + h.port_pes - 1,
-                             engines.c_str(), double(h.clk_hz) / 1e6);
-        std::string bad;
-        if (magic != D::INFO_MAGIC_VALUE) bad += strf("; INFO magic reads 0x%08x, not 0x%08x (AGNT)", magic, D::INFO_MAGIC_VALUE);
-        if (ver != h.version) bad += strf("; INFO version reads %u", ver);
-        if (pes != h.hub_pes) bad += strf("; INFO says %u PEs", pes);
-        if (eng != h.engines) bad += strf("; INFO engines 0x%04x differ from HELLO's 0x%04x", eng, h.engines);
-        ok = bad.empty();
-        return d + bad;
-    }
-
-    /// Every present engine's map hash against this revision's registry.
-    std::string hashes(bool& ok) {
-        std::string d;
-        ok = true;
-        for (unsigned w = 1; w < 16; ++w) {
-            if (!(h.engines >> w & 1)) continue;
-            bool one = true;
-            d += (d.empty() ? "" : "; ") + engine_hash(w, c.read(pe, info(uint16_t(D::INFO_MAP_HASH + w)), 4), one);
-            ok = ok && one;
-        }
-        return d;
-    }
-
     /// Write patterns into our MASK0 and read them back.
     Check loopback() {
-        const unsigned n = h.hub_pes;
         keep(pe);
         c.write(pe, pap(R::W_SIG), 0, 1);  // S low: a pattern must not complete anyone's barrier
         const auto hub0 = hub_stats(c, pe);
-        const link::ClientStats cs0 = c.stats();
-        const link::DecoderStats rx0 = c.rx_stats();
-        const uint32_t all = uint32_t(all_of(std::min(n, 32u)));
-        const uint32_t own = pe < 32 ? 1u << pe : 1u;  // never an empty mask (its GO oscillates)
-        std::vector<double> us;
-        unsigned wrong = 0, done = 0;
-        std::string first;
-        uint32_t x = 0x2545f491u ^ pe;
-        const auto end = clk::now() + o.step_timeout;
-        for (; done < o.round_trips && clk::now() < end; ++done) {
-            x = x * 1664525u + 1013904223u;  // a new pattern each time
-            const uint32_t pat = ((x >> 7) & all) | own;
-            auto t0 = clk::now();
-            c.write(pe, pap(R::W_MASK0), pat, 4);
-            us.push_back(us_since(t0));
-            t0 = clk::now();
-            const uint32_t v = c.read(pe, pap(R::W_MASK0), 4);
-            us.push_back(us_since(t0));
-            if (v != pat && !wrong++) first = strf(" (first: wrote 0x%x, read 0x%x)", pat, v);
-        }
+        const RoundTrips rt(c, pe, h.hub_pes, o.round_trips, o.step_timeout);
         const auto hub1 = hub_stats(c, pe);
-        std::sort(us.begin(), us.end());
-        const link::ClientStats& cs = c.stats();
-        const link::DecoderStats& rx = c.rx_stats();
         std::string hub;
         for (unsigned i = 0; i < D::STAT_COUNT; ++i)
             hub += strf(" %s +%u", D::stat_name(i), (hub1[i] - hub0[i]) & ((1u << D::STAT_BITS) - 1));
-        std::string d = strf("%zu round trips with PE%u (%u writes of MASK0 and read-backs), %u wrong%s; "
-                             "round trip median %.0f us, p99 %.0f us, max %.0f us; "
-                             "resends %llu, stale replies %llu, bad frames received %llu; hub:%s",
-                             us.size(), pe, done, wrong, first.c_str(), quantile(us, 0.5), quantile(us, 0.99),
-                             us.empty() ? 0.0 : us.back(), (unsigned long long)(cs.resends - cs0.resends),
-                             (unsigned long long)(cs.stale - cs0.stale),
-                             (unsigned long long)(rx.crc_err + rx.resync + rx.bad_len + rx.timeout - rx0.crc_err -
-                                                  rx0.resync - rx0.bad_len - rx0.timeout),
-                             hub.c_str());
-        if (done < o.round_trips)
-            return {Verdict::fail, "loopback",
-                    strf("only %u of %u write/read-back pairs within %lld ms; ", done, o.round_trips,
-                         (long long)o.step_timeout.count()) + d};
-        return {wrong ? Verdict::fail : Verdict::pass, "loopback", d};
+        return rt.check("loopback", o.step_timeout, rt.text(c, pe) + "; hub:" + hub);
     }
 
     /// Waits for GO == level at every port; returns the PEs that did not get there.
@@ -309,36 +358,20 @@ bool check_link(const std::string& spec, const Options& o, const Sink& out) {
         return false;
     }
     Link l{*lc.client, *lc.pipe, lc.pe, {}, o, {}};
-    bool alive = true;  // false once the link itself failed: nothing more can be asked
-    auto guarded = [&](const char* name, const std::function<void()>& fn) {
-        if (!alive) return rep(Verdict::skip, name, "not run: the link failed");
-        try {
-            fn();
-        } catch (const LinkError& e) {
-            alive = false;
-            rep(Verdict::fail, name, std::string("link error: ") + e.what());
-        } catch (const RegisterError& e) {
-            rep(Verdict::fail, name, e.what());
-        } catch (const DeviceError& e) {
-            alive = false;
-            rep(Verdict::fail, name, e.what());
-        } catch (const Error& e) {
-            rep(Verdict::fail, name, e.what());
-        }
-    };
+    Guard guarded{rep};  // guarded.alive: false once the link itself failed
     guarded("hello", [&] {
         l.h = l.c.hello(l.pe);
         bool ok = false;
-        const std::string d = l.hello_detail(ok);
+        const std::string d = hello_detail(l.c, l.pe, l.h, ok);
         rep(ok ? Verdict::pass : Verdict::fail, "hello", d);
     });
-    if (!alive || l.h.hub_pes == 0) {
+    if (!guarded.alive || l.h.hub_pes == 0) {
         rep(Verdict::skip, "the rest", "not run: no HELLO from " + spec);
         return false;
     }
     guarded("map hashes", [&] {
         bool ok = false;
-        const std::string d = l.hashes(ok);
+        const std::string d = hashes(l.c, l.pe, l.h, ok);
         rep(ok ? Verdict::pass : Verdict::fail, "map hashes", d);
     });
     const bool papers = l.h.engines >> D::WIN_PAPERS & 1;
@@ -356,7 +389,7 @@ bool check_link(const std::string& spec, const Options& o, const Sink& out) {
         guarded("barrier", [&] { l.every_pe(rep); });
     }
     if (!l.saved.empty()) {
-        if (!alive) {
+        if (!guarded.alive) {
             rep(Verdict::fail, "restore", "PAPERS registers not written back: the link failed");
         } else {
             guarded("restore", [&] {
