@@ -177,10 +177,37 @@ TEST_CASE("board-check: a cut link fails (exit 1) naming the link error, within 
     CHECK_THAT(mid.out, Contains("no reply") && Contains("not run: the link failed"));
 }
 
+TEST_CASE("board-check --stream: a hub without a link multiplexer fails saying so", "[board-check][vhub]") {
+    // The virtual hub has one link port and no multiplexer (INFO MUX_STREAMS 0);
+    // the stream checks themselves run on the board tops (test_uart_pe_tops.cpp).
+    SimProcess hub(4);
+    const Run r = run_program({AGGNET_CLI_EXE, "board-check", "--stream", hub.link_dev(0), "--usb", hub.link_dev(1)});
+    INFO(r.out);
+    CHECK(r.status == 1);
+    CHECK(verdict(r.out, "streams") == "FAIL");
+    CHECK_THAT(r.out, Contains("board-check streams: " + hub.link_dev(0) + " " + hub.link_dev(1)) &&
+                          Contains("INFO MUX_STREAMS reads 0: this hub has no link multiplexer") &&
+                          Contains("FAILED"));
+    CHECK_THAT(r.out, !Contains("stream 0 "));  // nothing checked per stream
+    // a stream that does not open is its own FAIL line
+    const Run gone = run_program({AGGNET_CLI_EXE, "board-check", "--stream", "sim:/nonexistent-aggnet-dir/link?pe=0"});
+    INFO(gone.out);
+    CHECK(gone.status == 1);
+    CHECK_THAT(gone.out, Contains("FAIL  open") && Contains("no virtual hub there"));
+}
+
 TEST_CASE("board-check: usage errors exit 2", "[board-check]") {
     CHECK(run_check("sim:/tmp/x/port0").status == 2);
     CHECK(run_check("sim:/tmp/x/link?pe=0", {"--round-trips", "0"}).status == 2);
     CHECK(run_check("sim:/tmp/x/link?pe=0", {"--bogus"}).status == 2);
+    // the stream form: link devices only, not beside DEVICE, no barriers
+    CHECK(run_program({AGGNET_CLI_EXE, "board-check", "--stream", "ppdev:/dev/parport0?pe=0"}).status == 2);
+    CHECK(run_check("sim:/tmp/x/link?pe=0", {"--stream", "sim:/tmp/x/link?pe=1"}).status == 2);
+    CHECK(run_program({AGGNET_CLI_EXE, "board-check", "--stream", "sim:/tmp/x/link?pe=0", "--barriers", "2"}).status ==
+          2);
+    CHECK(run_program({AGGNET_CLI_EXE, "board-check", "--usb", "sim:/tmp/x/link?pe=0", "--usb", "sim:/tmp/x/link?pe=1"})
+              .status == 2);
+    CHECK(run_program({AGGNET_CLI_EXE, "board-check", "--stream"}).status == 2);
     const Run gone = run_check("sim:/nonexistent-aggnet-dir/link?pe=0");
     CHECK(gone.status == 1);
     CHECK_THAT(gone.out, Contains("FAIL  open") && Contains("no virtual hub there"));

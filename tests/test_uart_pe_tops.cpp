@@ -27,7 +27,14 @@
 //     last SYNC request's stop bit to the first PE's result start bit, no
 //     round of theirs takes longer under the faults than the clean run's
 //     longest plus one longest frame of every other stream
-//     (docs/link_mux.md, Forwarding).
+//     (docs/link_mux.md, Forwarding);
+//   * `aggnet board-check` of every stream (board_check::check_streams) on
+//     the board with the fewest streams: a sound board passes every check,
+//     its counters wrapping at CNT_W on the way; cables swapped between two
+//     streams are named with the BIND count on the stream each is on (every
+//     frame of the probe); a header cable on the USB UART, an unplugged
+//     cable, a broken hub -> PE wire and a stream damaging 10% of its
+//     frames each fail naming the stream and the counters that show it.
 //
 // Time is the hub's clock (cycles x ns per cycle): the threads' deadlines,
 // resends and timeouts are all simulated time, as in sim/link_hub.hpp.
@@ -38,6 +45,7 @@
 #include "shared_clock.hpp"
 #include "test_board_tops_boards.hpp"  // generated: AGGNET_BOARD_TOPS(X, P)
 
+#include <aggnet/board_check.hpp>
 #include <aggnet/error.hpp>
 #include <aggnet/link_client.hpp>
 #include <aggnet/link_defs.hpp>
@@ -49,6 +57,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cstdio>
 #include <deque>
 #include <functional>
@@ -720,4 +729,217 @@ TEST_CASE("UART-PE board tops: barriers of every PE on its own UART at mixed bau
         std::fflush(stdout);
         CHECK(worst_faulty <= worst_clean + slack);
     });
+}
+
+// ---- aggnet board-check on every stream (board_check::check_streams) ----------------
+
+namespace {
+
+/// A cable: the endpoint (pins) it is on, the stream it is given as, its PE.
+struct Cable {
+    unsigned endpoint, stream, pe;
+};
+
+struct StreamReport {
+    bool ok = false;
+    std::map<std::string, board_check::Check> by;  ///< each check by name
+    std::string text;                              ///< every line
+    std::string verdict(const std::string& name) const {
+        auto it = by.find(name);
+        if (it == by.end()) return "none";
+        return it->second.verdict == board_check::Verdict::pass ? "PASS"
+             : it->second.verdict == board_check::Verdict::fail ? "FAIL" : "SKIP";
+    }
+    const std::string& detail(const std::string& name) const {
+        static const std::string none;
+        auto it = by.find(name);
+        return it == by.end() ? none : it->second.detail;
+    }
+};
+
+/// check_streams with a LinkClient per cable; the FAIL lines are printed.
+StreamReport check_cables(MuxHub& hub, const std::string& board, const Params& p, const std::vector<Cable>& cables,
+                          const char* what, unsigned round_trips = 20) {
+    std::vector<std::unique_ptr<link::LinkClient>> clients;
+    std::vector<board_check::Stream> streams;
+    for (const Cable& c : cables) {
+        clients.push_back(std::make_unique<link::LinkClient>(hub.endpoint(c.endpoint), device(board, p, c.endpoint),
+                                                             cfg(p, c.endpoint)));
+        streams.push_back({*clients.back(), c.stream, c.pe});
+    }
+    board_check::Options o;
+    o.round_trips = round_trips;
+    StreamReport r;
+    r.ok = board_check::check_streams(streams, o, [&](const board_check::Check& c) {
+        r.by[c.name] = c;
+        r.text += board_check::format(c) + "\n";
+        if (c.verdict == board_check::Verdict::fail)
+            std::printf("[uartpe] board-check, %s: %s\n", what, board_check::format(c).c_str());
+    });
+    std::fflush(stdout);
+    return r;
+}
+
+/// A number after `key` in a line ("BIND +12" -> 12), or -1.
+long number_after(const std::string& s, const std::string& key) {
+    const size_t at = s.find(key);
+    if (at == std::string::npos) return -1;
+    size_t i = at + key.size();
+    while (i < s.size() && (s[i] == ' ' || s[i] == '+')) ++i;
+    return i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])) ? std::stol(s.substr(i)) : -1;
+}
+
+}  // namespace
+
+TEST_CASE("UART-PE board tops: board-check of every stream passes a sound board and names each fault",
+          "[boards][uartpe][board-check]") {
+    // The board with the fewest streams of those selected (the check is the same on every one).
+    std::string smallest;
+    long fewest = 1000;
+    for_each_uart_board([&](const std::string& b, const Params& p, const Factory&) {
+        if (p.at("H") < fewest) fewest = p.at("H"), smallest = b;
+    });
+    REQUIRE(!smallest.empty());
+    unsigned ran = 0;
+    for_each_uart_board([&](const std::string& board, const Params& p, const Factory& make) {
+        if (board != smallest) return;
+        ++ran;
+        const unsigned h = unsigned(p.at("H")), usb = board_check::Stream::usb;
+        REQUIRE(h >= 2);
+        INFO(board << ": " << h << " header streams and the USB UART");
+        std::vector<std::string> names{"map hashes"};
+        for (unsigned k = 0; k <= h; ++k)
+            for (const char* c : {"hello", "pins", "loopback", "present", "counters"})
+                names.push_back("stream " + std::to_string(k) + " " + c);
+
+        // A sound board: every cable on its own pins, and the USB UART as PE 0.
+        // Enough round trips that every stream's counters (CNT_W bits) wrap.
+        std::vector<Cable> sound;
+        for (unsigned k = 0; k < h; ++k) sound.push_back({k, k, k});
+        sound.push_back({h, usb, 0});
+        {
+            MuxHub hub(make(40'000'000), ns_per_cycle(p), 11);
+            const StreamReport r = check_cables(hub, board, p, sound, "sound board", 150);
+            INFO(r.text);
+            CHECK(r.ok);
+            CHECK(r.verdict("streams") == "PASS");
+            for (const auto& n : names) {
+                INFO(n);
+                CHECK(r.verdict(n) == "PASS");
+            }
+            for (unsigned k = 0; k <= h; ++k) {
+                const std::string& d = r.detail("stream " + std::to_string(k) + " counters");
+                CHECK(number_after(d, "FRAMES") == number_after(d, "for the"));  // every frame sent counted
+                CHECK(number_after(d, "FRAMES") > (1L << p.at("CNT_W")));
+                CHECK(number_after(d, "BIND") == 0);
+                CHECK(number_after(d, "PARTIAL") == 0);
+            }
+            CHECK_THAT(r.detail("streams"), Catch::Contains(std::to_string(h + 1) + " streams"));
+        }
+
+        // Cables on each other's pins: PE 0's on stream 1, PE 1's on stream 0.
+        {
+            std::vector<Cable> swapped = sound;
+            swapped[0].endpoint = 1;
+            swapped[1].endpoint = 0;
+            MuxHub hub(make(40'000'000), ns_per_cycle(p), 12);
+            const StreamReport r = check_cables(hub, board, p, swapped, "cables 0 and 1 swapped");
+            INFO(r.text);
+            CHECK_FALSE(r.ok);
+            for (unsigned k : {0u, 1u}) {
+                const unsigned on = 1 - k;
+                const std::string& d = r.detail("stream " + std::to_string(k) + " hello");
+                INFO(d);
+                CHECK(r.verdict("stream " + std::to_string(k) + " hello") == "FAIL");
+                CHECK_THAT(d, Catch::Contains("stream " + std::to_string(k) + " (PE" + std::to_string(k) +
+                                              "): no answer to HELLO; BIND +") &&
+                                  Catch::Contains("on stream " + std::to_string(on) + ": its frames, for PE" +
+                                                  std::to_string(k) + ", are refused there") &&
+                                  Catch::Contains("the cable is on stream " + std::to_string(on) + "'s pins"));
+                // every frame of the probe's HELLO refused and counted, on that stream
+                const long bind = number_after(d, "BIND");
+                CHECK(bind == number_after(d, "counters during"));
+                CHECK(bind == long(cfg(p, k).max_attempts));
+                CHECK(r.verdict("stream " + std::to_string(k) + " the rest") == "SKIP");
+            }
+            for (const char* c : {"hello", "pins", "loopback", "present", "counters"})
+                CHECK(r.verdict("stream " + std::to_string(h) + " " + c) == "PASS");  // the USB UART still reads
+        }
+
+        // PE 1's cable on the USB UART, given as stream 1: it answers (the USB
+        // UART speaks for any PE), but its frames arrive on the wrong stream.
+        {
+            const std::vector<Cable> on_usb{{0, 0, 0}, {h, 1, 1}};
+            MuxHub hub(make(40'000'000), ns_per_cycle(p), 13);
+            const StreamReport r = check_cables(hub, board, p, on_usb, "PE 1's cable on the USB UART");
+            INFO(r.text);
+            CHECK_FALSE(r.ok);
+            CHECK(r.verdict("stream 1 hello") == "PASS");
+            CHECK(r.verdict("stream 1 pins") == "FAIL");
+            CHECK_THAT(r.detail("stream 1 pins"), Catch::Contains("do not arrive on stream 1") &&
+                                                      Catch::Contains("on stream " + std::to_string(h) + " +"));
+            CHECK(r.verdict("stream 1 present") == "FAIL");  // stream 1 has never spoken
+            CHECK(r.verdict("stream 1 counters") == "FAIL");
+            CHECK_THAT(r.detail("stream 1 counters"), Catch::Contains("FRAMES +0 but it sent") &&
+                                                          Catch::Contains("none came in on stream 1's pins"));
+            for (const char* c : {"hello", "pins", "loopback", "present", "counters"})
+                CHECK(r.verdict(std::string("stream 0 ") + c) == "PASS");
+        }
+
+        // Stream 1's cable unplugged (nothing either way), then only its
+        // hub -> PE wire broken (every reply damaged or lost).
+        for (const bool unplugged : {true, false}) {
+            MuxHub hub(make(40'000'000), ns_per_cycle(p), 15);
+            {
+                auto lk = hub.guard();
+                if (unplugged) hub.stream(1).cut = true;
+                else hub.stream(1).down.percent = 100;
+            }
+            const StreamReport r =
+                check_cables(hub, board, p, sound, unplugged ? "stream 1 unplugged" : "stream 1's RX wire broken");
+            INFO(r.text);
+            CHECK_FALSE(r.ok);
+            const std::string& d = r.detail("stream 1 hello");
+            CHECK(r.verdict("stream 1 hello") == "FAIL");
+            const long sent = number_after(d, "counters during");
+            CHECK(sent == long(cfg(p, 1).max_attempts));
+            if (unplugged) {
+                CHECK_THAT(d, Catch::Contains("none of the " + std::to_string(sent) + " frames it sent arrived") &&
+                                  Catch::Contains("stream 1 absent") && Catch::Contains("none stepped"));
+            } else {
+                CHECK_THAT(d, Catch::Contains("the hub took its frames on stream 1 (FRAMES +" + std::to_string(sent)) &&
+                                  Catch::Contains("stream 1's TX pin"));
+            }
+            for (const char* c : {"hello", "pins", "loopback", "present", "counters"})
+                CHECK(r.verdict(std::string("stream 0 ") + c) == "PASS");
+        }
+
+        // Stream 1's cable damages 10 % of the frames each way: the loopback
+        // still passes on resends, its counters say what was lost.
+        {
+            MuxHub hub(make(40'000'000), ns_per_cycle(p), 14);
+            {
+                auto lk = hub.guard();
+                hub.stream(1).up.percent = hub.stream(1).down.percent = 10;
+            }
+            const StreamReport r = check_cables(hub, board, p, sound, "stream 1 damaging 10 % of frames");
+            INFO(r.text);
+            uint64_t damaged_up = 0;
+            {
+                auto lk = hub.guard();
+                damaged_up = hub.stream(1).up.damaged;
+            }
+            REQUIRE(damaged_up > 0);
+            CHECK_FALSE(r.ok);
+            CHECK(r.verdict("stream 1 loopback") == "PASS");
+            CHECK(number_after(r.detail("stream 1 loopback"), "resends") > 0);
+            CHECK(r.verdict("stream 1 counters") == "FAIL");
+            const std::string& d = r.detail("stream 1 counters");
+            CHECK_THAT(d, Catch::Contains("never reached the hub whole") || Catch::Contains("CRC_ERR +") ||
+                              Catch::Contains("PARTIAL +"));
+            for (unsigned k = 0; k <= h; ++k)
+                if (k != 1) CHECK(r.verdict("stream " + std::to_string(k) + " counters") == "PASS");
+        }
+    });
+    CHECK(ran == 1);
 }

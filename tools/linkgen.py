@@ -363,6 +363,8 @@ def gen_hpp():
                    [("0x%02X" % code, n) for n, code, _ in ERRS])
     out += name_fn("Name of a statistics counter, or nullptr.", "stat_name(unsigned i)",
                    [(str(i), n) for n, i, _ in STATS])
+    out += name_fn("Name of a stream counter of link_mux, or nullptr.", "mux_name(unsigned i)",
+                   [(str(i), n) for n, i, _ in MUX_COUNTERS])
     out += name_fn("Lower-case name of an engine window (\"papers\"), or nullptr.", "win_name(unsigned w)",
                    [(str(w), n.lower()) for n, w, _ in WINDOWS])
     out += [

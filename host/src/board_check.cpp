@@ -45,6 +45,30 @@ struct Report {
     }
 };
 
+/// Runs a check, turning an exception into its FAIL line; once the link
+/// itself has failed (a LinkError, or a DeviceError from the pipe) the
+/// checks after it are SKIPped as not run.
+struct Guard {
+    Report& rep;
+    bool alive = true;
+    void operator()(const std::string& name, const std::function<void()>& fn) {
+        if (!alive) return rep(Verdict::skip, name, "not run: the link failed");
+        try {
+            fn();
+        } catch (const LinkError& e) {
+            alive = false;
+            rep(Verdict::fail, name, std::string("link error: ") + e.what());
+        } catch (const RegisterError& e) {
+            rep(Verdict::fail, name, e.what());
+        } catch (const DeviceError& e) {
+            alive = false;
+            rep(Verdict::fail, name, e.what());
+        } catch (const Error& e) {
+            rep(Verdict::fail, name, e.what());
+        }
+    }
+};
+
 // ---- over the link -----------------------------------------------------------
 
 /// A PE's PAPERS registers as found, to be written back.
@@ -79,6 +103,105 @@ std::array<uint32_t, D::STAT_COUNT> hub_stats(link::LinkClient& c, unsigned pe) 
     return s;
 }
 
+/// HELLO's report and the INFO window's MAGIC, VERSION, HUB_PES and
+/// ENGINES read through PE pe; ok: INFO agrees with HELLO.
+std::string hello_detail(link::LinkClient& c, unsigned pe, const link::HelloInfo& h, bool& ok) {
+    const uint32_t magic = c.read(pe, info(D::INFO_MAGIC), 4);
+    const uint32_t ver = c.read(pe, info(D::INFO_VERSION), 1);
+    const uint32_t pes = c.read(pe, info(D::INFO_HUB_PES), 1);
+    const uint32_t eng = c.read(pe, info(D::INFO_ENGINES), 2);
+    std::string engines;
+    for (unsigned w = 0; w < 16; ++w)
+        if (h.engines >> w & 1) {
+            const engines::Engine* e = engines::find(w);
+            engines += (engines.empty() ? "" : ",") +
+                       (w == D::WIN_INFO ? std::string("info") : e ? std::string(e->name) : "window " + std::to_string(w));
+        }
+    std::string d = strf("protocol %u (ours %u); hub of %u PEs; this port serves PE%u..PE%u; engines %s; "
+                         "hub clock %.2f MHz",
+                         h.version, D::VERSION, h.hub_pes, h.first_pe, h.first_pe + h.port_pes - 1,
+                         engines.c_str(), double(h.clk_hz) / 1e6);
+    std::string bad;
+    if (magic != D::INFO_MAGIC_VALUE) bad += strf("; INFO magic reads 0x%08x, not 0x%08x (AGNT)", magic, D::INFO_MAGIC_VALUE);
+    if (ver != h.version) bad += strf("; INFO version reads %u", ver);
+    if (pes != h.hub_pes) bad += strf("; INFO says %u PEs", pes);
+    if (eng != h.engines) bad += strf("; INFO engines 0x%04x differ from HELLO's 0x%04x", eng, h.engines);
+    ok = bad.empty();
+    return d + bad;
+}
+
+/// Every present engine's map hash against this revision's registry.
+std::string hashes(link::LinkClient& c, unsigned pe, const link::HelloInfo& h, bool& ok) {
+    std::string d;
+    ok = true;
+    for (unsigned w = 1; w < 16; ++w) {
+        if (!(h.engines >> w & 1)) continue;
+        bool one = true;
+        d += (d.empty() ? "" : "; ") + engine_hash(w, c.read(pe, info(uint16_t(D::INFO_MAP_HASH + w)), 4), one);
+        ok = ok && one;
+    }
+    return d;
+}
+
+/// The loopback's round trips: writes of a changing pattern into PE pe's
+/// PAPERS MASK0 (never empty: our own bit is set), each read back, until
+/// `count` pairs are done or `timeout` has passed on the client's clock.
+/// between(done) runs before each pair (the stream check reads counters
+/// there).  The caller writes SIG low first and restores the registers.
+struct RoundTrips {
+    std::vector<double> us;  ///< each write's and read's round trip, sorted
+    unsigned count = 0, done = 0, wrong = 0;
+    std::string first;       ///< the first wrong read-back
+    link::ClientStats cs0;   ///< the client's counters before
+    link::DecoderStats rx0;
+
+    RoundTrips(link::LinkClient& c, unsigned pe, unsigned n, unsigned pairs, std::chrono::nanoseconds timeout,
+               const std::function<void(unsigned)>& between = {})
+        : count(pairs), cs0(c.stats()), rx0(c.rx_stats()) {
+        const uint32_t all = uint32_t(all_of(std::min(n, 32u)));
+        const uint32_t own = pe < 32 ? 1u << pe : 1u;  // never an empty mask (its GO oscillates)
+        uint32_t x = 0x2545f491u ^ pe;
+        auto since = [&](std::chrono::nanoseconds t0) { return double((c.now() - t0).count()) / 1e3; };
+        const auto end = c.now() + timeout;
+        for (; done < count && c.now() < end; ++done) {
+            if (between) between(done);
+            x = x * 1664525u + 1013904223u;  // a new pattern each time
+            const uint32_t pat = ((x >> 7) & all) | own;
+            auto t0 = c.now();
+            c.write(pe, pap(R::W_MASK0), pat, 4);
+            us.push_back(since(t0));
+            t0 = c.now();
+            const uint32_t v = c.read(pe, pap(R::W_MASK0), 4);
+            us.push_back(since(t0));
+            if (v != pat && !wrong++) first = strf(" (first: wrote 0x%x, read 0x%x)", pat, v);
+        }
+        std::sort(us.begin(), us.end());
+    }
+
+    /// "40 round trips with PE1 (...), 0 wrong; round trip median ...; resends ..."
+    std::string text(const link::LinkClient& c, unsigned pe) const {
+        const link::ClientStats& cs = c.stats();
+        const link::DecoderStats& rx = c.rx_stats();
+        return strf("%zu round trips with PE%u (%u writes of MASK0 and read-backs), %u wrong%s; "
+                    "round trip median %.0f us, p99 %.0f us, max %.0f us; "
+                    "resends %llu, stale replies %llu, bad frames received %llu",
+                    us.size(), pe, done, wrong, first.c_str(), quantile(us, 0.5), quantile(us, 0.99),
+                    us.empty() ? 0.0 : us.back(), (unsigned long long)(cs.resends - cs0.resends),
+                    (unsigned long long)(cs.stale - cs0.stale),
+                    (unsigned long long)(rx.crc_err + rx.resync + rx.bad_len + rx.timeout - rx0.crc_err - rx0.resync -
+                                         rx0.bad_len - rx0.timeout));
+    }
+
+    /// The verdict: FAIL on a wrong read-back or pairs left undone.
+    Check check(const std::string& name, std::chrono::milliseconds timeout, const std::string& detail) const {
+        if (done < count)
+            return {Verdict::fail, name,
+                    strf("only %u of %u write/read-back pairs within %lld ms; ", done, count,
+                         (long long)timeout.count()) + detail};
+        return {wrong ? Verdict::fail : Verdict::pass, name, detail};
+    }
+};
+
 struct Link {
     link::LinkClient& c;
     link::LinkPipe& pipe;
@@ -93,91 +216,17 @@ struct Link {
         saved.push_back(save(c, p, h.hub_pes));
     }
 
-    std::string hello_detail(bool& ok) {
-        const uint32_t magic = c.read(pe, info(D::INFO_MAGIC), 4);
-        const uint32_t ver = c.read(pe, info(D::INFO_VERSION), 1);
-        const uint32_t pes = c.read(pe, info(D::INFO_HUB_PES), 1);
-        const uint32_t eng = c.read(pe, info(D::INFO_ENGINES), 2);
-        std::string engines;
-        for (unsigned w = 0; w < 16; ++w)
-            if (h.engines >> w & 1) {
-                const engines::Engine* e = engines::find(w);
-                engines += (engines.empty() ? "" : ",") +
-                           (w == D::WIN_INFO ? std::string("info") : e ? std::string(e->name) : "window " + std::to_string(w));
-            }
-        std::string d = strf("protocol %u (ours %u); hub of %u PEs; this port serves PE%u..PE%u; engines %s; "
-                             "hub clock %.2f MHz",
-                             h.version, D::VERSION, h.hub_pes, h.first_pe, h.first_pe + h.port_pes - 1,
-                             engines.c_str(), double(h.clk_hz) / 1e6);
-        std::string bad;
-        if (magic != D::INFO_MAGIC_VALUE) bad += strf("; INFO magic reads 0x%08x, not 0x%08x (AGNT)", magic, D::INFO_MAGIC_VALUE);
-        if (ver != h.version) bad += strf("; INFO version reads %u", ver);
-        if (pes != h.hub_pes) bad += strf("; INFO says %u PEs", pes);
-        if (eng != h.engines) bad += strf("; INFO engines 0x%04x differ from HELLO's 0x%04x", eng, h.engines);
-        ok = bad.empty();
-        return d + bad;
-    }
-
-    /// Every present engine's map hash against this revision's registry.
-    std::string hashes(bool& ok) {
-        std::string d;
-        ok = true;
-        for (unsigned w = 1; w < 16; ++w) {
-            if (!(h.engines >> w & 1)) continue;
-            bool one = true;
-            d += (d.empty() ? "" : "; ") + engine_hash(w, c.read(pe, info(uint16_t(D::INFO_MAP_HASH + w)), 4), one);
-            ok = ok && one;
-        }
-        return d;
-    }
-
     /// Write patterns into our MASK0 and read them back.
     Check loopback() {
-        const unsigned n = h.hub_pes;
         keep(pe);
         c.write(pe, pap(R::W_SIG), 0, 1);  // S low: a pattern must not complete anyone's barrier
         const auto hub0 = hub_stats(c, pe);
-        const link::ClientStats cs0 = c.stats();
-        const link::DecoderStats rx0 = c.rx_stats();
-        const uint32_t all = uint32_t(all_of(std::min(n, 32u)));
-        const uint32_t own = pe < 32 ? 1u << pe : 1u;  // never an empty mask (its GO oscillates)
-        std::vector<double> us;
-        unsigned wrong = 0, done = 0;
-        std::string first;
-        uint32_t x = 0x2545f491u ^ pe;
-        const auto end = clk::now() + o.step_timeout;
-        for (; done < o.round_trips && clk::now() < end; ++done) {
-            x = x * 1664525u + 1013904223u;  // a new pattern each time
-            const uint32_t pat = ((x >> 7) & all) | own;
-            auto t0 = clk::now();
-            c.write(pe, pap(R::W_MASK0), pat, 4);
-            us.push_back(us_since(t0));
-            t0 = clk::now();
-            const uint32_t v = c.read(pe, pap(R::W_MASK0), 4);
-            us.push_back(us_since(t0));
-            if (v != pat && !wrong++) first = strf(" (first: wrote 0x%x, read 0x%x)", pat, v);
-        }
+        const RoundTrips rt(c, pe, h.hub_pes, o.round_trips, o.step_timeout);
         const auto hub1 = hub_stats(c, pe);
-        std::sort(us.begin(), us.end());
-        const link::ClientStats& cs = c.stats();
-        const link::DecoderStats& rx = c.rx_stats();
         std::string hub;
         for (unsigned i = 0; i < D::STAT_COUNT; ++i)
             hub += strf(" %s +%u", D::stat_name(i), (hub1[i] - hub0[i]) & ((1u << D::STAT_BITS) - 1));
-        std::string d = strf("%zu round trips with PE%u (%u writes of MASK0 and read-backs), %u wrong%s; "
-                             "round trip median %.0f us, p99 %.0f us, max %.0f us; "
-                             "resends %llu, stale replies %llu, bad frames received %llu; hub:%s",
-                             us.size(), pe, done, wrong, first.c_str(), quantile(us, 0.5), quantile(us, 0.99),
-                             us.empty() ? 0.0 : us.back(), (unsigned long long)(cs.resends - cs0.resends),
-                             (unsigned long long)(cs.stale - cs0.stale),
-                             (unsigned long long)(rx.crc_err + rx.resync + rx.bad_len + rx.timeout - rx0.crc_err -
-                                                  rx0.resync - rx0.bad_len - rx0.timeout),
-                             hub.c_str());
-        if (done < o.round_trips)
-            return {Verdict::fail, "loopback",
-                    strf("only %u of %u write/read-back pairs within %lld ms; ", done, o.round_trips,
-                         (long long)o.step_timeout.count()) + d};
-        return {wrong ? Verdict::fail : Verdict::pass, "loopback", d};
+        return rt.check("loopback", o.step_timeout, rt.text(c, pe) + "; hub:" + hub);
     }
 
     /// Waits for GO == level at every port; returns the PEs that did not get there.
@@ -309,36 +358,20 @@ bool check_link(const std::string& spec, const Options& o, const Sink& out) {
         return false;
     }
     Link l{*lc.client, *lc.pipe, lc.pe, {}, o, {}};
-    bool alive = true;  // false once the link itself failed: nothing more can be asked
-    auto guarded = [&](const char* name, const std::function<void()>& fn) {
-        if (!alive) return rep(Verdict::skip, name, "not run: the link failed");
-        try {
-            fn();
-        } catch (const LinkError& e) {
-            alive = false;
-            rep(Verdict::fail, name, std::string("link error: ") + e.what());
-        } catch (const RegisterError& e) {
-            rep(Verdict::fail, name, e.what());
-        } catch (const DeviceError& e) {
-            alive = false;
-            rep(Verdict::fail, name, e.what());
-        } catch (const Error& e) {
-            rep(Verdict::fail, name, e.what());
-        }
-    };
+    Guard guarded{rep};  // guarded.alive: false once the link itself failed
     guarded("hello", [&] {
         l.h = l.c.hello(l.pe);
         bool ok = false;
-        const std::string d = l.hello_detail(ok);
+        const std::string d = hello_detail(l.c, l.pe, l.h, ok);
         rep(ok ? Verdict::pass : Verdict::fail, "hello", d);
     });
-    if (!alive || l.h.hub_pes == 0) {
+    if (!guarded.alive || l.h.hub_pes == 0) {
         rep(Verdict::skip, "the rest", "not run: no HELLO from " + spec);
         return false;
     }
     guarded("map hashes", [&] {
         bool ok = false;
-        const std::string d = l.hashes(ok);
+        const std::string d = hashes(l.c, l.pe, l.h, ok);
         rep(ok ? Verdict::pass : Verdict::fail, "map hashes", d);
     });
     const bool papers = l.h.engines >> D::WIN_PAPERS & 1;
@@ -356,7 +389,7 @@ bool check_link(const std::string& spec, const Options& o, const Sink& out) {
         guarded("barrier", [&] { l.every_pe(rep); });
     }
     if (!l.saved.empty()) {
-        if (!alive) {
+        if (!guarded.alive) {
             rep(Verdict::fail, "restore", "PAPERS registers not written back: the link failed");
         } else {
             guarded("restore", [&] {
@@ -364,6 +397,348 @@ bool check_link(const std::string& spec, const Options& o, const Sink& out) {
                 for (const auto& s : l.saved) restore(l.c, s, l.h.hub_pes), pes += " PE" + std::to_string(s.pe);
                 rep(Verdict::pass, "restore", "SIG, MASK, CTRL and OWNER written back as found at" + pes);
             });
+        }
+    }
+    return rep.ok;
+}
+
+// ---- every stream of a link multiplexer ------------------------------------------
+
+namespace {
+
+uint16_t mux_count(unsigned k, unsigned i) { return info(uint16_t(D::INFO_MUX_COUNT + 8 * k + i)); }
+
+/// What a step of stream counter i means, for a FAIL line.
+const char* mux_meaning(unsigned i) {
+    switch (i) {
+    case D::MUX_BIND: return "frames naming a PE the stream may not speak for, refused";
+    case D::MUX_OVERRUN: return "frames lost because its input buffer was full";
+    case D::MUX_TXDROP: return "replies to it dropped: the stream absent, or its output buffer full";
+    case D::MUX_PARTIAL: return "frames cut short: damaged bytes, or a wrong baud";
+    default: return "frames forwarded";
+    }
+}
+
+/// The link port's counters that count damage (INFO STAT): every one but
+/// FRAMES_OK and DUP (resends show there).
+bool stat_is_error(unsigned i) { return i != D::STAT_FRAMES_OK && i != D::STAT_DUP; }
+
+using Counts = std::array<uint32_t, D::MUX_COUNTERS>;
+
+/// Every stream's counters (k < s) read through PE pe; only FRAMES with `frames_only`.
+std::vector<Counts> sweep(link::LinkClient& c, unsigned pe, unsigned s, bool frames_only) {
+    std::vector<Counts> v(s);
+    for (unsigned k = 0; k < s; ++k)
+        for (unsigned i = 0; i < (frames_only ? 1 : D::MUX_COUNTERS); ++i) v[k][i] = c.read(pe, mux_count(k, i), 2);
+    return v;
+}
+
+/// One stream's counters read through its own client, their steps summed
+/// modulo 2^bits from one read to the next, and the frames the client sent
+/// from the first FRAMES read to the last.
+struct Tally {
+    link::LinkClient& c;
+    unsigned pe, k, bits;
+    Counts last{};
+    std::array<uint64_t, D::MUX_COUNTERS> steps{};
+    uint64_t sent0 = 0, sent1 = 0;
+    bool started = false;
+
+    void read() {
+        for (unsigned i = 0; i < D::MUX_COUNTERS; ++i) {
+            const uint32_t v = c.read(pe, mux_count(k, i), 2);
+            if (started) steps[i] += (v - last[i]) & ((1u << bits) - 1);
+            last[i] = v;
+            if (i == D::MUX_FRAMES) (started ? sent1 : sent0) = c.stats().frames_sent;
+        }
+        if (!started) sent1 = sent0;
+        started = true;
+    }
+    uint64_t sent() const { return sent1 - sent0; }
+};
+
+/// A stream given to check_streams, as it went.
+struct Given {
+    const Stream* s;
+    unsigned k = 0;            ///< the stream's index (Stream::usb resolved)
+    bool answered = false;     ///< its HELLO was answered
+    bool silent = false;       ///< no reply at all (a LinkError), else `why` is what the answer was
+    link::HelloInfo h{};
+    std::string why;           ///< the error of a HELLO not answered
+};
+
+/// "stream 1 (PE1)", "stream 2 (PE0, the USB UART)".
+std::string who(const Given& g, unsigned s) {
+    return strf("stream %u (PE%u%s)", g.k, g.s->pe, g.k + 1 == s ? ", the USB UART" : "");
+}
+
+/// A stream whose HELLO went unanswered: HELLO through it once more, with
+/// every stream's counters read through `reader` before and after, and say
+/// where its frames went.
+std::string diagnose(const Given& g, const Given& reader, unsigned s, unsigned first_pe, unsigned bits) {
+    link::LinkClient& rc = reader.s->client;
+    const unsigned rp = reader.s->pe;
+    const uint32_t m = (1u << bits) - 1;
+    rc.hello(rp);  // the reader's PE routed to the reader's stream, its sequence state the reader's
+    const auto before = sweep(rc, rp, s, false);
+    const uint64_t n0 = g.s->client.stats().frames_sent;
+    bool late = false;
+    try {
+        g.s->client.hello(g.s->pe);
+        late = true;
+    } catch (const LinkError&) {
+    }
+    const uint64_t n = g.s->client.stats().frames_sent - n0;
+    rc.hello(rp);  // the probe may have spoken for the reader's PE
+    const auto after = sweep(rc, rp, s, false);
+    const uint32_t absent = rc.read(rp, info(D::INFO_MUX_ABSENT), 4);
+    // The largest step of each counter, and on which stream.
+    std::array<uint32_t, D::MUX_COUNTERS> top{};
+    std::array<unsigned, D::MUX_COUNTERS> on{};
+    std::string all;
+    for (unsigned k = 0; k < s; ++k)
+        for (unsigned i = 0; i < D::MUX_COUNTERS; ++i) {
+            if (k == reader.k && i == D::MUX_FRAMES) continue;  // the reader's own reads
+            const uint32_t d = (after[k][i] - before[k][i]) & m;
+            if (!d) continue;
+            all += strf("%s%s +%u on stream %u", all.empty() ? "" : ", ", D::mux_name(i), d, k);
+            if (d > top[i]) top[i] = d, on[i] = k;
+        }
+    const std::string me = who(g, s);
+    std::string d = me + ": no answer to HELLO";
+    if (late) d += " at first, an answer to the second";
+    auto speaks = [&](unsigned k) {
+        return k + 1 == s ? std::string("the USB UART's stream") : strf("stream %u speaks only for PE%u", k, first_pe + k);
+    };
+    if (top[D::MUX_BIND]) {
+        const unsigned b = on[D::MUX_BIND];
+        d += strf("; BIND +%u on stream %u: its frames, for PE%u, are refused there (%s)", top[D::MUX_BIND], b,
+                  g.s->pe, speaks(b).c_str());
+        d += b == g.k ? ": the device names the wrong PE (pe=), or the cable is on the wrong pins"
+                      : strf(": the cable is on stream %u's pins, not stream %u's: check which pins it is on", b, g.k);
+    } else if (top[D::MUX_FRAMES]) {
+        const unsigned f = on[D::MUX_FRAMES];
+        d += strf("; the hub took its frames on stream %u (FRAMES +%u) but no reply reached it", f, top[D::MUX_FRAMES]);
+        d += f == g.k ? strf(": check the wire from stream %u's TX pin to the cable's RXD", f)
+                      : strf(", and they came in on stream %u's pins, not stream %u's", f, g.k);
+    } else if (top[D::MUX_PARTIAL] || top[D::MUX_OVERRUN]) {
+        const unsigned q = on[top[D::MUX_PARTIAL] ? D::MUX_PARTIAL : D::MUX_OVERRUN];
+        d += strf("; bytes arrive on stream %u but no whole frame: a wrong baud (each stream has its own rate), "
+                  "or a damaged wire", q);
+    } else {
+        d += strf("; none of the %llu frames it sent arrived on any stream: its TXD reaches no stream's RX pin "
+                  "(unplugged, RX and TX swapped, or the adapter dead)",
+                  (unsigned long long)n);
+    }
+    d += strf("; MUX_ABSENT 0x%x: stream %u %s", absent, g.k,
+              absent >> g.k & 1 ? "absent (nothing received on its pins within the keep-alive bound)" : "present");
+    return d + strf(" (counters during %llu frames of its HELLO, read through stream %u: %s)", (unsigned long long)n,
+                    reader.k, all.empty() ? "none stepped" : all.c_str());
+}
+
+/// The checks of a stream whose HELLO was answered.
+void check_stream(const Given& g, unsigned s, const Options& o, Report& rep) {
+    link::LinkClient& c = g.s->client;
+    const unsigned pe = g.s->pe, k = g.k;
+    const std::string sn = strf("stream %u ", k);
+    Guard guarded{rep};
+    link::HelloInfo h = g.h;
+    guarded(sn + "hello", [&] {
+        h = c.hello(pe);  // again: another stream may have spoken for this PE since
+        bool ok = false;
+        const std::string d = hello_detail(c, pe, h, ok);
+        rep(ok ? Verdict::pass : Verdict::fail, sn + "hello",
+            strf("PE%u answers on %s: ", pe, c.device().c_str()) + d);
+    });
+    guarded(sn + "pins", [&] {
+        // Between a stream's FRAMES in the first sweep and in the second, this
+        // client sent s frames (resends aside): they step the stream its cable is on.
+        const auto a = sweep(c, pe, s, true);
+        const auto b = sweep(c, pe, s, true);
+        std::string where;
+        unsigned stepped = 0, own = 0;
+        for (unsigned j = 0; j < s; ++j) {
+            const uint32_t d = (b[j][0] - a[j][0]) & ((1u << o.mux_count_bits) - 1);
+            if (j == k) own = d;
+            if (d && j != k) where += strf("%s stream %u +%u", stepped++ ? "," : "", j, d);
+        }
+        const std::string me = who(g, s);
+        if (own && !stepped)
+            return rep(Verdict::pass, sn + "pins",
+                       strf("%s's frames arrive on stream %u: over %u reads its FRAMES +%u, +0 on the %u others",
+                            me.c_str(), k, s, own, s - 1));
+        if (own)
+            return rep(Verdict::fail, sn + "pins",
+                       strf("over %u reads by %s, FRAMES +%u on stream %u and also on", s, me.c_str(), own, k) +
+                           where + ": another program is using the hub (run board-check on an idle hub)");
+        rep(Verdict::fail, sn + "pins",
+            strf("%s's frames do not arrive on stream %u: over %u reads its FRAMES +0, but on", me.c_str(), k, s) +
+                where + ": the cable is on those pins, not stream " + std::to_string(k) + "'s");
+    });
+    Tally t{c, pe, k, o.mux_count_bits};
+    std::array<uint32_t, D::STAT_COUNT> hub0{}, hub1{};
+    guarded(sn + "loopback", [&] {
+        const Saved sv = save(c, pe, h.hub_pes);
+        c.write(pe, pap(R::W_SIG), 0, 1);  // S low: a pattern must not complete anyone's barrier
+        hub0 = hub_stats(c, pe);
+        t.read();
+        // Frames from one FRAMES read to the next: the other 4 counters, 2 a
+        // round trip, FRAMES itself; at most half a wrap.
+        const unsigned per = std::max(1u, ((1u << (o.mux_count_bits - 1)) - D::MUX_COUNTERS) / 2);
+        const RoundTrips rt(c, pe, h.hub_pes, o.round_trips, o.step_timeout, [&](unsigned done) {
+            if (done && done % per == 0) t.read();
+        });
+        t.read();
+        hub1 = hub_stats(c, pe);
+        restore(c, sv, h.hub_pes);
+        const Check r = rt.check(sn + "loopback", o.step_timeout,
+                                 rt.text(c, pe) + "; PE" + std::to_string(pe) +
+                                     "'s SIG, MASK, CTRL and OWNER written back as found");
+        rep(r.verdict, r.name, r.detail);
+    });
+    guarded(sn + "present", [&] {
+        const uint32_t absent = c.read(pe, info(D::INFO_MUX_ABSENT), 4);
+        const std::string d = strf("MUX_ABSENT 0x%x: ", absent);
+        if (absent >> k & 1)
+            return rep(Verdict::fail, sn + "present",
+                       d + strf("stream %u counts as absent although PE%u has just answered: its frames do not come "
+                                "in on stream %u's pins",
+                                k, pe, k));
+        rep(Verdict::pass, sn + "present", d + strf("stream %u present", k));
+    });
+    guarded(sn + "counters", [&] {
+        if (!t.started) return rep(Verdict::skip, sn + "counters", "not run: the loopback did not start");
+        std::string bad, nums;
+        if (t.steps[D::MUX_FRAMES] != t.sent()) {
+            const uint64_t f = t.steps[D::MUX_FRAMES], n = t.sent();
+            bad += f == 0  ? strf("FRAMES +0 but it sent %llu frames: none came in on stream %u's pins; ",
+                                  (unsigned long long)n, k)
+                 : f < n ? strf("FRAMES +%llu but it sent %llu frames: %llu never reached the hub whole; ",
+                                (unsigned long long)f, (unsigned long long)n, (unsigned long long)(n - f))
+                         : strf("FRAMES +%llu but it sent only %llu frames: someone else speaks on its pins; ",
+                                (unsigned long long)f, (unsigned long long)n);
+        }
+        for (unsigned i = 0; i < D::MUX_COUNTERS; ++i) {
+            nums += strf("%s%s +%llu", i ? ", " : "", D::mux_name(i), (unsigned long long)t.steps[i]);
+            if (i != D::MUX_FRAMES && t.steps[i])
+                bad += strf("%s +%llu on stream %u (%s); ", D::mux_name(i), (unsigned long long)t.steps[i], k,
+                            mux_meaning(i));
+        }
+        std::string port;
+        for (unsigned i = 0; i < D::STAT_COUNT; ++i) {
+            const uint32_t d = (hub1[i] - hub0[i]) & ((1u << D::STAT_BITS) - 1);
+            if (stat_is_error(i) && d) port += strf("%s%s +%u", port.empty() ? "" : ", ", D::stat_name(i), d);
+        }
+        if (!port.empty()) bad += "the link port's " + port + " meanwhile (only this stream spoke); ";
+        const std::string d = strf("for the %llu frames it sent: ", (unsigned long long)t.sent()) + nums +
+                              "; link port errors: " + (port.empty() ? "none" : port);
+        rep(bad.empty() ? Verdict::pass : Verdict::fail, sn + "counters", bad + d);
+    });
+}
+
+}  // namespace
+
+bool check_streams(const std::vector<Stream>& streams, const Options& o, const Sink& out) {
+    if (o.mux_count_bits < 2 || o.mux_count_bits > 16)
+        throw Error(strf("board_check: mux_count_bits %u is outside 2..16 (INFO reads the counters as 16 bits)",
+                         o.mux_count_bits));
+    Report rep{out};
+    if (streams.empty()) {
+        rep(Verdict::fail, "streams", "no stream given");
+        return false;
+    }
+    // HELLO through every stream; the first that answers reads the INFO window.
+    std::vector<Given> gs;
+    for (const Stream& s : streams) {
+        Given g{&s, 0, false, false, {}, {}};
+        try {
+            g.h = s.client.hello(s.pe);
+            g.answered = true;
+        } catch (const LinkError& e) {
+            g.silent = true;
+            g.why = e.what();
+        } catch (const Error& e) {  // another protocol version, a PE the port does not serve, a closed pipe
+            g.why = e.what();
+        }
+        gs.push_back(g);
+    }
+    const Given* reader = nullptr;
+    for (const Given& g : gs)
+        if (g.answered && !reader) reader = &g;
+    if (!reader) {
+        rep(Verdict::fail, "streams",
+            "no stream answered its HELLO, so the hub's INFO window cannot be read: is the board flashed with a "
+            "bitstream of a *_uart configuration, and the devices' bauds the streams' (docs/link_mux.md)?");
+        for (const Given& g : gs)
+            rep(Verdict::fail, strf("PE%u on %s", g.s->pe, g.s->client.device().c_str()), g.why);
+        return false;
+    }
+    unsigned s = 0;
+    try {
+        // HELLO again first: a later stream may have spoken for the reader's
+        // PE, and two clients' sequence numbers for one PE collide.
+        reader->s->client.hello(reader->s->pe);
+        s = reader->s->client.read(reader->s->pe, info(D::INFO_MUX_STREAMS), 4);
+    } catch (const Error& e) {
+        rep(Verdict::fail, "streams", std::string("INFO MUX_STREAMS: ") + e.what());
+        return false;
+    }
+    const unsigned first = reader->h.first_pe;
+    if (s == 0) {
+        rep(Verdict::fail, "streams",
+            "INFO MUX_STREAMS reads 0: this hub has no link multiplexer, only one byte stream; the stream checks are "
+            "for a board configuration with a UART per PE (docs/link_mux.md): check this one with `aggnet "
+            "board-check DEVICE`");
+        return false;
+    }
+    // Each stream given exists, once, and a header stream speaks for its own PE.
+    std::string given, bad;
+    std::vector<bool> seen(s);
+    for (Given& g : gs) {
+        const bool hdr = g.s->stream == Stream::header;
+        g.k = g.s->stream == Stream::usb ? s - 1 : hdr ? g.s->pe - first : g.s->stream;
+        if (hdr && (g.s->pe < first || g.s->pe - first + 1 >= s)) {
+            bad += strf("; PE%u has no header stream (they serve PE%u..PE%u)", g.s->pe, first, first + s - 2);
+            g.k = s;  // not checked
+            continue;
+        }
+        given += strf("%sstream %u as PE%u", given.empty() ? "" : ", ", g.k, g.s->pe);
+        if (g.k >= s) bad += strf("; stream %u does not exist (streams 0..%u)", g.k, s - 1);
+        else if (seen[g.k]) bad += strf("; stream %u is given twice", g.k);
+        else if (g.k + 1 < s && g.s->pe != first + g.k)
+            bad += strf("; stream %u is given PE%u, but it speaks only for PE%u", g.k, g.s->pe, first + g.k);
+        if (g.k < s) seen[g.k] = true;
+    }
+    rep(bad.empty() ? Verdict::pass : Verdict::fail, "streams",
+        strf("the hub's link multiplexer has %u streams: 0..%u on header pins for PE%u..PE%u, %u the USB UART; "
+             "given ",
+             s, s - 2, first, first + s - 2, s - 1) + given + bad);
+    Guard guarded{rep};
+    guarded("map hashes", [&] {
+        bool ok = false;
+        const std::string d = hashes(reader->s->client, reader->s->pe, reader->h, ok);
+        rep(ok ? Verdict::pass : Verdict::fail, "map hashes", d);
+    });
+    for (const Given& g : gs) {
+        const std::string sn = strf("stream %u ", g.k);
+        if (g.k >= s) {
+            rep(Verdict::skip, strf("PE%u on %s", g.s->pe, g.s->client.device().c_str()),
+                "not run: no such stream (see \"streams\")");
+        } else if (g.answered) {
+            check_stream(g, s, o, rep);
+        } else if (!g.silent) {
+            rep(Verdict::fail, sn + "hello", who(g, s) + ": " + g.why);
+            rep(Verdict::skip, sn + "the rest", "not run: HELLO failed");
+        } else {
+            std::string d;
+            try {
+                d = diagnose(g, *reader, s, first, o.mux_count_bits);
+            } catch (const Error& e) {
+                d = who(g, s) + ": no answer to HELLO; where its frames went is not known: reading the counters "
+                                "through stream " + std::to_string(reader->k) + " failed: " + e.what();
+            }
+            rep(Verdict::fail, sn + "hello", d + " (" + g.why + ")");
+            rep(Verdict::skip, sn + "the rest", "not run: no answer to HELLO");
         }
     }
     return rep.ok;

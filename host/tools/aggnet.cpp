@@ -6,6 +6,7 @@
 //   aggnet papers waitvec DEVICE --bit 0|1 [--mask M] [--timeout-ms T]
 // One subcommand group per engine (papers today); probe and sim are the hub's.
 //   aggnet board-check DEVICE [--round-trips R] [--barriers B] [--timeout-ms T]
+//   aggnet board-check --stream DEVICE [--stream DEVICE ...] [--usb DEVICE] [--round-trips R] [--timeout-ms T]
 //   aggnet barr DEVICE [--key K] [--timeout-ms T]    (BESU engine, seed 001's diagnostic)
 //   aggnet cop DEVICE OP[,OP...]|all [--count C] [--pes P] [--key K] [--seed S] [--timeout-ms T]
 //                                   (COP engine, seed 004: checked rounds, latency distribution)
@@ -51,6 +52,8 @@ const char* kTop =
     "  papers waitvec DEVICE   PAPERS: one p_waitvec() exchange; prints the vector\n"
     "  board-check DEVICE after flashing: HELLO, map hashes, a link loopback with error counts, a\n"
     "                     barrier and a waitvec with every PE; on ppdev: every DB25 pin. PASS/FAIL lines\n"
+    "  board-check --stream DEVICE ... [--usb DEVICE]   every stream of a board with a UART per PE:\n"
+    "                     which PE answers on which pins, a loopback, the stream's error counters\n"
     "  barr DEVICE        BESU (seed 001): the offline diagnostic: every BESU's registers, every mesh\n"
     "                     link, every BESU over all nodes; names the failing node, link or BESU\n"
     "  cop DEVICE OP      COP (seed 004): run OP (barrier, sum, max, min, or, and, xor, scan, bcast,\n"
@@ -88,7 +91,22 @@ const char* kCheck =
     "  PAPERS registers touched are written back).  On ppdev: one PE's pins with a mask of only\n"
     "  ourselves (S -> GO, IR -> INT, GI, each mask bit), one line per DB25 pin; a broken pin is\n"
     "  named with how it is stuck.  Run it on an idle hub.  Every step ends within T ms (default\n"
-    "  10000).  Exit 0: every check passed (skips allowed); 1: a check failed; 2: usage.\n";
+    "  10000).  Exit 0: every check passed (skips allowed); 1: a check failed; 2: usage.\n"
+    "\n"
+    "usage: aggnet board-check --stream DEVICE [--stream DEVICE ...] [--usb DEVICE] [--round-trips R]\n"
+    "                          [--timeout-ms T]\n"
+    "  A board with a UART per PE (the *_uart configurations, docs/link_mux.md): one link device per\n"
+    "  stream, e.g. --stream serial:/dev/serial/by-id/usb-FTDI_..._A1-if00-port0@3000000?pe=1 for the\n"
+    "  cable on PE 1's header pins (header stream k speaks for PE k), and --usb for the board's USB\n"
+    "  UART (any PE).  Checked one stream after the other: streams (INFO MUX_STREAMS: the hub has a\n"
+    "  multiplexer, each stream exists and is given its own PE), map hashes, and per stream: hello,\n"
+    "  pins (its frames step that stream's FRAMES counter, no other's: else the cable is on another\n"
+    "  stream's pins), loopback (R, default 200, as above), present (INFO MUX_ABSENT), counters\n"
+    "  (FRAMES steps by the frames sent; BIND, OVERRUN, TXDROP, PARTIAL and the link port's error\n"
+    "  counters do not step).  A stream that does not answer is traced through one that does:\n"
+    "  BIND on stream m (its frames refused there: the cable is on stream m's pins, or pe= is\n"
+    "  wrong), FRAMES without a reply (the hub's TX wire), PARTIAL (a wrong baud), or nothing on any\n"
+    "  stream (unplugged, RX/TX swapped).  Exit as above.\n";
 const char* kBarr =
     "usage: aggnet barr DEVICE [--key K] [--timeout-ms T]\n"
     "  Seed 001's offline diagnostic `barr` for the hub's BESU engine (docs/besu.md).  Acting as\n"
@@ -291,10 +309,35 @@ int waitvec(const Args& a) {
     return 0;
 }
 
+/// `board-check --stream DEVICE ... [--usb DEVICE]`: every stream of a
+/// board with a UART per PE, one device each.
+bool board_check_streams(const std::vector<std::string>& header, const std::string& usb,
+                        const board_check::Options& o, const board_check::Sink& print) {
+    std::vector<LinkConnection> open;
+    std::vector<board_check::Stream> streams;
+    bool ok = true;
+    auto add = [&](const std::string& dev, unsigned stream) {
+        try {
+            open.push_back(open_link(dev, o.step_timeout));
+        } catch (const Error& e) {
+            print({board_check::Verdict::fail, "open", e.what()});
+            ok = false;
+            return;
+        }
+        streams.push_back({*open.back().client, stream, open.back().pe});
+    };
+    open.reserve(header.size() + 1);  // the Streams refer to the clients
+    for (const auto& d : header) add(d, board_check::Stream::header);
+    if (!usb.empty()) add(usb, board_check::Stream::usb);
+    if (!streams.empty()) ok = board_check::check_streams(streams, o, print) && ok;
+    return ok;
+}
+
 int board_check_cmd(int argc, char** argv) {
     board_check::Options o;
-    std::string device;
-    bool seen_rt = false, seen_b = false, seen_t = false;
+    std::string device, usb;
+    std::vector<std::string> header;
+    bool seen_rt = false, seen_b = false, seen_t = false, seen_usb = false;
     for (int i = 2; i < argc; ++i) {
         const std::string s = argv[i];
         auto val = [&](bool& seen) -> std::string {
@@ -306,24 +349,43 @@ int board_check_cmd(int argc, char** argv) {
         if (s == "--round-trips") o.round_trips = unsigned(cli::number(s, val(seen_rt), 1, 1000000));
         else if (s == "--barriers") o.barriers = unsigned(cli::number(s, val(seen_b), 1, 1000000));
         else if (s == "--timeout-ms") o.step_timeout = std::chrono::milliseconds(cli::number(s, val(seen_t), 1, kMaxTimeoutMs));
+        else if (s == "--stream") {
+            bool once = false;  // --stream may be repeated
+            header.push_back(val(once));
+        } else if (s == "--usb") usb = val(seen_usb);
         else if (!s.empty() && s[0] == '-') throw Usage("unknown option '" + s + "'");
         else if (device.empty()) device = s;
         else throw Usage("unexpected argument '" + s + "'");
     }
-    if (device.empty()) throw Usage("missing DEVICE");
+    const bool streams = !header.empty() || seen_usb;
+    if (streams && !device.empty())
+        throw Usage("give DEVICE, or the board's streams with --stream/--usb, not both");
+    if (streams && seen_b) throw Usage("--barriers is for one DEVICE: the stream checks run no barrier");
+    if (!streams && device.empty()) throw Usage("missing DEVICE (or --stream DEVICE ...)");
+    std::vector<std::string> all = header;
+    if (seen_usb) all.push_back(usb);
+    if (!streams) all.push_back(device);
     DeviceSpec d;
-    try {
-        d = parse_device(device);
-    } catch (const DeviceSyntaxError& e) {
-        throw Usage(e.what());
+    for (const auto& dev : all) {
+        try {
+            d = parse_device(dev);
+        } catch (const DeviceSyntaxError& e) {
+            throw Usage(e.what());
+        }
+        if (streams && d.kind == DeviceSpec::Ppdev)
+            throw Usage("a stream is a link device (serial:, sim:), not '" + dev + "'");
     }
-    std::printf("board-check %s\n", device.c_str());
+    std::string list;
+    for (const auto& dev : all) list += " " + dev;
+    std::printf("board-check%s%s\n", streams ? " streams:" : "", list.c_str());
     const board_check::Sink print = [](const board_check::Check& c) {
         std::printf("%s\n", board_check::format(c).c_str());
         std::fflush(stdout);
     };
     bool ok;
-    if (d.kind == DeviceSpec::Ppdev) {
+    if (streams) {
+        ok = board_check_streams(header, usb, o, print);
+    } else if (d.kind == DeviceSpec::Ppdev) {
         std::unique_ptr<Transport> t;
         try {
             t = open_device(device);

@@ -29,15 +29,39 @@
 // second PE; U0, U1 drive only the status display; CE, read active low,
 // makes the PE absent when 0, which the steps check).
 //
+// Every stream of a board's link multiplexer (docs/link_mux.md: one UART per
+// PE on the board's pins beside its USB UART; check_streams), one already
+// open LinkClient per stream, checked one stream after the other:
+//   streams    INFO MUX_STREAMS: the hub has a multiplexer, each stream given
+//              exists, each header stream is given the one PE it speaks for;
+//              map hashes as above, once
+//   hello      HELLO through the stream for its PE, INFO as above
+//   pins       every stream's FRAMES counter read twice through the stream:
+//              its frames must arrive on the stream given, not another
+//   loopback   as above, on the stream's PE (registers written back)
+//   present    INFO MUX_ABSENT: the stream is not absent
+//   counters   the stream's counters (INFO MUX_COUNT) before and after the
+//              loopback, read at least every half counter wrap: FRAMES steps
+//              by the frames the client sent, BIND, OVERRUN, TXDROP and
+//              PARTIAL do not step; nor do the link port's error counters
+//              (INFO STAT; the other streams are quiet meanwhile)
+// A stream that does not answer its HELLO is diagnosed through one that
+// does: HELLO again, with every stream's counters read before and after,
+// names where its frames went (BIND on stream m: the cable is on stream m's
+// pins, or speaks for another PE; FRAMES without a reply: the hub's TX wire;
+// PARTIAL: damaged bytes or a wrong baud; nothing anywhere: no cable).
+//
 // Every step has a deadline: link commands are bounded by the link's resends,
 // waits and the loopback by Options::step_timeout.
 #pragma once
 
+#include <aggnet/link_client.hpp>
 #include <aggnet/papers.hpp>
 
 #include <chrono>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace aggnet::board_check {
 
@@ -70,11 +94,35 @@ struct Options {
     unsigned barriers = 10;
     /// Bound of each step: a wait for GO, the whole loopback.
     std::chrono::milliseconds step_timeout{10000};
+    /// check_streams: the multiplexer's counters are compared modulo
+    /// 2^mux_count_bits and read at least every 2^(mux_count_bits-1) frames
+    /// of the stream, so that none wraps unseen.  8: the narrowest CNT_W of
+    /// the board tops (fw/*_uart/top.v); the INFO window does not say it.
+    unsigned mux_count_bits = 8;
 };
 
 /// The link checks on a sim: or serial: device.  Returns true when no check
 /// failed.  A device that does not open is reported as a failed "open".
 bool check_link(const std::string& spec, const Options& o, const Sink& out);
+
+/// One stream of a board's link multiplexer, reached through a LinkClient
+/// already open on it (a serial line on the stream's pins, or a simulated
+/// one).
+struct Stream {
+    /// `stream` for the board's USB UART: the multiplexer's last stream.
+    static constexpr unsigned usb = ~0u;
+    /// `stream` for the header stream of `pe`: header stream k speaks for
+    /// PE first + k (the first PE of HELLO's port; 0 on the *_uart boards).
+    static constexpr unsigned header = ~0u - 1;
+    link::LinkClient& client;
+    unsigned stream;  ///< its index k, or usb, or header
+    unsigned pe;      ///< the PE the client speaks for on it
+};
+
+/// The stream checks (above) on every stream given, in order; the hub
+/// should be idle.  Returns true when no check failed.  A hub without a
+/// multiplexer (INFO MUX_STREAMS 0) fails "streams", saying so.
+bool check_streams(const std::vector<Stream>& streams, const Options& o, const Sink& out);
 
 /// The pin checks on one PE's PAPERS port of a hub of at most 4 PEs (8-bit
 /// registers: a PC parallel port, LptPort over a ppdev transport).  Other PEs

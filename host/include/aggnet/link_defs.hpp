@@ -155,6 +155,17 @@ inline const char* stat_name(unsigned i) {
     default: return nullptr;
     }
 }
+/// Name of a stream counter of link_mux, or nullptr.
+inline const char* mux_name(unsigned i) {
+    switch (i) {
+    case 0: return "FRAMES";
+    case 1: return "BIND";
+    case 2: return "OVERRUN";
+    case 3: return "TXDROP";
+    case 4: return "PARTIAL";
+    default: return nullptr;
+    }
+}
 /// Lower-case name of an engine window ("papers"), or nullptr.
 inline const char* win_name(unsigned w) {
     switch (w) {
