@@ -73,13 +73,13 @@
 // route of that PE to this stream (PEs PE_BASE .. PE_BASE + NPE - 1 only).
 //
 // Output: every frame link_port sends starts FLAG, pe (never escaped: pe <=
-// 63 < 0x7D).  p_tx_ready is held low for the 4 cycles after a FLAG while the
+// 63 < 0x7D).  p_tx_ready is held low for the 5 cycles after a FLAG while the
 // pe byte picks the route and that stream's FIFO is measured; then the whole
 // frame goes to that stream's output FIFO, which must have room for the
 // longest stuffed frame (MAX_FRAME bytes).  Otherwise the frame is dropped
 // (TXDROP counter of that stream): when the stream is absent (below), or its
 // FIFO is that full (its tx is slow or stalled), or the pe has no route.  So
-// p_tx_ready is never low for more than 4 cycles a frame and one stream's
+// p_tx_ready is never low for more than 5 cycles a frame and one stream's
 // slow tx never delays another's replies.  The host's resend recovers a
 // dropped reply (link_port answers a duplicate from its stored reply).  In
 // stream k's slot, a byte of its output FIFO is read; the next cycle it is
@@ -111,7 +111,7 @@
 // and an idle mux picks it in the next cycle, reads its FIFO in the one
 // after, so its FLAG is on p_rx_valid at most S + 5 cycles after the cycle
 // its last byte was on s_rx_valid, then one byte a cycle; FWD_GAP cycles at
-// least between frames.  Output: p_tx_ready low 4 cycles per frame; a byte
+// least between frames.  Output: p_tx_ready low 5 cycles per frame; a byte
 // written into an output FIFO is offered within S + 2 cycles.
 //
 // Parameters: S in 2..32; PE_BASE in 0..63; NPE (PEs link_port serves,
@@ -286,11 +286,18 @@ module link_mux #(
     wire          o_room = o_usb ? (o_used <= UROOM) : (o_used <= HROOM);
     wire          o_ok = o_in_range_r && !absent[odest] && o_room;
     wire          o_wflag = (ost == O_DEC) && o_ok;
-    wire          o_wbyte = (ost == O_PASS) && p_tx_valid && (p_tx_data != LINK_FLAG);
+    // link_port's byte, registered when taken (timing: on the UP5K the path
+    // from frame_tx's escape state through the FLAG compare to the output
+    // FIFOs' enables missed 36 MHz); a FLAG taken holds p_tx_ready low
+    // while it is here, so the pe byte after it waits at link_port for O_PE
+    reg           r_v;
+    reg  [7:0]    r_d;
+    wire          r_flag = r_v && (r_d == LINK_FLAG);
+    wire          o_wbyte = (ost == O_PASS) && r_v && !r_flag;
     wire          o_we = o_wflag || o_wbyte;
-    wire [7:0]    o_wdata = o_wflag ? LINK_FLAG : p_tx_data;
+    wire [7:0]    o_wdata = o_wflag ? LINK_FLAG : r_d;
     wire          o_drop = (ost == O_DEC) && o_in_range_r && !o_ok;
-    assign p_tx_ready = (ost != O_PE) && (ost != O_RT) && (ost != O_RM) && (ost != O_DEC);
+    assign p_tx_ready = (ost == O_IDLE || ost == O_PASS || ost == O_DROP) && !r_flag;
     // tx feeder (stage TB: the stream whose slot was last cycle)
     reg           t_v;
     reg  [SW-1:0] t_k;
@@ -354,8 +361,8 @@ module link_mux #(
 `endif
 
             // -- replies dropped, waiting to be counted in the stream's slot
-            // (at most one drop per 13 cycles, a frame of 9 bytes at least and
-            // 4 cycles of routing; the slot comes every S <= 32 cycles: 3 at
+            // (at most one drop per 14 cycles, a frame of 9 bytes at least and
+            // 5 cycles of routing; the slot comes every S <= 32 cycles: 3 at
             // most wait, and the count saturates rather than wraps)
             reg  [1:0] txp;
             wire       tinc = o_drop && (odest == k);
@@ -719,6 +726,10 @@ module link_mux #(
             if (o_rel == e[7:0] && !via_usb[e]) o_route = e[SW-1:0];
     end
     always @(posedge clk) begin
+        r_v <= !rst && p_tx_valid && p_tx_ready;
+        r_d <= p_tx_data;
+    end
+    always @(posedge clk) begin
         if (rst) begin
             ost <= O_IDLE;
             ope <= 8'd0;
@@ -755,7 +766,7 @@ module link_mux #(
                 O_DEC:
                     ost <= o_ok ? O_PASS : O_DROP;
                 default:  // O_IDLE, O_PASS, O_DROP
-                    if (p_tx_valid && p_tx_data == LINK_FLAG) ost <= O_PE;
+                    if (r_flag) ost <= O_PE;
             endcase
         end
     end
