@@ -261,7 +261,8 @@ module link_mux #(
     reg  [7:0]    b_d, b_exp;
     reg  [IAW:0]  b_rd;         // the stream's input FIFO read pointer (rmem)
     reg  [1:0]    b_txp;
-    wire          b_commit;
+    reg           w_commit;     // stage C: the frame parsed in stage B is whole
+    reg  [SW-1:0] w_k;
     // forwarder
     localparam [1:0] F_IDLE = 2'd0, F_PRIME = 2'd1, F_ADDR = 2'd2, F_EMIT = 2'd3;
     reg  [1:0]    fst;
@@ -284,7 +285,9 @@ module link_mux #(
     reg  [PW-1:0] o_used, ow;  // the destination FIFO's fill level and write pointer
     reg           o_usb;       // the destination is the USB stream
     wire          o_room = o_usb ? (o_used <= UROOM) : (o_used <= HROOM);
-    wire          o_ok = o_in_range_r && !absent[odest] && o_room;
+    reg           o_abs;       // the destination stream was absent (registered in O_RM)
+    reg  [S-1:0]  od_oh;       // odest, one-hot (registered in O_RM; timing)
+    wire          o_ok = o_in_range_r && !o_abs && o_room;
     wire          o_wflag = (ost == O_DEC) && o_ok;
     // link_port's byte, registered when taken (timing: on the UP5K the path
     // from frame_tx's escape state through the FLAG compare to the output
@@ -292,12 +295,21 @@ module link_mux #(
     // while it is here, so the pe byte after it waits at link_port for O_PE
     reg           r_v;
     reg  [7:0]    r_d;
-    wire          r_flag = r_v && (r_d == LINK_FLAG);
+    reg           r_isf;       // r_d is a FLAG (compared on the way in)
+    wire          r_flag = r_v && r_isf;
     wire          o_wbyte = (ost == O_PASS) && r_v && !r_flag;
     wire          o_we = o_wflag || o_wbyte;
     wire [7:0]    o_wdata = o_wflag ? LINK_FLAG : r_d;
     wire          o_drop = (ost == O_DEC) && o_in_range_r && !o_ok;
-    assign p_tx_ready = (ost == O_IDLE || ost == O_PASS || ost == O_DROP) && !r_flag;
+    // p_tx_ready is a register (timing: link_port's frame_tx steps on it):
+    // high where the router takes a byte (O_IDLE, O_PASS, O_DROP) unless a
+    // FLAG was taken the cycle before, i.e. next cycle's value of
+    // (ost in those states) && !r_flag
+    reg           rdy;
+    assign p_tx_ready = rdy;
+    wire          acc_flag = p_tx_valid && rdy && (p_tx_data == LINK_FLAG);
+    wire          rdy_n = !acc_flag && ((((ost == O_IDLE) || (ost == O_PASS) || (ost == O_DROP)) && !r_flag) ||
+                                        (ost == O_DEC));
     // tx feeder (stage TB: the stream whose slot was last cycle)
     reg           t_v;
     reg  [SW-1:0] t_k;
@@ -346,7 +358,7 @@ module link_mux #(
             // -- input FIFO: whole frames held
             reg  [NFW-1:0] nf;
             wire           fwd_done = emit_last && (cur == k);
-            wire           cmt = b_commit && (b_k == k);
+            wire           cmt = w_commit && (w_k == k);
             always @(posedge clk) begin
                 if (rst) begin
                     nf <= 0;
@@ -384,7 +396,7 @@ module link_mux #(
                     owr <= 0;
                     ord <= 0;
                 end else begin
-                    if (o_we && odest == k) owr <= ow[KPW-1:0] + 1'b1;
+                    if (o_we && od_oh[k]) owr <= ow[KPW-1:0] + 1'b1;
                     if (t_take && t_k == k) ord <= t_ord1[KPW-1:0];
                 end
             end
@@ -420,8 +432,12 @@ module link_mux #(
     endgenerate
 
     // ---- parser, stage A: the slot's stream, its state and counters read ------
-    // (block RAM: yosys puts memories this small in flip-flops otherwise)
-    (* ram_style = "block" *) reg [STW-1:0] smem [0:S-1];  // the parser's state per stream
+    // (block RAM: yosys puts memories this small in flip-flops otherwise.
+    // no_rw_check: no read-during-write bypass logic (timing); a memory may
+    // carry it only where a read never meets a write to the same word in
+    // one cycle, or the word read then is never used: smem is read for the
+    // slot's stream and written for the one before it)
+    (* ram_style = "block", no_rw_check *) reg [STW-1:0] smem [0:S-1];  // the parser's state per stream
     (* ram_style = "block" *) reg [CWW-1:0] cmem [0:S-1];  // the counters per stream
     reg  [STW-1:0] st;
     reg  [CWW-1:0] cn;
@@ -430,11 +446,13 @@ module link_mux #(
     // (b_rd, a cycle old at most: it frees space, never takes it), the
     // forwarder its own (f_rd) and writes it back after each frame (and the
     // clearing round writes zeros)
-    (* ram_style = "block" *) reg [IAW:0] rmem [0:S-1];
+    // (no_rw_check: the forwarder's write never meets the parser's read of
+    // the same stream (it waits a cycle when the slot is its stream's), and
+    // what the forwarder's own port reads in the cycle of a write is unused)
+    (* ram_style = "block", no_rw_check *) reg [IAW:0] rmem [0:S-1];
     reg  [IAW:0]   f_rd;
     always @(posedge clk) begin
         st <= smem[sl];
-        cn <= cmem[sl];
         b_rd <= rmem[sl];
         f_rd <= rmem[cur];
     end
@@ -510,7 +528,6 @@ module link_mux #(
     // a partial frame dropped by a FLAG (not a repeated FLAG) or by len
     wire         part = (start_ok && !hunt && (cnt != 5'd0 || esc)) || (bad_len && in_frame);
     wire         live = b_go && !b_ini;
-    assign b_commit = live && commit;
 
     reg  [IAW:0] n_wr, n_fs;
     reg          n_hunt, n_esc, n_bad;
@@ -561,7 +578,9 @@ module link_mux #(
         end
     end
 
-    // counters: {PARTIAL, TXDROP, OVERRUN, BIND, FRAMES}
+    // counters: {PARTIAL, TXDROP, OVERRUN, BIND, FRAMES}, stage B's events,
+    // added in stage C (timing: on the UP5K the parse through the add into
+    // the counters' memory missed 36 MHz)
     wire         i_frames = live && commit;
     wire         i_bind = live && bind_drop;
     wire         i_ovr = live && (b_l || ovr);
@@ -571,48 +590,98 @@ module link_mux #(
     wire         i_part = live && part;
 `endif
     wire [1:0]   i_tx = live ? b_txp : 2'd0;
+    // the input memory: S regions of IN_DEPTH entries {last, byte}
+    // (no_rw_check: the forwarder reads only whole frames, which stage C no
+    // longer writes, but for the entry after a frame's last byte, read and
+    // dropped in the same cycle)
+    (* no_rw_check *) reg [8:0] imem [0:S*IN_DEPTH-1];
+    wire         i_we = live && (start_ok || (store && !used_wr[IAW]));
+    wire [IAW-1:0] i_wa = start_ok ? fs[IAW-1:0] : wr[IAW-1:0];
+    wire [8:0]   i_wd = start_ok ? {1'b0, LINK_FLAG} : {commit, b};
+
+    // stage C: stage B's byte into the input memory, its frame counted whole,
+    // its events added to the stream's counters (read in stage B)
+    reg          w_go, w_ini, w_frames, w_bind, w_ovr, w_part, w_we;
+    reg  [1:0]   w_tx;
+    reg  [IAW-1:0] w_wa;
+    reg  [8:0]   w_wd;
+    always @(posedge clk) begin
+        if (rst) begin
+            w_go <= 1'b0;
+            w_ini <= 1'b1;
+            w_k <= 0;
+            w_commit <= 1'b0;
+            w_frames <= 1'b0;
+            w_bind <= 1'b0;
+            w_ovr <= 1'b0;
+            w_part <= 1'b0;
+            w_tx <= 2'd0;
+            w_we <= 1'b0;
+            w_wa <= 0;
+            w_wd <= 9'd0;
+        end else begin
+            w_go <= b_go;
+            w_ini <= b_ini;
+            w_k <= b_k;
+            w_commit <= live && commit;
+            w_frames <= i_frames;
+            w_bind <= i_bind;
+            w_ovr <= i_ovr;
+            w_part <= i_part;
+            w_tx <= i_tx;
+            w_we <= i_we;
+            w_wa <= i_wa;
+            w_wd <= i_wd;
+        end
+    end
     wire [CWW-1:0] n_cn;
-    assign n_cn[0*CNT_W +: CNT_W] = cn[0*CNT_W +: CNT_W] + {{(CNT_W-1){1'b0}}, i_frames};
-    assign n_cn[1*CNT_W +: CNT_W] = cn[1*CNT_W +: CNT_W] + {{(CNT_W-1){1'b0}}, i_bind};
-    assign n_cn[2*CNT_W +: CNT_W] = cn[2*CNT_W +: CNT_W] + {{(CNT_W-1){1'b0}}, i_ovr};
+    assign n_cn[0*CNT_W +: CNT_W] = cn[0*CNT_W +: CNT_W] + {{(CNT_W-1){1'b0}}, w_frames};
+    assign n_cn[1*CNT_W +: CNT_W] = cn[1*CNT_W +: CNT_W] + {{(CNT_W-1){1'b0}}, w_bind};
+    assign n_cn[2*CNT_W +: CNT_W] = cn[2*CNT_W +: CNT_W] + {{(CNT_W-1){1'b0}}, w_ovr};
     generate
         if (CNT_W > 2) begin : g_tx_wide
-            assign n_cn[3*CNT_W +: CNT_W] = cn[3*CNT_W +: CNT_W] + {{(CNT_W-2){1'b0}}, i_tx};
+            assign n_cn[3*CNT_W +: CNT_W] = cn[3*CNT_W +: CNT_W] + {{(CNT_W-2){1'b0}}, w_tx};
         end else begin : g_tx_narrow
-            assign n_cn[3*CNT_W +: CNT_W] = cn[3*CNT_W +: CNT_W] + i_tx[CNT_W-1:0];
+            assign n_cn[3*CNT_W +: CNT_W] = cn[3*CNT_W +: CNT_W] + w_tx[CNT_W-1:0];
         end
     endgenerate
-    assign n_cn[4*CNT_W +: CNT_W] = cn[4*CNT_W +: CNT_W] + {{(CNT_W-1){1'b0}}, i_part};
+    assign n_cn[4*CNT_W +: CNT_W] = cn[4*CNT_W +: CNT_W] + {{(CNT_W-1){1'b0}}, w_part};
 `ifdef FORMAL
     generate
         for (k = 0; k < S; k = k + 1) begin : g_fev
-            assign f_bind[k] = i_bind && (b_k == k);
-            assign f_part[k] = i_part && (b_k == k);
+            assign f_bind[k] = w_bind && (w_k == k);
+            assign f_part[k] = w_part && (w_k == k);
         end
     endgenerate
 `endif
 
     always @(posedge clk) begin
-        if (b_go) begin
-            smem[b_k] <= {n_wr, n_fs, n_hunt, n_esc, n_bad, n_cnt, n_end};
-            cmem[b_k] <= b_ini ? {CWW{1'b0}} : n_cn;
-        end
+        if (b_go) smem[b_k] <= {n_wr, n_fs, n_hunt, n_esc, n_bad, n_cnt, n_end};
+        cn <= cmem[b_k];
+        if (w_go) cmem[w_k] <= w_ini ? {CWW{1'b0}} : n_cn;
     end
 
-    // the input memory: S regions of IN_DEPTH entries {last, byte}
-    reg  [8:0]   imem [0:S*IN_DEPTH-1];
-    wire         i_we = live && (start_ok || (store && !used_wr[IAW]));
-    wire [IAW-1:0] i_wa = start_ok ? fs[IAW-1:0] : wr[IAW-1:0];
-    wire [8:0]   i_wd = start_ok ? {1'b0, LINK_FLAG} : {commit, b};
     wire [IAW-1:0] f_ra = (fst == F_ADDR) ? f_rd[IAW-1:0] : frd[IAW-1:0];
     always @(posedge clk) begin
-        if (i_we) imem[{b_k, i_wa}] <= i_wd;
+        if (w_we) imem[{w_k, w_wa}] <= w_wd;
         q <= imem[{cur, f_ra}];
     end
-    // (no frame is forwarded during the clearing round: nf is 0 from reset)
+    // (no frame is forwarded during the clearing round: nf is 0 from reset;
+    // a frame's last byte in its own stream's slot writes the pointer a cycle
+    // later, when the slot has moved on; the next frame of that stream is
+    // read FWD_GAP cycles later at the earliest)
+    reg            rm_late;
+    reg  [SW-1:0]  rm_k;
+    reg  [IAW:0]   rm_v;
     always @(posedge clk) begin
         if (b_go && b_ini) rmem[b_k] <= 0;
-        else if (emit_last) rmem[cur] <= frd;
+        else if (emit_last && sl != cur) rmem[cur] <= frd;
+        else if (rm_late) rmem[rm_k] <= rm_v;
+    end
+    always @(posedge clk) begin
+        rm_late <= !rst && emit_last && sl == cur;
+        rm_k <= cur;
+        rm_v <= frd;
     end
 
     // ---- the counters' read port ----------------------------------------------
@@ -728,6 +797,8 @@ module link_mux #(
     always @(posedge clk) begin
         r_v <= !rst && p_tx_valid && p_tx_ready;
         r_d <= p_tx_data;
+        r_isf <= (p_tx_data == LINK_FLAG);
+        rdy <= !rst && rdy_n;
     end
     always @(posedge clk) begin
         if (rst) begin
@@ -736,6 +807,8 @@ module link_mux #(
             o_route_r <= 0;
             o_in_range_r <= 1'b0;
             odest <= 0;
+            od_oh <= 0;
+            o_abs <= 1'b0;
             o_used <= 0;
             o_usb <= 1'b0;
             ow <= 0;
@@ -756,6 +829,8 @@ module link_mux #(
                     // (timing: the route, then the FIFO's pointers, then the
                     // decision, each a register apart)
                     odest <= o_route_r;
+                    od_oh <= {{(S-1){1'b0}}, 1'b1} << o_route_r;
+                    o_abs <= absent[o_route_r];
                     o_usb <= (o_route_r == USB_IDX);
                     ow <= owr_all[PW*o_route_r +: PW];
                     // (a header stream's pointers wrap at OHW + 1 bits)
@@ -773,8 +848,10 @@ module link_mux #(
 
     // the output memories: S - 1 header regions of OUT_DEPTH bytes, and the
     // USB stream's own
-    reg  [7:0]    hmem [0:(S-1)*OUT_DEPTH-1];
-    reg  [7:0]    umem [0:USB_OUT_DEPTH-1];
+    // (no_rw_check: the feeder uses a byte it reads only if the FIFO held it
+    // before the cycle's write)
+    (* no_rw_check *) reg [7:0] hmem [0:(S-1)*OUT_DEPTH-1];
+    (* no_rw_check *) reg [7:0] umem [0:USB_OUT_DEPTH-1];
     wire [PW-1:0] sl_ord = ord_all[PW*sl +: PW];
     wire [SW-1:0] sl_h = (sl == USB_IDX) ? {SW{1'b0}} : sl;  // (the USB stream reads umem)
     wire [PW-1:0] usb_ord = ord_all[PW*USB_I +: PW];
