@@ -27,7 +27,7 @@
 // LEDs: LEDG_N lit while every PE's cable is present; LEDR_N lit while the
 // USB stream is present.  The user button BTN_N resets the hub.
 // Clock: 24 MHz from the PLL, not the 36 MHz of fw/icebreaker/top.v: with
-// the multiplexer's frame parsers this top misses 36 MHz on the UP5K
+// the multiplexer and two UARTs more this top misses 36 MHz on the UP5K
 // (docs/hardware.md, "UART PEs").  6 Mbaud is 4 hub clocks a bit, the
 // least uart_rx takes.
 `include "aggnet_hub_board.vh"
