@@ -103,14 +103,15 @@
 // 4 PARTIAL (partial frames cut by a FLAG, frames with len > 8).  Read
 // port: cnt_rdata is, one cycle after cnt_raddr = {k[4:0], i[2:0]}, that
 // counter (0 for k >= S or i >= 5).  An event is added in its stream's
-// next slot (within S + 1 cycles); for S cycles after reset the counters
+// next slot (within S + 2 cycles); for S cycles after reset the counters
 // and the parser's state are being cleared.
 //
 // Timing (cycles): a byte is taken within S cycles of s_rx_valid (its
-// stream's slot) and parsed the cycle after; a frame is committed there,
-// and an idle mux picks it in the next cycle, reads its FIFO in the one
-// after, so its FLAG is on p_rx_valid at most S + 5 cycles after the cycle
-// its last byte was on s_rx_valid, then one byte a cycle; FWD_GAP cycles at
+// stream's slot, stage A), parsed the cycle after (stage B), and its frame
+// counted whole the cycle after that (stage C); an idle mux picks the frame
+// in the next cycle, reads the stream's read pointer, then its FIFO, so its
+// FLAG is on p_rx_valid at most S + 7 cycles after the cycle its last byte
+// was on s_rx_valid, then one byte a cycle; FWD_GAP cycles at
 // least between frames.  Output: p_tx_ready low 5 cycles per frame; a byte
 // written into an output FIFO is offered within S + 2 cycles.
 //

@@ -264,7 +264,7 @@ module link_mux_props #(
             // (f3)
             for (k = 0; k < S; k = k + 1)
                 if (fdone[k]) assert (allowed(k, o_pe));
-            // (the mux counts a byte's event in the stream's slot, within S + 1
+            // (the mux counts a byte's event after the stream's slot, within S + 2
             // cycles, before the stream's next byte)
             assert (m_bind == e_bind || m_bind + 1'b1 == e_bind);
             // (f4)
