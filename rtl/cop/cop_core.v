@@ -146,9 +146,12 @@ module cop_core #(
     output wire         f_lead_x,      // the leader's buffered command has X
     output wire         f_l_x,         // the latched leader's X
     output wire         f_u_on,        // an entry is at level 2
-    // rtl/cop/cop_serve_props.v: the Data RAM write, the lock and the round robin
+    // rtl/cop/cop_serve_props.v: the Data RAM, the lock and the round robin
     output wire         f_ram_we,      // the Data RAM is written in this cycle ...
     output wire [PPN_W+PID_W+RA_W-1:0] f_ram_idx,    // ... at this index {PPN, PID, ADDR}
+    output wire [63:0]  f_ram_wd,      // ... with this word
+    output wire [(64 << (PPN_W+PID_W+RA_W))-1:0] f_dram,  // the Data RAM, word i at [i*64 +: 64]
+    output wire [63:0]  f_pl_data,     // the result placed in the f_pl_ok channels' reply slots
     output wire [PPN_W+PID_W+RA_W-1:0] f_l_ridx,     // the latched leader's {PPN, PID, ADDR}
     output wire [6:0]   f_l_op,        // the latched leader's opcode
     output wire [18:0]  f_l_dec,       // and its decode
@@ -955,9 +958,16 @@ module cop_core #(
 `else
     wire [DW-1:0] ram_widx = l_ridx;
 `endif
+`ifdef SELFTEST_RAMRD
+    // negative control of cop_serve_props (r2): the read index takes its PPN and PID from the
+    // command buffered at the round-robin pointer (the channel after the leader) instead of the leader's
+    wire [DW-1:0] ram_ridx = {rx_ppn[ptr], rx_pid[ptr], l_addr};
+`else
+    wire [DW-1:0] ram_ridx = l_ridx;
+`endif
     always @(posedge clk) begin
         if (st == S_EXEC && x_ram_we) dram[ram_widx] <= x_ram_wd;
-        ram_q <= dram[l_ridx];
+        ram_q <= dram[ram_ridx];
     end
 
     // the tree: leaves reloaded every cycle from the held operands, one
@@ -1097,6 +1107,8 @@ module cop_core #(
     assign f_u_on = u_on;
     assign f_ram_we = st == S_EXEC && x_ram_we;
     assign f_ram_idx = ram_widx;
+    assign f_ram_wd = x_ram_wd;
+    assign f_pl_data = pl_data;
     assign f_l_ridx = l_ridx;
     assign f_l_op = l_op;
     assign f_l_dec = l_dec;
@@ -1105,6 +1117,9 @@ module cop_core #(
         assign f_rx_op[gv*7 +: 7] = rx_op[gv];
         assign f_rx_ridx[gv*DW +: DW] = {rx_ppn[gv], rx_pid[gv], rx_addr[gv]};
         assign f_ch_ridx[gv*DW +: DW] = {pr_ppn[gv], pr_pid[gv], ch_addr[gv]};
+    end
+    for (gv = 0; gv < DEPTH; gv = gv + 1) begin : g_fram
+        assign f_dram[gv*64 +: 64] = dram[gv];
     end
     wire [7:0] fv_lead = {{(8-CW){1'b0}}, lead}, fv_ptr = {{(8-CW){1'b0}}, ptr}, fv_pick = {{(8-CW){1'b0}}, pick};
     assign f_lead = fv_lead[5:0];

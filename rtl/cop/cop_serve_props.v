@@ -1,8 +1,9 @@
 `default_nettype none
 // cop_serve_props: formal harness for the service of rtl/cop/cop_core.v:
-// whose Data RAM words a command may write, what the lock lets through, and
-// how soon the round robin serves a ready channel (issue 23; the jobs are in
-// rtl/cop/manifest.json, formal/run.py runs them).  The core is built with
+// whose Data RAM words a command may write and whose word a read returns,
+// what the lock lets through, and how soon the round robin serves a ready
+// channel (issue 23; the jobs are in rtl/cop/manifest.json, formal/run.py
+// runs them).  The core is built with
 // the smallest tables (PPN_W = PID_W = RA_W = 1: four processes of two Data
 // RAM words each, MB = 1) and without the FPU (EN_FPU = 0), UP = 0.  Every
 // request field is free every cycle; the only assumption is reset in the
@@ -28,6 +29,19 @@
 //        index {PPN, PID, ADDR} is the one recorded at c's start: no other
 //        process's word (nor another word of its own) is written.  The RAM
 //        has one write port, so no other word changes.
+//   (r2) bit 4, a RAM read returns the word of the issuer's process (Table
+//        I's RSRAM and RMW rows: the result is the word at {PPN, PID, ADDR},
+//        for RMW the old value): one word is tracked, at an address sa taken
+//        from the free input sym_sa in the first cycle; its shadow sw is the
+//        RAM's word then (zero from configuration: the RAM is not cleared by
+//        rst) and after that each write the core makes at sa.  In every
+//        EXEC whose leader c gets its OK reply placed, if c's recorded
+//        command is RSRAM32/64 or RMW32/64 and its recorded index is sa, the
+//        value placed is sw (32-bit: its low half, zero-extended).  Only the
+//        step c leads: a reply placed to c by another channel's step (a
+//        round's exit, TREE, SCAN, FPUT) is not covered (the harness has no
+//        invariants of the key table that would exclude it).  Bit 3 adds
+//        that sw is the RAM's word at sa (f_dram), in rst too.
 //   (l1) bit 1, nothing else served while a channel holds the lock (seed
 //        004, the controller of figure 22: on LOCK "the counter is simply
 //        stopped so the selected interface is serviced repeatedly until an
@@ -67,7 +81,8 @@
 //        registers are the harness's lock; PICK's snapshot is nonempty,
 //        waiting and split at the pointer; while a lock is held the pointer
 //        is just past its holder; a waiting channel's count plus its
-//        distance from the pointer is at most C - 1.
+//        distance from the pointer is at most C - 1; (r2) the shadow is
+//        the RAM's word.
 //
 // Negative controls (must FAIL from reset; each runs its group alone, as one
 // bounded run of its steps, "bmc" in the manifest; step 1 is the reset
@@ -78,21 +93,27 @@
 // the process of the command channel 0 has buffered); SELFTEST_LOCKLEAK builds it with a lock that
 // holds the round robin only while its holder has a command waiting, which
 // (l1) catches at step 9 (channel 1's barrier entry is picked while channel
-// 0 holds the lock); SELFTEST_NORR builds it with a pointer that never moves
-// (fixed priority, lowest channel first), which (f1) catches at C = 3 at
-// step 18 (channels 1 and 0 lead in turn while channel 2 waits in every
+// 0 holds the lock); SELFTEST_RAMRD builds it with a read index that takes
+// PPN and PID from the command buffered at the pointer, which (r2) catches
+// at step 12 (channel 0's WSRAM64 of PPN 0, PID 0 writes word 0 at step 7;
+// channel 1's RSRAM64 of PPN 1, PID 0 then reads word 0, channel 0's RMW64
+// of PPN 0 being buffered at the pointer); SELFTEST_NORR builds it with a
+// pointer that never moves (fixed priority, lowest channel first), which
+// (f1) catches at C = 3 at step 18 (channels 1 and 0 lead in turn while channel 2 waits in every
 // snapshot).
 // Covers, checked by hand (each claims its antecedent never holds and
 // FAILS on the real core, so the property is not vacuous; not CI jobs):
 // REACH_RAM, a RAM write while the other channel's current process is
-// another (within 10 steps, C = 2); REACH_LOCK, a PICK while the lock is held
+// another (within 10 steps, C = 2); REACH_RAMRD, a read of the tracked word
+// that returns a value other than zero while the word of the same ADDR in
+// another process holds another (within 12 steps, C = 2); REACH_LOCK, a PICK while the lock is held
 // and another channel waits (step 12, C = 2); REACH_FAIR, a PICK whose
 // snapshot holds c for the C-th time (step 18, C = 3: the bound is reached).
 // By hand: formal/run.py's script for the job, with -DREACH_... and
 // `sat -seq N` in place of the induction.
 module cop_serve_props #(
     parameter integer C = 2,
-    parameter integer PROPS = 15  // bit i: check group i (0 r1, 1 l1, 2 f1, 3 invariants)
+    parameter integer PROPS = 31  // bit i: check group i (0 r1, 1 l1, 2 f1, 3 invariants, 4 r2)
 ) (
     input wire        clk,
     input wire        rst,
@@ -104,7 +125,8 @@ module cop_serve_props #(
     input wire [2:0]  bus_req_size,
     input wire        bus_req_call,
     input wire [31:0] bus_req_wdata_hi,
-    input wire [3:0]  bus_req_len
+    input wire [3:0]  bus_req_len,
+    input wire [2:0]  sym_sa         // (r2) the word tracked, taken in the first cycle
 );
 `include "cop_regs.vh"
     localparam integer DW = 3;  // PPN_W + PID_W + RA_W
@@ -123,6 +145,8 @@ module cop_serve_props #(
     wire [C*7-1:0] f_rx_op;
     wire [C*DW-1:0] f_rx_ridx, f_ch_ridx;
     wire [5:0]  f_lead, f_ptr, f_pick, f_lock_ch;
+    wire [63:0] f_ram_wd, f_pl_data;
+    wire [(64 << DW)-1:0] f_dram;
 
     cop_core #(.C(C), .PPN_W(1), .PID_W(1), .RA_W(1), .MB(1), .EN_FPU(0)) dut (
         .clk(clk), .rst(rst),
@@ -134,7 +158,7 @@ module cop_serve_props #(
         .up_valid(), .up_ready(1'b0), .up_op(), .up_mask(), .up_us(), .up_ppn(), .up_pid(), .up_addr(), .up_data(),
         .up_len(), .dn_valid(1'b0), .dn_ready(), .dn_err(1'b0), .dn_cause(8'd0), .dn_data(64'd0), .dn_len(4'd0),
         .f_rx_v(f_rx_v), .f_rx_srv(f_rx_srv), .f_sup(f_sup), .f_st(f_st), .f_pl_ok(f_pl_ok), .f_snap(f_snap),
-        .f_ram_we(f_ram_we), .f_ram_idx(f_ram_idx), .f_l_ridx(f_l_ridx), .f_l_op(f_l_op), .f_l_dec(f_l_dec), .f_rx_op(f_rx_op),
+        .f_ram_we(f_ram_we), .f_ram_idx(f_ram_idx), .f_ram_wd(f_ram_wd), .f_dram(f_dram), .f_pl_data(f_pl_data), .f_l_ridx(f_l_ridx), .f_l_op(f_l_op), .f_l_dec(f_l_dec), .f_rx_op(f_rx_op),
         .f_rx_x(f_rx_x), .f_l_x(f_l_x), .f_u_on(f_u_on),
         .f_rx_ridx(f_rx_ridx), .f_ch_ridx(f_ch_ridx), .f_lead(f_lead), .f_ptr(f_ptr), .f_pick(f_pick),
         .f_snap_hi(f_snap_hi), .f_grp(f_grp), .f_lock_held(f_lock_held), .f_lock_ch(f_lock_ch), .f_hold(f_hold)
@@ -163,6 +187,8 @@ module cop_serve_props #(
     reg           p_idle = 1'b0, p_hold = 1'b0, p_lock = 1'b0;
     reg [5:0]     p_lch = 6'd0;
     reg [C-1:0]   p_waiting = {C{1'b0}};
+    reg [DW-1:0]  sa = {DW{1'b0}};   // (r2) the symbolic address: one word, any, fixed after the first cycle
+    reg [63:0]    sw = 64'd0;        // (r2) its shadow: the word then, and after that the writes the core makes
     integer k;
     initial for (k = 0; k < C; k = k + 1) cnt[k] = 2'd0;
     always @(posedge clk) begin
@@ -170,6 +196,9 @@ module cop_serve_props #(
         p_rst <= rst;
         p_idle <= f_st == S_IDLE; p_hold <= f_hold; p_lock <= f_lock_held; p_lch <= f_lock_ch;
         p_waiting <= waiting;
+        if (init) begin
+            sa <= sym_sa; sw <= f_dram[sym_sa*64 +: 64];
+        end else if (f_ram_we && f_ram_idx == sa) sw <= f_ram_wd;
         for (k = 0; k < C; k = k + 1)
             if (start && bus_req_pe == k && !f_rx_v[k]) begin
                 s_op[k] <= bus_req_addr[10:4]; s_ridx[k] <= f_ch_ridx[k*DW +: DW];
@@ -190,13 +219,20 @@ module cop_serve_props #(
     end
 
     reg [C-1:0] wrop;   // channels whose recorded command writes the Data RAM
+    reg [C-1:0] rdop;   // ... reads it (its reply is the word), and of these the 64-bit ones
+    reg [C-1:0] rd64;
     integer q;
-    always @* for (q = 0; q < C; q = q + 1)
+    always @* for (q = 0; q < C; q = q + 1) begin
         wrop[q] = s_op[q] == OP_WSRAM32 || s_op[q] == OP_WSRAM64 || s_op[q] == OP_RMW32 || s_op[q] == OP_RMW64;
+        rdop[q] = s_op[q] == OP_RSRAM32 || s_op[q] == OP_RSRAM64 || s_op[q] == OP_RMW32 || s_op[q] == OP_RMW64;
+        rd64[q] = s_op[q] == OP_RSRAM64 || s_op[q] == OP_RMW64;
+    end
 
     integer c;
     always @* begin
         if (init) assume(rst);
+        // the shadow is the RAM's word (in rst too: the RAM is not cleared, and EXEC may write it then)
+        if (!init && PROPS[3] && PROPS[4]) assert(f_dram[sa*64 +: 64] == sw);
         if (!init && !rst) begin
             // (r1) no RAM write outside the issuer's process
             if (PROPS[0] && f_ram_we) begin
@@ -204,6 +240,11 @@ module cop_serve_props #(
                 for (c = 0; c < C; c = c + 1)
                     if (f_pl_ok[c]) assert(f_rx_v[c] && wrop[c] && f_ram_idx == s_ridx[c]);
             end
+            // (r2) a RAM read returns the word of the issuer's process (RMW: before the modify)
+            if (PROPS[4])
+                for (c = 0; c < C; c = c + 1)
+                    if (f_st == S_EXEC && f_lead == c && f_pl_ok[c] && rdop[c] && s_ridx[c] == sa)
+                        assert(f_pl_data == (rd64[c] ? sw : {32'd0, sw[31:0]}));
             // (l1) nothing else served while a channel holds the lock
             if (PROPS[1] && h_lock) begin
                 if (f_st == S_PICK) assert((f_snap & ~({{(C-1){1'b0}}, 1'b1} << h_lch)) == {C{1'b0}} &&
@@ -241,7 +282,7 @@ module cop_serve_props #(
                     if (f_st == S_PICK) assert((f_snap & ~({{(C-1){1'b0}}, 1'b1} << f_lock_ch)) == {C{1'b0}});
                 end
                 // the harness's records: the buffers hold them, the leader's latched command is its buffer's
-                if (PROPS[0] || PROPS[1]) begin
+                if (PROPS[0] || PROPS[1] || PROPS[4]) begin
                     for (c = 0; c < C; c = c + 1)
                         if (f_rx_v[c]) assert(f_rx_op[c*7 +: 7] == s_op[c] && f_rx_ridx[c*DW +: DW] == s_ridx[c]);
                     if (f_st == S_GROUP || f_st == S_EXEC)
@@ -267,6 +308,13 @@ module cop_serve_props #(
             // cover: a RAM write while the other channel's process is another (must FAIL)
             if (f_ram_we) for (c = 0; c < C; c = c + 1)
                 if (!f_pl_ok[c]) assert(f_ch_ridx[c*DW + 1 +: 2] == f_ram_idx[2:1]);
+`endif
+`ifdef REACH_RAMRD
+            // cover: a read of the tracked word returns a value other than zero while the word of
+            // the same ADDR in another process (PPN, PID) holds another (must FAIL)
+            for (c = 0; c < C; c = c + 1)
+                if (f_pl_ok[c] && rdop[c] && s_ridx[c] == sa && sw != 64'd0)
+                    assert(f_dram[(sa ^ 3'b110)*64 +: 64] == sw);
 `endif
 `ifdef REACH_LOCK
             // cover: a step picked while the lock is held and another channel waits (must FAIL)
