@@ -319,7 +319,7 @@ module link_mux #(
     wire [7:0]    t_byte = (t_k == USB_IDX) ? t_uq : t_hq;
     wire          t_take = t_v && s_tx_ready[t_k];
 
-    // ---- per stream: holding register, presence, pointers ----------------------
+    // ---- per stream: the received byte's flags, presence, pointers, counts -----
     wire [S-1:0]        hv_all, hf_all, hl_all;
     wire [2*S-1:0]      txp_all;
     wire [PW*S-1:0]     owr_all, ord_all;
