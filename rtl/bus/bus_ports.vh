@@ -5,7 +5,9 @@
 // port list, after clk and rst:
 //     `AGGNET_BUS_SLAVE,        every slot
 //     `AGGNET_BUS_CALL_SLAVE,   a slot whose manifest says "call": true
-// (a comma after each unless it is the list's last item).  The ports, as
+// (a comma after each unless it is the list's last item).  A formal harness
+// that drives a slot takes the request fields as free inputs with
+// `AGGNET_BUS_REQ_FREE and `AGGNET_BUS_CALL_REQ_FREE.  The ports, as
 // the master, link_port, sees them (a slave's are the other way round):
 //
 //   output        bus_req_valid    a request is offered
@@ -43,4 +45,15 @@
     input  wire [3:0]  bus_req_len, \
     output wire [31:0] bus_rsp_rdata_hi, \
     output wire [3:0]  bus_rsp_len
+`define AGGNET_BUS_REQ_FREE \
+    input  wire        bus_req_valid, \
+    input  wire        bus_req_we, \
+    input  wire [5:0]  bus_req_pe, \
+    input  wire [15:0] bus_req_addr, \
+    input  wire [31:0] bus_req_wdata, \
+    input  wire [2:0]  bus_req_size
+`define AGGNET_BUS_CALL_REQ_FREE \
+    input  wire        bus_req_call, \
+    input  wire [31:0] bus_req_wdata_hi, \
+    input  wire [3:0]  bus_req_len
 `endif

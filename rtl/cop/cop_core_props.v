@@ -30,21 +30,15 @@
 // is complete, which (p3) must catch (by cycle 12); SELFTEST_WDCLR builds
 // cop_core with a CANCEL that clears its round's whole working vector
 // instead of setting its own bit again, which (p5) must catch (by cycle 15).
+`include "bus_ports.vh"
 module cop_core_props #(
     parameter integer C = 2,
     parameter integer PROPS = 31  // bit i: check property group p(i+1)
 ) (
     input wire        clk,
     input wire        rst,
-    input wire        bus_req_valid,
-    input wire        bus_req_we,
-    input wire [5:0]  bus_req_pe,
-    input wire [15:0] bus_req_addr,
-    input wire [31:0] bus_req_wdata,
-    input wire [2:0]  bus_req_size,
-    input wire        bus_req_call,
-    input wire [31:0] bus_req_wdata_hi,
-    input wire [3:0]  bus_req_len
+    `AGGNET_BUS_REQ_FREE,
+    `AGGNET_BUS_CALL_REQ_FREE
 );
     wire        bus_req_ready, bus_rsp_valid;
     wire [31:0] bus_rsp_rdata, bus_rsp_rdata_hi;

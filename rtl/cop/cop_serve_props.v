@@ -111,21 +111,15 @@
 // snapshot holds c for the C-th time (step 18, C = 3: the bound is reached).
 // By hand: formal/run.py's script for the job, with -DREACH_... and
 // `sat -seq N` in place of the induction.
+`include "bus_ports.vh"
 module cop_serve_props #(
     parameter integer C = 2,
     parameter integer PROPS = 31  // bit i: check group i (0 r1, 1 l1, 2 f1, 3 invariants, 4 r2)
 ) (
     input wire        clk,
     input wire        rst,
-    input wire        bus_req_valid,
-    input wire        bus_req_we,
-    input wire [5:0]  bus_req_pe,
-    input wire [15:0] bus_req_addr,
-    input wire [31:0] bus_req_wdata,
-    input wire [2:0]  bus_req_size,
-    input wire        bus_req_call,
-    input wire [31:0] bus_req_wdata_hi,
-    input wire [3:0]  bus_req_len,
+    `AGGNET_BUS_REQ_FREE,
+    `AGGNET_BUS_CALL_REQ_FREE,
     input wire [2:0]  sym_sa         // (r2) the word tracked, taken in the first cycle
 );
 `include "cop_regs.vh"

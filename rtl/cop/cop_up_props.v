@@ -16,20 +16,14 @@
 // Negative control (must FAIL): SELFTEST_UPNEVER claims up_valid never
 // rises, which a user X command refutes (its entry is offered within 10
 // cycles of reset), so the assumptions do let entries go up.
+`include "bus_ports.vh"
 module cop_up_props #(
     parameter integer C = 2
 ) (
     input wire        clk,
     input wire        rst,
-    input wire        bus_req_valid,
-    input wire        bus_req_we,
-    input wire [5:0]  bus_req_pe,
-    input wire [15:0] bus_req_addr,
-    input wire [31:0] bus_req_wdata,
-    input wire [2:0]  bus_req_size,
-    input wire        bus_req_call,
-    input wire [31:0] bus_req_wdata_hi,
-    input wire [3:0]  bus_req_len,
+    `AGGNET_BUS_REQ_FREE,
+    `AGGNET_BUS_CALL_REQ_FREE,
     input wire        up_ready,
     input wire        dn_valid,
     input wire        dn_err,

@@ -14,21 +14,15 @@
 //        SP falls only in the cycle after every PE's ACK stood at the value
 //        that toggles AF, and only when no request came.
 // Negative control (must FAIL): SELFTEST_EARLY claims BF never rises.
+`include "bus_ports.vh"
 module nand_engine_props #(
     parameter integer N = 3,
     parameter integer T = 2
 ) (
     input wire        clk,
     input wire        rst,
-    input wire        bus_req_valid,
-    input wire        bus_req_we,
-    input wire [5:0]  bus_req_pe,
-    input wire [15:0] bus_req_addr,
-    input wire [31:0] bus_req_wdata,
-    input wire [2:0]  bus_req_size,
-    input wire        bus_req_call,
-    input wire [31:0] bus_req_wdata_hi,
-    input wire [3:0]  bus_req_len,
+    `AGGNET_BUS_REQ_FREE,
+    `AGGNET_BUS_CALL_REQ_FREE,
     input wire [N*12-1:0] nand_pins_in
 );
     wire         bus_req_ready, bus_rsp_valid;

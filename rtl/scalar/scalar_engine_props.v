@@ -35,21 +35,15 @@
 // the older: 11 cycles before the engine registered its requests, more
 // than 12 since; the slowest job, 20 minutes and more on a loaded 2-core
 // machine, most of it in the failing induction steps before).
+`include "bus_ports.vh"
 module scalar_engine_props #(
     parameter integer N     = 2,
     parameter integer DEPTH = 2
 ) (
     input wire        clk,
     input wire        rst,
-    input wire        bus_req_valid,
-    input wire        bus_req_we,
-    input wire [5:0]  bus_req_pe,
-    input wire [15:0] bus_req_addr,
-    input wire [31:0] bus_req_wdata,
-    input wire [2:0]  bus_req_size,
-    input wire        bus_req_call,
-    input wire [31:0] bus_req_wdata_hi,
-    input wire [3:0]  bus_req_len
+    `AGGNET_BUS_REQ_FREE,
+    `AGGNET_BUS_CALL_REQ_FREE
 );
 `include "bus_codes.vh"
 `include "scalar_regs.vh"

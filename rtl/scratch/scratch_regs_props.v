@@ -21,6 +21,7 @@
 //        the jobs' steps are at least GAP + 2 and LATENCY + 1).
 // Negative controls (must FAIL): SELFTEST_NORSP claims no response ever
 // comes; SELFTEST_STUCK claims scratch register 0 always reads 0.
+`include "bus_ports.vh"
 module scratch_regs_props #(
     parameter integer NREGS   = 2,
     parameter integer LATENCY = 1,
@@ -29,12 +30,7 @@ module scratch_regs_props #(
 ) (
     input wire        clk,
     input wire        rst,
-    input wire        bus_req_valid,
-    input wire        bus_req_we,
-    input wire [5:0]  bus_req_pe,
-    input wire [15:0] bus_req_addr,
-    input wire [31:0] bus_req_wdata,
-    input wire [2:0]  bus_req_size
+    `AGGNET_BUS_REQ_FREE
 );
 `include "bus_codes.vh"
     localparam [31:0] ID = 32'hC0DE_5C7A;
