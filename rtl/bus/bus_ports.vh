@@ -7,7 +7,9 @@
 //     `AGGNET_BUS_CALL_SLAVE,   a slot whose manifest says "call": true
 // (a comma after each unless it is the list's last item).  A formal harness
 // that drives a slot takes the request fields as free inputs with
-// `AGGNET_BUS_REQ_FREE and `AGGNET_BUS_CALL_REQ_FREE.  The ports, as
+// `AGGNET_BUS_REQ_FREE and `AGGNET_BUS_CALL_REQ_FREE, and connects the slot
+// to wires of the ports' names with `AGGNET_BUS_BIND and
+// `AGGNET_BUS_CALL_BIND.  The ports, as
 // the master, link_port, sees them (a slave's are the other way round):
 //
 //   output        bus_req_valid    a request is offered
@@ -56,4 +58,12 @@
     input  wire        bus_req_call, \
     input  wire [31:0] bus_req_wdata_hi, \
     input  wire [3:0]  bus_req_len
+`define AGGNET_BUS_BIND \
+    .bus_req_valid(bus_req_valid), .bus_req_ready(bus_req_ready), .bus_req_we(bus_req_we), \
+    .bus_req_pe(bus_req_pe), .bus_req_addr(bus_req_addr), .bus_req_wdata(bus_req_wdata), \
+    .bus_req_size(bus_req_size), .bus_rsp_valid(bus_rsp_valid), .bus_rsp_rdata(bus_rsp_rdata), \
+    .bus_rsp_err(bus_rsp_err)
+`define AGGNET_BUS_CALL_BIND \
+    .bus_req_call(bus_req_call), .bus_req_wdata_hi(bus_req_wdata_hi), .bus_req_len(bus_req_len), \
+    .bus_rsp_rdata_hi(bus_rsp_rdata_hi), .bus_rsp_len(bus_rsp_len)
 `endif

@@ -47,11 +47,8 @@ module cop_up_props #(
 
     cop_core #(.C(C), .PPN_W(1), .PID_W(1), .RA_W(1), .MB(1), .EN_FPU(0), .UP(1)) dut (
         .clk(clk), .rst(rst),
-        .bus_req_valid(bus_req_valid), .bus_req_ready(bus_req_ready), .bus_req_we(bus_req_we),
-        .bus_req_pe(bus_req_pe), .bus_req_addr(bus_req_addr), .bus_req_wdata(bus_req_wdata),
-        .bus_req_size(bus_req_size), .bus_req_call(bus_req_call), .bus_req_wdata_hi(bus_req_wdata_hi),
-        .bus_req_len(bus_req_len), .bus_rsp_valid(bus_rsp_valid), .bus_rsp_rdata(bus_rsp_rdata),
-        .bus_rsp_err(bus_rsp_err), .bus_rsp_rdata_hi(bus_rsp_rdata_hi), .bus_rsp_len(bus_rsp_len),
+        `AGGNET_BUS_BIND,
+        `AGGNET_BUS_CALL_BIND,
         .up_valid(up_valid), .up_ready(up_ready), .up_op(up_op), .up_mask(up_mask), .up_us(up_us),
         .up_ppn(up_ppn), .up_pid(up_pid), .up_addr(up_addr), .up_data(up_data), .up_len(up_len),
         .dn_valid(dn_valid), .dn_ready(dn_ready), .dn_err(dn_err), .dn_cause(dn_cause), .dn_data(dn_data),

@@ -35,11 +35,8 @@ module nand_engine_props #(
 
     nand_engine #(.N(N), .T(T)) dut (
         .clk(clk), .rst(rst),
-        .bus_req_valid(bus_req_valid), .bus_req_ready(bus_req_ready), .bus_req_we(bus_req_we),
-        .bus_req_pe(bus_req_pe), .bus_req_addr(bus_req_addr), .bus_req_wdata(bus_req_wdata),
-        .bus_req_size(bus_req_size), .bus_rsp_valid(bus_rsp_valid), .bus_rsp_rdata(bus_rsp_rdata),
-        .bus_rsp_err(bus_rsp_err), .bus_req_call(bus_req_call), .bus_req_wdata_hi(bus_req_wdata_hi),
-        .bus_req_len(bus_req_len), .bus_rsp_rdata_hi(bus_rsp_rdata_hi), .bus_rsp_len(bus_rsp_len),
+        `AGGNET_BUS_BIND,
+        `AGGNET_BUS_CALL_BIND,
         .nand_pins_in(nand_pins_in), .nand_pins_out(), .f_bar(f_bar), .f_ack(f_ack), .f_bf(f_bf), .f_sp(f_sp), .f_af(f_af),
         .f_req_any(f_req_any)
     );

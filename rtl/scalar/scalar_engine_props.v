@@ -64,11 +64,8 @@ module scalar_engine_props #(
 
     scalar_engine #(.N(N), .DEPTH(DEPTH)) dut (
         .clk(clk), .rst(rst),
-        .bus_req_valid(bus_req_valid), .bus_req_ready(bus_req_ready), .bus_req_we(bus_req_we),
-        .bus_req_pe(bus_req_pe), .bus_req_addr(bus_req_addr), .bus_req_wdata(bus_req_wdata),
-        .bus_req_size(bus_req_size), .bus_rsp_valid(bus_rsp_valid), .bus_rsp_rdata(bus_rsp_rdata),
-        .bus_rsp_err(bus_rsp_err), .bus_req_call(bus_req_call), .bus_req_wdata_hi(bus_req_wdata_hi),
-        .bus_req_len(bus_req_len), .bus_rsp_rdata_hi(bus_rsp_rdata_hi), .bus_rsp_len(bus_rsp_len),
+        `AGGNET_BUS_BIND,
+        `AGGNET_BUS_CALL_BIND,
         .busy(busy),
         .f_fill(f_fill), .f_op(f_op), .f_par(f_par), .f_crit(f_crit), .f_scan(f_scan), .f_sp(f_sp),
         .f_chk(f_chk), .f_nxt(f_nxt), .f_found(f_found), .f_hit(f_hit), .f_rdata(f_rdata), .f_mrd(f_mrd), .f_pv(f_pv), .f_mem(f_mem),

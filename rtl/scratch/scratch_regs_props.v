@@ -42,10 +42,8 @@ module scratch_regs_props #(
 
     scratch_regs #(.WINDOW(WINDOW), .NREGS(NREGS), .LATENCY(LATENCY), .GAP(GAP), .ID(ID)) dut (
         .clk(clk), .rst(rst),
-        .bus_req_valid(bus_req_valid), .bus_req_ready(bus_req_ready), .bus_req_we(bus_req_we),
-        .bus_req_pe(bus_req_pe), .bus_req_addr(bus_req_addr), .bus_req_wdata(bus_req_wdata),
-        .bus_req_size(bus_req_size), .bus_rsp_valid(bus_rsp_valid), .bus_rsp_rdata(bus_rsp_rdata),
-        .bus_rsp_err(bus_rsp_err), .f_regs(f_regs), .f_wcount(f_wcount)
+        `AGGNET_BUS_BIND,
+        .f_regs(f_regs), .f_wcount(f_wcount)
     );
 
 `ifdef FORMAL
