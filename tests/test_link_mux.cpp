@@ -68,6 +68,8 @@ struct Stream : LinkPipe {
     uint64_t rx_next = 0, tx_next = 0;
     bool tx_stalled = false;
     bool ferr_next = false;          // the next byte slot is a framing error instead
+    bool obey_room = false;          // a FLAG only while s_rx_room[k] (a sender with CTS)
+    uint64_t room_waits = 0;         // cycles a FLAG waited for s_rx_room
     uint8_t rx_last = 0;             // s_rx_data holds the last byte (as uart_rx's register)
     uint64_t tx_frames = 0;          // frames the mux sent on this stream
 
@@ -137,6 +139,9 @@ struct MuxBench {
                 ferr |= uint64_t(1) << k;
                 t.ferr_next = false;
                 t.rx_next = cyc + t.rx_cycles;
+            } else if (!t.rxq.empty() && cyc >= t.rx_next && t.obey_room && t.rxq.front() == link_defs::FLAG &&
+                       !((uint64_t(h->s_rx_room) >> k) & 1)) {
+                ++t.room_waits;
             } else if (!t.rxq.empty() && cyc >= t.rx_next) {
                 rxv |= uint64_t(1) << k;
                 t.rx_last = t.rxq.front();
@@ -274,6 +279,7 @@ uint64_t clean_run(uint64_t commands, bool print) {
         for (unsigned k = 0; k < S8; ++k)
             if (rs[k].w->done < rs[k].limit && b.h.cycle() > 2000 && b.absent(k)) ++absent_busy[k];
     }
+    while (!b.s[0]->rxq.empty()) b.tick();
     for (unsigned k = 0; k < 2000; ++k) b.tick();
     check_exact(b, rs);
     std::vector<uint64_t> good;
@@ -405,10 +411,12 @@ TEST_CASE("link_mux: faulty streams cost the others nothing", "[link][mux]") {
 // frame they sent and that none of theirs was refused, lost or dropped.
 namespace {
 constexpr unsigned COPIES = 30;
-void flood_stream0(MuxBench<Vlink_mux_s8>& b, uint64_t seed, uint64_t commands, unsigned rx_cycles, bool slow_bus) {
+void flood_stream0(MuxBench<Vlink_mux_s8>& b, uint64_t seed, uint64_t commands, unsigned rx_cycles, bool slow_bus,
+                   bool obey_room = false) {
     std::vector<Runner> rs(S8);
     for (unsigned k = 1; k < S8; ++k) rs[k] = make_runner(b, k, seed, commands);
     b.s[0]->rx_cycles = rx_cycles;
+    b.s[0]->obey_room = obey_room;
     const std::vector<uint8_t> f = encode(req(0, link_defs::OP_WRITE, 1, 0x1003, {0x77}));
     b.h.set_max_cycles(commands * 40000 + 200000);
     bool flooded = false;
@@ -448,6 +456,43 @@ TEST_CASE("link_mux: a flooding stream overruns only its own buffer", "[link][mu
     REQUIRE(b.bus.wlog[0].size() == 1u);
     CHECK(b.bus.wlog[0][0] == std::pair<uint16_t, uint32_t>(0x1003, 0x77));
     CHECK(b.stat(link_defs::STAT_OVERRUN) == 0u);
+}
+
+// The same flood from a sender that starts a frame only while its stream's
+// s_rx_room is high (a UART cable's CTS; how the virtual hub's channels
+// feed aggnet-sim --mux): it waits instead of overrunning, so every copy is
+// forwarded and nothing is lost.  Then, with every byte in and every reply
+// out, the multiplexer says idle, and not while a frame waits.  Without the
+// wait (obey_room false) the same flood overruns (the case above).
+TEST_CASE("link_mux: a sender that waits for s_rx_room loses nothing; idle", "[link][mux]") {
+    const uint64_t seed = test_seed("link_mux_room");
+    MuxBench<Vlink_mux_s8> b("link_mux_room", seed, S8);
+    flood_stream0(b, seed, uint64_t(150 * sim::cycles_scale()), S8 + 1, true, true);
+    std::printf("[link_mux] room: stream 0: frames %u overrun %u of %u copies; %llu cycles waited for room\n",
+                b.count(0, C_FRAMES), b.count(0, C_OVERRUN), COPIES,
+                static_cast<unsigned long long>(b.s[0]->room_waits));
+    std::fflush(stdout);
+    CHECK(b.s[0]->room_waits > 0u);  // the FIFO did fill: room mattered
+    CHECK(b.count(0, C_OVERRUN) == 0u);
+    CHECK(b.count(0, C_FRAMES) == COPIES);
+    REQUIRE(b.bus.wlog[0].size() == 1u);
+    CHECK(b.stat(link_defs::STAT_OVERRUN) == 0u);
+    for (unsigned k = 0; k < S8; ++k) CHECK(((b.h->s_rx_room >> k) & 1) == 1);
+    CHECK(b.h->mux_idle == 1);
+    // a frame in: not idle until it is forwarded, answered and the reply sent
+    const std::vector<uint8_t> f = encode(req(0, link_defs::OP_READ, 2, 0x1003, {4}));
+    b.s[0]->rxq.insert(b.s[0]->rxq.end(), f.begin(), f.end());
+    const uint64_t before = b.s[0]->tx_frames;
+    unsigned busy = 0;
+    while (b.s[0]->tx_frames == before && busy < 100000) {
+        b.tick();
+        if (!b.h->mux_idle) ++busy;
+        if (b.s[0]->rxq.empty() && b.s[0]->tx_frames == before) CHECK((b.h->mux_idle == 0 || b.h->idle == 0));
+    }
+    CHECK(b.s[0]->tx_frames == before + 1);
+    CHECK(busy > 0u);
+    for (unsigned k = 0; k < 200; ++k) b.tick();
+    CHECK(b.h->mux_idle == 1);
 }
 
 // Stream 0 sends faster than its slot takes bytes (a byte every cycle; no

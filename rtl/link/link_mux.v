@@ -98,6 +98,24 @@
 // PE's presence (rtl/hub/aggnet_mux_hub.v): a silent link is an unplugged
 // cable.  Combinational from registers (the route table and absent).
 //
+// Room (a stream's clear-to-send, for a sender that can pause at a frame
+// boundary: a UART cable's RTS/CTS, or the virtual hub's channels, which
+// have no wire to lose bytes on): s_rx_room[k] is high while stream k's
+// input FIFO holds at most IN_DEPTH - MAX_FRAME - 2 bytes (committed frames
+// and the partial one), as measured in its last slot.  A sender that keeps
+// its bytes S + 1 cycles apart and starts a frame (its FLAG) only while
+// s_rx_room[k] is high never overflows the FIFO: the value is at most S + 2
+// cycles old, so at most one byte more than it says went in, and the frame
+// that follows is at most MAX_FRAME bytes.  Low from reset until the first
+// slot after the clearing round.
+//
+// idle: nothing in the multiplexer can change but by a new byte or by time
+// (presence): no byte held or being parsed, no whole frame waiting or being
+// forwarded, no reply being routed, every output FIFO empty, no event
+// waiting to be counted.  A simulation may stop its clock when this and
+// link_port's idle are high (the virtual hub, docs/vhub.md); a partial frame
+// in an input FIFO waits for its next byte.
+//
 // Counters, wrapping, per stream k: i = 0 FRAMES (whole frames of stream k
 // taken in; each is forwarded to link_port), 1 BIND, 2 OVERRUN, 3 TXDROP,
 // 4 PARTIAL (partial frames cut by a FLAG, frames with len > 8).  Read
@@ -118,7 +136,7 @@
 // Parameters: S in 2..32; PE_BASE in 0..63; NPE (PEs link_port serves,
 // from PE_BASE) in S-1..64 with PE_BASE + NPE <= 64; USB_ANY 0 or 1;
 // IN_DEPTH, OUT_DEPTH and USB_OUT_DEPTH powers of two in 64..4096;
-// KEEPALIVE in 1024..2^30; CNT_W in 1..32.
+// KEEPALIVE in 1024..2^30; CNT_W in 1..32 (IN_DEPTH >= 64 for s_rx_room).
 module link_mux #(
     parameter integer S         = 2,
     parameter integer PE_BASE   = 0,
@@ -148,7 +166,9 @@ module link_mux #(
     output wire [S-1:0]         absent,
     output wire [NPE-1:0]       pe_absent,
     input  wire [7:0]           cnt_raddr,
-    output wire [CNT_W-1:0]     cnt_rdata
+    output wire [CNT_W-1:0]     cnt_rdata,
+    output wire [S-1:0]         s_rx_room,
+    output wire                 idle
 `ifdef FORMAL
     ,
     // for rtl/link/link_mux_props.v
@@ -193,6 +213,8 @@ module link_mux #(
     localparam integer UROOM_I  = USB_OUT_DEPTH - MAX_FRAME;
     localparam [PW-1:0] HROOM   = HROOM_I[PW-1:0];
     localparam [PW-1:0] UROOM   = UROOM_I[PW-1:0];
+    localparam integer IROOM_I  = (IN_DEPTH > MAX_FRAME + 2) ? IN_DEPTH - MAX_FRAME - 2 : 0;
+    localparam [IAW:0]  IROOM   = IROOM_I[IAW:0];   // s_rx_room's bound on an input FIFO's bytes
     localparam integer HMASK_I  = (1 << (OHW + 1)) - 1;
     localparam [PW-1:0] HMASK   = HMASK_I[PW-1:0];   // a header stream's pointer bits
     localparam integer STW = 2 * (IAW + 1) + 13;  // the parser's state word
@@ -319,6 +341,8 @@ module link_mux #(
     wire [7:0]    t_byte = (t_k == USB_IDX) ? t_uq : t_hq;
     wire          t_take = t_v && s_tx_ready[t_k];
 
+    wire          room_n;      // stage B: the stream's input FIFO has room (s_rx_room)
+
     // ---- per stream: the received byte's flags, presence, pointers, counts -----
     wire [S-1:0]        hv_all, hf_all, hl_all;
     wire [2*S-1:0]      txp_all;
@@ -369,6 +393,14 @@ module link_mux #(
                 end
             end
             assign ready[k] = (nf != 0);
+
+            // -- room in the input FIFO, measured in the stream's stage B
+            reg            room;
+            always @(posedge clk) begin
+                if (rst) room <= 1'b0;
+                else if (b_go && b_k == k) room <= !b_ini && room_n;
+            end
+            assign s_rx_room[k] = room;
 `ifdef FORMAL
             assign f_fwd_end[k] = fwd_done;
 `endif
@@ -578,6 +610,11 @@ module link_mux #(
             end
         end
     end
+
+    // the FIFO's bytes after this one (s_rx_room; b_rd may be a cycle old,
+    // which only overstates them)
+    wire [IAW:0] used_n = n_wr - b_rd;
+    assign room_n = (used_n <= IROOM);
 
     // counters: {PARTIAL, TXDROP, OVERRUN, BIND, FRAMES}, stage B's events,
     // added in stage C (timing: on the UP5K the parse through the add into
@@ -881,5 +918,12 @@ module link_mux #(
             t_k <= sl;
         end
     end
+
+    // ---- idle (see the header) -------------------------------------------------
+    wire o_wait = ((ost == O_IDLE) || (ost == O_PASS) || (ost == O_DROP)) && !r_v;
+    assign idle = !ini && !b_ini && !w_ini && !(|hv_all) && !(|hf_all) && !(|hl_all) && !(|txp_all) &&
+                  !b_v && !b_f && !b_l && !w_we && !w_commit && !w_frames && !w_bind && !w_ovr && !w_part &&
+                  (w_tx == 2'd0) && !(|ready) && (fst == F_IDLE) && !p_rx_valid && !rm_late &&
+                  o_wait && !t_v && (owr_all == ord_all);
 endmodule
 `default_nettype wire

@@ -7,8 +7,8 @@
 // What a board top puts behind its header UARTs and its USB UART, and what
 // tests/test_link_mux.cpp drives.
 //
-// Ports: the streams, absent, pe_absent and the counters' read port
-// (cnt_raddr, cnt_rdata) as link_mux; the bus, stats,
+// Ports: the streams, absent, pe_absent, the counters' read port
+// (cnt_raddr, cnt_rdata) and s_rx_room as link_mux, mux_idle its idle; the bus, stats,
 // eng_busy and idle as link_port (link_port's rx_held and byte streams stay
 // inside).
 //
@@ -46,6 +46,8 @@ module link_mux_port #(
     output wire [NPE-1:0]       pe_absent,
     input  wire [7:0]           cnt_raddr,
     output wire [CNT_W-1:0]     cnt_rdata,
+    output wire [S-1:0]         s_rx_room,
+    output wire                 mux_idle,
     output wire                 bus_req_valid,
     input  wire                 bus_req_ready,
     output wire                 bus_req_we,
@@ -79,7 +81,8 @@ module link_mux_port #(
         .s_tx_valid(s_tx_valid), .s_tx_ready(s_tx_ready), .s_tx_data(s_tx_data),
         .p_rx_valid(p_rx_valid), .p_rx_data(p_rx_data), .p_rx_ferr(p_rx_ferr), .p_rx_held(p_rx_held),
         .p_tx_valid(p_tx_valid), .p_tx_ready(p_tx_ready), .p_tx_data(p_tx_data),
-        .absent(absent), .pe_absent(pe_absent), .cnt_raddr(cnt_raddr), .cnt_rdata(cnt_rdata)
+        .absent(absent), .pe_absent(pe_absent), .cnt_raddr(cnt_raddr), .cnt_rdata(cnt_rdata),
+        .s_rx_room(s_rx_room), .idle(mux_idle)
     );
 
     link_port #(

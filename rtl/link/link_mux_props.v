@@ -102,7 +102,8 @@ module link_mux_props #(
         .p_rx_valid(p_rx_valid), .p_rx_data(p_rx_data), .p_rx_ferr(p_rx_ferr), .p_rx_held(p_rx_held),
         .p_tx_valid(tx_v), .p_tx_ready(p_tx_ready), .p_tx_data(p_tx_data),
         .absent(absent), .cnt_raddr(8'd0), .cnt_rdata(cnt_rdata), .f_quiet(f_quiet),
-        .f_ka_cnt(f_ka_cnt), .f_fwd_end(f_fwd_end), .f_bind(f_bind), .f_part(f_part)
+        .f_ka_cnt(f_ka_cnt), .f_fwd_end(f_fwd_end), .f_bind(f_bind), .f_part(f_part),
+        .s_rx_room(), .idle()
     );
 
 `ifdef FORMAL
