@@ -8,7 +8,9 @@
 // The choice is the family, built at the size asked, with the fewest
 // engines that include every engine wanted: the virtual hub simulates only
 // what the run uses (issue 22: the BESU engine costs most of every cycle of
-// the model that carries it).
+// the model that carries it).  Families with a link multiplexer in front of
+// their port (`hub_mux`: a byte stream per PE, the boards' link_mux) are
+// chosen only when asked for (aggnet-sim --mux), and then only they.
 #pragma once
 
 #include "hub_rtl.hpp"
@@ -32,16 +34,17 @@ namespace aggnet::sim {
 inline uint16_t hub_engines(HubModel& m) {
     namespace L = link_defs;
     m.reset(3);
-    LinkStream in;
+    LinkStream in(m.s_gap());
     link::Frame hello;
     hello.pe = 0;
     hello.op = L::OP_HELLO;
     in.push(link::encode(hello));
     link::Decoder d;
+    const unsigned k = m.streams() - 1;  // the link port's own, or the USB stream
     for (unsigned i = 0; i < 20000; ++i) {
-        in.drive(m, m.cycle());
-        const bool v = m.tx_valid();
-        const uint8_t b = m.tx_data();
+        in.drive_stream(m, k, m.cycle());
+        const bool v = m.s_tx_valid(k);
+        const uint8_t b = m.s_tx_data(k);
         m.tick();
         if (v && d.push(b) && d.frame().op == L::OP_HELLO_R && d.frame().len >= L::HELLO_LEN) {
             const uint16_t e = uint16_t(d.frame().value(L::HELLO_ENGINES, 2));
@@ -67,6 +70,7 @@ struct HubFamily {
     std::string name;
     uint16_t engines = 0;          ///< ENGINES bitmap, from its models' HELLO
     std::vector<unsigned> sizes;   ///< the family's sizes built with exactly these engines
+    bool mux = false;              ///< a link multiplexer in front of its port (a stream per PE)
 };
 
 /// Every built hub model, asked what it carries: one entry per family and
@@ -80,7 +84,7 @@ inline std::vector<HubFamily> hub_families() {
             const uint16_t e = hub_engines(*m);
             auto it = std::find_if(out.begin(), out.end(),
                                    [&](const HubFamily& h) { return h.name == f.name && h.engines == e; });
-            if (it == out.end()) out.push_back({f.name, e, {n}});
+            if (it == out.end()) out.push_back({f.name, e, {n}, m->streams() > 1});
             else it->sizes.push_back(n);
         }
     return out;
@@ -96,9 +100,11 @@ struct HubChoice {
 /// most engines, the full hub).  Each family's model of n PEs is asked
 /// (a family may leave an engine out at some sizes: the `hub` family's
 /// N = 16 and 40 have no BESU), and the one chosen is returned, reset.
+/// mux: only the families with a link multiplexer in front of the port
+/// (a byte stream per PE, `hub_mux`), else only those without.
 /// Throws std::invalid_argument naming what was built when none fits.
 inline HubChoice make_hub_with(unsigned n, uint16_t wanted, const std::string& name,
-                               uint64_t max_cycles = UINT64_MAX) {
+                               uint64_t max_cycles = UINT64_MAX, bool mux = false) {
     struct Cand {
         std::unique_ptr<HubModel> model;
         std::string family;
@@ -109,6 +115,7 @@ inline HubChoice make_hub_with(unsigned n, uint16_t wanted, const std::string& n
         const auto& sizes = f.sizes();
         if (std::find(sizes.begin(), sizes.end(), n) == sizes.end()) continue;
         auto m = f.make(n, name, max_cycles);
+        if ((m->streams() > 1) != mux) continue;
         const uint16_t e = hub_engines(*m);
         cands.push_back({std::move(m), f.name, e});
     }
@@ -123,12 +130,16 @@ inline HubChoice make_hub_with(unsigned n, uint16_t wanted, const std::string& n
     }
     if (!widest) {
         std::vector<unsigned> all;
-        for (const auto& f : rtl_families<HubModel>()) all.insert(all.end(), f.sizes().begin(), f.sizes().end());
+        for (const auto& f : rtl_families<HubModel>())
+            for (unsigned z : f.sizes())
+                if ((f.make(z, name + "_probe", UINT64_MAX)->streams() > 1) == mux) all.push_back(z);
         std::sort(all.begin(), all.end());
         all.erase(std::unique(all.begin(), all.end()), all.end());
         std::string sizes;
         for (unsigned s : all) sizes += (sizes.empty() ? "" : " ") + std::to_string(s);
-        throw std::invalid_argument("no hub of " + std::to_string(n) + " PEs was built (built sizes: " + sizes + ")");
+        throw std::invalid_argument("no hub of " + std::to_string(n) + " PEs was built" +
+                                    (mux ? " with a link multiplexer" : "") + " (built sizes: " +
+                                    (sizes.empty() ? "none" : sizes) + ")");
     }
     if (!best)
         throw std::invalid_argument("this hub was built without " + engine_names(uint16_t(wanted & ~widest->engines)) +

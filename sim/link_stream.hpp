@@ -17,7 +17,10 @@
 //   in.push(link::encode(frame));
 //   for (;;) { in.drive(model, model.cycle()); model.tick(); ... }
 //
-// drive() works on a sim::HubModel (rx(), rx_held()); drive_port() on a
+// drive() works on a sim::HubModel (rx(), rx_held()), drive_stream() on
+// stream k of one (one stream, or a link multiplexer's, whose stream takes
+// a byte every s_gap() cycles and a frame while its s_rx_room is high:
+// LinkStream in(model.s_gap())); drive_port() on a
 // Verilated link_port or link_port-like top (rx_valid, rx_data, rx_held).
 #pragma once
 
@@ -36,6 +39,10 @@ public:
     static constexpr uint64_t kFrameGap = link_defs::SIM_FRAME_GAP;
     static_assert(kByteCycles >= 1, "link_defs::SIM_BYTE_CYCLES must be at least 1");
 
+    /// gap: the fewest cycles between two bytes (a HubModel's s_gap(): a
+    /// link multiplexer's stream takes a byte every S + 1 cycles at most).
+    explicit LinkStream(uint64_t gap = kByteCycles) : gap_(gap < 1 ? 1 : gap) {}
+
     void push(const uint8_t* data, size_t n) { q_.insert(q_.end(), data, data + n); }
     void push(const std::vector<uint8_t>& bytes) { push(bytes.data(), bytes.size()); }
     bool empty() const { return q_.empty(); }
@@ -50,11 +57,12 @@ public:
     /// and one is queued, and it is not a frame's FLAG while the port holds a
     /// received frame (`held`) or may still be about to; it leaves the queue.
     bool next(uint64_t cycle, bool held, uint8_t& byte) {
-        if (q_.empty() || !slot(cycle)) return false;
+        if (q_.empty() || !slot(cycle) || (sent_ && cycle < last_ + gap_)) return false;
         if (q_.front() == link_defs::FLAG && (held || cycle < last_ + kFrameGap)) return false;
         byte = q_.front();
         q_.pop_front();
         last_ = cycle;
+        sent_ = true;
         return true;
     }
     /// Sets a HubModel's rx for the cycle about to be clocked; true if a byte
@@ -64,6 +72,15 @@ public:
         uint8_t b = 0;
         const bool v = next(cycle, hub.rx_held(), b);
         hub.rx(v, b);
+        return v;
+    }
+    /// The same for stream k of a HubModel (one stream, or a link
+    /// multiplexer's: a frame starts only while s_may_start(k)).
+    template <class Hub>
+    bool drive_stream(Hub& hub, unsigned k, uint64_t cycle) {
+        uint8_t b = 0;
+        const bool v = next(cycle, !hub.s_may_start(k), b);
+        hub.s_rx(k, v, b);
         return v;
     }
     /// The same for a Verilated top with rx_valid / rx_data / rx_held.
@@ -78,6 +95,8 @@ public:
 
 private:
     std::deque<uint8_t> q_;
+    uint64_t gap_;
+    bool sent_ = false;  ///< a byte was offered (last_ is its cycle)
     uint64_t last_ = 0;  ///< the cycle of the last byte offered
 };
 

@@ -196,6 +196,34 @@ TEST_CASE("board-check --stream: a hub without a link multiplexer fails saying s
     CHECK_THAT(gone.out, Contains("FAIL  open") && Contains("no virtual hub there"));
 }
 
+TEST_CASE("board-check --stream on the virtual hub's link multiplexer: sound, and a cable on another PE's pins",
+          "[board-check][vhub][mux]") {
+    // aggnet-sim --mux runs the boards' link_mux (docs/vhub.md): each pty is a
+    // header UART's byte stream, pty-link the USB UART's.
+    SimProcess hub(4, {"--mux", "--pty"});
+    auto pty = [&](const std::string& ch, unsigned pe) {
+        return "serial:" + hub.dir() + "/pty-" + ch + "@3000000?pe=" + std::to_string(pe);
+    };
+    const Run ok = run_program({AGGNET_CLI_EXE, "board-check", "--stream", pty("pe0", 0), "--stream", pty("pe1", 1),
+                                "--stream", pty("pe2", 2), "--stream", pty("pe3", 3), "--usb", pty("link", 0),
+                                "--round-trips", "20"});
+    INFO(ok.out);
+    CHECK(ok.status == 0);
+    CHECK(verdict(ok.out, "streams") == "PASS");
+    for (unsigned k = 0; k <= 4; ++k)
+        for (const char* c : {"hello", "pins", "loopback", "present", "counters"})
+            CHECK(verdict(ok.out, "stream " + std::to_string(k) + " " + c) == "PASS");
+    // PE2's cable plugged into PE1's pins: every frame refused there (BIND),
+    // and the report says so; the other streams still pass.
+    const Run bad = run_program({AGGNET_CLI_EXE, "board-check", "--stream", pty("pe0", 0), "--stream", pty("pe1", 2),
+                                 "--round-trips", "20", "--timeout-ms", "3000"});
+    INFO(bad.out);
+    CHECK(bad.status == 1);
+    CHECK(verdict(bad.out, "stream 0 counters") == "PASS");
+    CHECK(verdict(bad.out, "stream 2 hello") == "FAIL");
+    CHECK_THAT(bad.out, Contains("BIND +") && Contains("the cable is on stream 1's pins, not stream 2's"));
+}
+
 TEST_CASE("board-check: usage errors exit 2", "[board-check]") {
     CHECK(run_check("sim:/tmp/x/port0").status == 2);
     CHECK(run_check("sim:/tmp/x/link?pe=0", {"--round-trips", "0"}).status == 2);

@@ -362,6 +362,164 @@ TEST_CASE("vhub: garbage, corrupted frames and another PE's frames are dropped; 
     CHECK_THAT(hub.log(), Contains("dropped a frame for PE2") && Contains("PE1's only"));
 }
 
+// ---- aggnet-sim --mux: the boards' link multiplexer (rtl/link/link_mux.v) in
+// front of the port, each DIR/peK a header UART's byte stream, DIR/link the
+// USB UART's (docs/vhub.md, "Channels").
+
+/// A register read over a raw client; its 2- or 4-byte value.
+uint64_t raw_read(Raw& r, unsigned pe, uint8_t seq, uint16_t addr, unsigned size = 2) {
+    r.send(frame(pe, L::OP_READ, seq, addr, {uint8_t(size)}));
+    link::Frame f;
+    REQUIRE(r.recv(f));
+    INFO("reply op " << unsigned(f.op) << " len " << unsigned(f.len) << " value " << f.value(0, std::min(unsigned(f.len), 4u)));
+    REQUIRE(f.op == L::OP_DATA);
+    REQUIRE(f.pe == pe);
+    return f.value(0, size);
+}
+uint16_t mux_count(unsigned k, unsigned i) { return info(uint16_t(L::INFO_MUX_COUNT + 8 * k + i)); }
+
+TEST_CASE("vhub --mux: barriers and waitvec through the multiplexer, a stream per PE, nothing lost",
+          "[system][vhub][mux]") {
+    SimProcess hub(4, {"--mux"});
+    check_barriers(hub, 4, 60, std::vector<uint64_t>(4, 0xf));
+    check_barriers(hub, 4, 30, {0x3, 0x3, 0xc, 0xc});
+    std::vector<uint64_t> got(4);
+    run_pes(hub, 4, [&](unsigned pe, PapersPort& port) {
+        Papers p(port);
+        p.enqueue(0xf, kTo);
+        got[pe] = p.waitvec(pe == 1 || pe == 2, kTo);
+    });
+    for (unsigned pe = 0; pe < 4; ++pe) CHECK(got[pe] == 0x6);
+    // Every PE spoke on its own stream, and the multiplexer dropped nothing.
+    Raw r(hub.dir() + "/link");
+    link::Frame f;
+    // (a HELLO far from the library's last seq of PE0 starts it afresh)
+    uint8_t seq = 128;
+    r.send(frame(0, L::OP_HELLO, seq++, 0));
+    REQUIRE(r.recv(f));
+    CHECK(raw_read(r, 0, seq++, info(L::INFO_MUX_STREAMS), 4) == 5);
+    for (unsigned k = 0; k < 4; ++k) {
+        INFO("stream " << k);
+        CHECK(raw_read(r, 0, seq++, mux_count(k, L::MUX_FRAMES)) > 0);
+        for (unsigned i : {L::MUX_BIND, L::MUX_OVERRUN, L::MUX_TXDROP, L::MUX_PARTIAL})
+            CHECK(raw_read(r, 0, seq++, mux_count(k, i)) == 0);
+    }
+    CHECK(raw_read(r, 0, seq++, info(L::INFO_STAT + L::STAT_OVERRUN)) == 0);
+    CHECK(raw_read(r, 0, seq++, info(L::INFO_STAT + L::STAT_CRC_ERR)) == 0);
+}
+
+TEST_CASE("vhub --mux: another PE's frame on a PE's stream is refused by the multiplexer and counted",
+          "[system][vhub][mux]") {
+    SimProcess hub(4, {"--mux"});
+    Raw r(hub.dir() + "/pe1");
+    link::Frame f;
+    r.send(frame(1, L::OP_HELLO, 0, 0));
+    REQUIRE(r.recv(f));
+    CHECK(f.op == L::OP_HELLO_R);
+    // PE2's write on PE1's stream: refused (BIND), never applied; a frame cut
+    // by a FLAG: PARTIAL.  No reply to either, and the stream carries on.
+    r.send(frame(2, L::OP_WRITE, 1, papers(R::W_MASK0), {0x0f}));
+    r.send(std::vector<uint8_t>{0x7e, 0x01, 0x02});
+    CHECK_FALSE(r.recv(f, 300));
+    CHECK_FALSE(r.closed());
+    CHECK(raw_read(r, 1, 1, mux_count(1, L::MUX_BIND)) == 1);
+    CHECK(raw_read(r, 1, 2, mux_count(1, L::MUX_PARTIAL)) == 1);
+    CHECK(raw_read(r, 1, 3, mux_count(2, L::MUX_FRAMES)) == 0);
+    CHECK(raw_read(r, 1, 4, info(L::INFO_STAT + L::STAT_BAD_PE)) == 0);  // it never reached the port
+    // PE2's own stream may write PE2's mask: it was never written.
+    Raw r2(hub.dir() + "/pe2");
+    r2.send(frame(2, L::OP_HELLO, 0, 0));
+    REQUIRE(r2.recv(f));
+    CHECK(raw_read(r2, 2, 1, papers(R::W_MASK0), 4) == 0);
+    CHECK_THAT(hub.log(), Contains("for the multiplexer to refuse (BIND)"));
+}
+
+TEST_CASE("vhub --mux: a stream flooding the hub loses nothing uncounted; the others' barriers go on",
+          "[system][vhub][mux]") {
+    SimProcess hub(4, {"--mux"});
+    Raw r(hub.dir() + "/pe3");
+    link::Frame f;
+    r.send(frame(3, L::OP_HELLO, 0, 0));
+    REQUIRE(r.recv(f));
+    // 300 READs at once on PE3's stream while PEs 0..2 run barriers: its
+    // channel feeds them in as the multiplexer makes room (s_rx_room), so
+    // none is overrun and every one reaches the port.  Their replies leave
+    // at the stream's pace (a byte per slot) and come out of the port in
+    // bursts, so some find the stream's output FIFO without room for a whole
+    // frame: those are dropped and counted (TXDROP; a LinkClient resends,
+    // this raw client does not).  Nothing goes missing uncounted.
+    constexpr unsigned kFlood = 300;
+    std::vector<uint8_t> burst;
+    for (unsigned i = 0; i < kFlood; ++i) {
+        const auto e = link::encode(frame(3, L::OP_READ, uint8_t(1 + i), info(L::INFO_MAGIC), {4}));
+        burst.insert(burst.end(), e.begin(), e.end());
+    }
+    r.send(burst);
+    check_barriers(hub, 3, 40, std::vector<uint64_t>(3, 0x7));
+    unsigned replies = 0;
+    while (replies < kFlood && r.recv(f, 5000)) {
+        CHECK(f.op == L::OP_DATA);
+        ++replies;
+    }
+    uint8_t seq = uint8_t(kFlood + 1);
+    CHECK(raw_read(r, 3, seq++, mux_count(3, L::MUX_FRAMES)) == kFlood + 2);
+    CHECK(raw_read(r, 3, seq++, mux_count(3, L::MUX_OVERRUN)) == 0);
+    CHECK(raw_read(r, 3, seq++, mux_count(3, L::MUX_PARTIAL)) == 0);
+    const uint64_t txdrop = raw_read(r, 3, seq++, mux_count(3, L::MUX_TXDROP));
+    std::printf("[vhub --mux] flood of %u READs on PE3's stream: %u answered, %llu replies dropped (TXDROP)\n",
+                kFlood, replies, static_cast<unsigned long long>(txdrop));
+    CHECK(replies + txdrop == kFlood);
+    CHECK(replies > 0u);
+    for (unsigned k = 0; k < 3; ++k) {
+        INFO("stream " << k);
+        CHECK(raw_read(r, 3, seq++, mux_count(k, L::MUX_OVERRUN)) == 0);
+        CHECK(raw_read(r, 3, seq++, mux_count(k, L::MUX_TXDROP)) == 0);
+    }
+}
+
+TEST_CASE("vhub --mux: a stream silent past the keep-alive bound is absent until it speaks",
+          "[system][vhub][mux][presence]") {
+    SimProcess hub(4, {"--mux"});
+    SimControl ctl = hub.control();
+    Raw r0(hub.dir() + "/pe0"), r3(hub.dir() + "/pe3");
+    link::Frame f;
+    for (unsigned pe : {0u, 3u}) {
+        Raw& r = pe ? r3 : r0;
+        r.send(frame(pe, L::OP_HELLO, 0, 0));
+        REQUIRE(r.recv(f));
+        r.send(frame(pe, L::OP_WRITE, 1, papers(R::W_CTRL), {uint8_t(1u << 3)}));  // CE: the link drives it
+        REQUIRE(r.recv(f));
+        REQUIRE(f.op == L::OP_ACK);
+    }
+    uint8_t seq = 2;
+    CHECK((raw_read(r0, 0, seq++, papers(R::W_PRESENT0), 4) & 0x9) == 0x9);
+    // aggnet_stream_hub's KEEPALIVE: CLK_HZ / 4 cycles of silence (plus the
+    // prescaler's granularity, 1/32 of it); PE0 keeps speaking, PE3 does not.
+    const uint64_t ka = 48000000 / 4;
+    uint64_t absent = raw_read(r0, 0, seq++, info(L::INFO_MUX_ABSENT), 4);
+    CHECK((absent & 0x9) == 0);   // both spoke
+    CHECK((absent & 0x6) == 0x6); // PEs 1 and 2 never did
+    ctl.hold();
+    ctl.step(ka / 2);
+    ctl.release();
+    CHECK((raw_read(r0, 0, seq++, info(L::INFO_MUX_ABSENT), 4) & 0x8) == 0);  // not yet
+    ctl.hold();
+    ctl.step(ka / 2 + ka / 16 + 100);
+    ctl.release();
+    absent = raw_read(r0, 0, seq++, info(L::INFO_MUX_ABSENT), 4);
+    CHECK((absent & 0x8) == 0x8);  // PE3's stream: absent
+    CHECK((absent & 0x1) == 0);    // PE0's spoke within the bound
+    // PAPERS sees PE3 as an unplugged cable: not in PRESENT.
+    const uint64_t pres = raw_read(r0, 0, seq++, papers(R::W_PRESENT0), 4);
+    CHECK((pres & 0x8) == 0);
+    CHECK((pres & 0x1) == 0x1);
+    // Its next frame brings it back.
+    r3.send(frame(3, L::OP_READ, 2, info(L::INFO_MAGIC), {4}));
+    REQUIRE(r3.recv(f));
+    CHECK((raw_read(r0, 0, seq++, info(L::INFO_MUX_ABSENT), 4) & 0x8) == 0);
+    CHECK((raw_read(r0, 0, seq++, papers(R::W_PRESENT0), 4) & 0x8) == 0x8);
+}
+
 TEST_CASE("vhub: with the clock held, queued requests are served in one known cycle, in arrival order",
           "[system][vhub][control]") {
     SimProcess hub(4);

@@ -18,15 +18,24 @@ constexpr size_t kMaxPartial = 4096;  ///< bytes of one undecodable chunk before
 }  // namespace
 
 Hub::Hub(unsigned n, std::unique_ptr<sim::HubModel> model, Injector inj)
-    : n_(n), h_(std::move(model)), inj_(std::move(inj)), owner_(64, -1) {}
+    : n_(n), h_(std::move(model)), inj_(std::move(inj)), owner_(64, -1) {
+    const unsigned k = h_->streams();
+    if (k != 1 && k != n + 1)
+        throw std::logic_error("aggnet-sim: a hub model with " + std::to_string(k) + " byte streams at " +
+                               std::to_string(n) + " PEs (1, or one per PE and a shared one)");
+    for (unsigned i = 0; i < k; ++i) {
+        in_.emplace_back(h_->s_gap());
+        h_->s_tx_ready(i, true);
+    }
+}
 
 void Hub::start() {
     h_->reset(3);
     link::Frame f;
     f.pe = 0;
     f.op = L::OP_HELLO;
-    in_.clear();
-    in_.push(link::encode(f));
+    for (Stream& st : in_) st.in.clear();
+    in_.back().in.push(link::encode(f));  // the one stream, or the shared one
     hello_probe_ = true;
     for (uint64_t i = 0; i < 100000 && hello_probe_; ++i) tick();
     if (hello_probe_) throw std::runtime_error("the Verilated hub did not answer HELLO in 100000 cycles");
@@ -36,33 +45,46 @@ void Hub::start() {
 // ---- the clock ------------------------------------------------------------------
 
 size_t Hub::input_left() const {
-    size_t k = in_.size();
+    size_t k = 0;
+    for (const Stream& st : in_) k += st.in.size();
     for (const Channel& c : channels_) k += c.pending_bytes;
     return k;
 }
 
-/// The next frame for the hub's stream, once the last one went in: the
+/// The next frame for stream k, once its last one went in: the stream's
 /// channels take turns.
-bool Hub::next_chunk() {
+bool Hub::next_chunk(unsigned k) {
+    Stream& st = in_[k];
     for (size_t i = 0; i < channels_.size(); ++i) {
-        turn_ = (turn_ + 1) % channels_.size();
+        st.turn = (st.turn + 1) % channels_.size();
+        Channel& c = channels_[st.turn];
+        if (stream_of(c) != k) continue;
         Bytes f;
-        if (!channels_[turn_].next_pending(f)) continue;
-        in_.push(f);
+        if (!c.next_pending(f)) continue;
+        st.in.push(f);
         return true;
     }
     return false;
 }
 
-/// One hub cycle: a queued byte in when the stream offers one, a byte out
-/// whenever the hub offers one.
+/// One hub cycle: on every stream a queued byte in when the stream takes
+/// one, a byte out whenever the hub offers one.
 void Hub::tick() {
-    if (in_.empty() && sim::LinkStream::slot(h_->cycle())) next_chunk();
-    in_.drive(*h_, h_->cycle());
-    const bool txv = h_->tx_valid();
-    const uint8_t txb = h_->tx_data();
+    const uint64_t cy = h_->cycle();
+    const unsigned ns = streams();
+    for (unsigned k = 0; k < ns; ++k) {
+        Stream& st = in_[k];
+        if (st.in.empty() && sim::LinkStream::slot(cy)) next_chunk(k);
+        st.in.drive_stream(*h_, k, cy);
+    }
+    // (the outputs of the cycle before the edge: what the hub offers now)
+    uint8_t txb[65];
+    uint64_t txv = 0;
+    for (unsigned k = 0; k < ns; ++k)
+        if (h_->s_tx_valid(k)) txv |= uint64_t(1) << k, txb[k] = h_->s_tx_data(k);
     h_->tick();
-    if (txv) from_hub(txb);
+    for (unsigned k = 0; txv; ++k, txv >>= 1)
+        if (txv & 1) from_hub(in_[k], txb[k]);
 }
 
 void Hub::run(uint64_t max) {
@@ -81,12 +103,13 @@ void Hub::step(uint64_t k) {
 
 // ---- frame routes -------------------------------------------------------------
 
-/// A byte the hub sent: frames are cut out and go to their PE's channel.
-void Hub::from_hub(uint8_t b) {
-    if (b == L::FLAG) tx_chunk_.clear();
-    tx_chunk_.push_back(b);
-    if (!tx_dec_.push(b)) return;
-    const link::Frame& f = tx_dec_.frame();
+/// A byte the hub sent on a stream: frames are cut out and go to their
+/// PE's channel.
+void Hub::from_hub(Stream& st, uint8_t b) {
+    if (b == L::FLAG) st.tx_chunk.clear();
+    st.tx_chunk.push_back(b);
+    if (!st.tx_dec.push(b)) return;
+    const link::Frame& f = st.tx_dec.frame();
     if (hello_probe_ && f.op == L::OP_HELLO_R && f.len >= L::HELLO_LEN) {
         engines_ = uint16_t(f.value(L::HELLO_ENGINES, 2));
         clk_hz_ = uint64_t(f.value(L::HELLO_CLK, 2)) * L::HELLO_CLK_UNIT_HZ;
@@ -98,7 +121,7 @@ void Hub::from_hub(uint8_t b) {
     Channel& c = channels_[size_t(to)];
     ++c.frames_out;
     std::vector<Bytes> out;
-    inj_.pass(c.out_lane, tx_chunk_, out);
+    inj_.pass(c.out_lane, st.tx_chunk, out);
     for (const Bytes& o : out) c.queue(o);
     flush(c);
 }
@@ -122,11 +145,19 @@ void Hub::cut(Channel& c, uint8_t b) {
     if (good) {
         const link::Frame& f = c.dec.frame();
         if (c.pe >= 0 && f.pe != unsigned(c.pe)) {
+            const bool mux = streams() > 1;
             if (c.foreign++ == 0)
                 std::fprintf(stderr,
-                             "aggnet-sim: %s: dropped a frame for PE%u (this channel is PE%d's only; use "
+                             "aggnet-sim: %s: %s a frame for PE%u (this channel is PE%d's only; use "
                              "DIR/link for several PEs); further ones are counted\n",
-                             c.what().c_str(), f.pe, c.pe);
+                             c.what().c_str(), mux ? "passed on, for the multiplexer to refuse (BIND)," : "dropped",
+                             f.pe, c.pe);
+            if (!mux) {
+                c.chunk.clear();
+                return;
+            }
+            // (the multiplexer binds the stream to PE c.pe: no owner change)
+            to_hub(c, std::move(c.chunk));
             c.chunk.clear();
             return;
         }

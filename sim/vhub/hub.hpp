@@ -4,16 +4,23 @@
 // read (control.hpp); a reply is handed to its channel's client as soon as
 // the hub sends it.
 //
-// The stream: whole frames of the channels take turns (a frame is never
-// interleaved with another), the channels in round robin, each channel's in
-// the order they arrived; sim::LinkStream (sim/link_stream.hpp) feeds them
-// to the link port.  A channel's bytes are cut into frames with the link's
-// own decoder; bytes that do not decode (garbage, a corrupted frame) still
-// go to the hub in their place, so the RTL's receiver is the one that drops
-// and counts them.  A frame naming another PE on a PE's own channel is
-// dropped and logged.  The hub's output frames go to the channel that last
-// sent a frame for their PE.  Every frame passes the fault injector, both
-// ways (faults.hpp).
+// The streams: a model has one byte stream into its link port, or, with a
+// link multiplexer in front of the port (aggnet-sim --mux, the `hub_mux`
+// family: the boards' link_mux in RTL), one per PE and a shared one
+// (sim/hub_rtl.hpp, HubModel::streams()).  Each channel feeds one stream:
+// the one stream, or with a multiplexer PE K's channels stream K and the
+// `link` channels the shared stream.  On a stream, whole frames of its
+// channels take turns (a frame is never interleaved with another), the
+// channels in round robin, each channel's in the order they arrived;
+// sim::LinkStream (sim/link_stream.hpp) feeds them in at the stream's pace.
+// A channel's bytes are cut into frames with the link's own decoder; bytes
+// that do not decode (garbage, a corrupted frame) still go to the hub in
+// their place, so the RTL's receiver is the one that drops and counts them.
+// A frame naming another PE on a PE's own channel is dropped and logged --
+// with a multiplexer it goes in, and the multiplexer refuses and counts it
+// (BIND).  The hub's output frames, from whichever stream, go to the
+// channel that last sent a frame for their PE.  Every frame passes the
+// fault injector, both ways (faults.hpp).
 //
 // The clock runs while there is work -- bytes to feed, or the link port
 // not idle (rtl/link/link_port.v, "Idle": a frame being handled, a reply
@@ -57,7 +64,7 @@ public:
 
     // ---- the clock ----
     /// Whether the clock has cycles to run: not held, and bytes to feed or
-    /// the link port not idle.
+    /// the link port (and the multiplexer) not idle.
     bool busy() const { return !held_ && (input_left() || !h_->idle()); }
     /// Runs at most `max` cycles, while there is work.
     void run(uint64_t max);
@@ -70,6 +77,8 @@ public:
     void trace_off() { h_->close_trace(); }
     /// Bytes waiting to enter the hub.
     size_t input_left() const;
+    /// The model's byte streams: 1, or pes() + 1 with a link multiplexer.
+    unsigned streams() const { return unsigned(in_.size()); }
 
     // ---- the channels ----
     void add_channel(Channel c) { channels_.push_back(std::move(c)); }
@@ -96,10 +105,21 @@ public:
     void close_channels();
 
 private:
-    bool next_chunk();
+    /// Per byte stream of the model: what goes in, and the frames coming out.
+    struct Stream {
+        explicit Stream(uint64_t gap) : in(gap) {}
+        sim::LinkStream in;     ///< the frame entering the stream
+        size_t turn = 0;        ///< the channel whose frame went in last
+        Bytes tx_chunk;
+        link::Decoder tx_dec;
+    };
+    unsigned stream_of(const Channel& c) const {
+        return streams() == 1 ? 0u : c.pe >= 0 ? unsigned(c.pe) : n_;
+    }
+    bool next_chunk(unsigned k);
     void tick();
     void run_until_quiet();
-    void from_hub(uint8_t b);
+    void from_hub(Stream& st, uint8_t b);
     void to_hub(Channel& c, Bytes chunk);
     void cut(Channel& c, uint8_t b);
     void stalled(Channel& c, const std::string& why);
@@ -111,10 +131,7 @@ private:
     bool hello_probe_ = false;
     uint16_t engines_ = 0;
     uint64_t clk_hz_ = 0;
-    sim::LinkStream in_;            ///< the frame entering the link port
-    size_t turn_ = 0;               ///< the channel whose frame went in last
-    Bytes tx_chunk_;
-    link::Decoder tx_dec_;
+    std::vector<Stream> in_;        ///< the model's byte streams
     std::vector<Channel> channels_;
     std::vector<int> owner_;        ///< per PE: the channel that last sent a frame for it
 };

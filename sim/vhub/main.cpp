@@ -5,7 +5,7 @@
 // client of the virtual hub also exercises the link RTL that goes on the
 // board.  docs/vhub.md is the user's guide.
 //
-//   aggnet-sim --pes N [--dir DIR] [--pty] [--engines LIST] [--trace FILE.fst]
+//   aggnet-sim --pes N [--dir DIR] [--pty] [--engines LIST] [--mux] [--trace FILE.fst]
 //              [--faults PERCENT] [--fault-seed S]
 //
 // Channels (each one byte stream, each one client at a time):
@@ -104,11 +104,12 @@ int main(int argc, char** argv) {
         uint16_t wanted = 0;
         for (unsigned w : o.want_engines) wanted = uint16_t(wanted | 1u << w);
         try {
-            auto choice = sim::make_hub_with(n, wanted, "aggnet_sim");
+            auto choice = sim::make_hub_with(n, wanted, "aggnet_sim", UINT64_MAX, o.mux);
             model = std::move(choice.model);
             family = choice.family;
         } catch (const std::invalid_argument& e) {
-            std::fprintf(stderr, "aggnet-sim: --engines %s: %s\n", o.engines_arg.c_str(), e.what());
+            std::fprintf(stderr, "aggnet-sim: %s%s%s: %s\n", o.mux ? "--mux " : "",
+                         o.engines_arg.empty() ? "" : "--engines ", o.engines_arg.c_str(), e.what());
             return cli::kUsageExit;
         }
         if (!o.trace.empty()) {
@@ -167,6 +168,9 @@ int main(int argc, char** argv) {
             std::printf("aggnet-sim: %u PEs at %s\n", n, dir.c_str());
             std::printf("aggnet-sim: engines %s (model %s); hub clock %.3f MHz; control socket %s/control\n",
                         engine_list(hub->engines()).c_str(), family.c_str(), double(hub->clk_hz()) / 1e6, dir.c_str());
+            if (hub->streams() > 1)
+                std::printf("aggnet-sim: link multiplexer: %u byte streams (DIR/peK is PE K's, DIR/link the shared "
+                            "one)\n", hub->streams());
             std::printf("%s", hub->pty_paths().c_str());
             if (o.faults)
                 std::printf("aggnet-sim: fault injector: %u%% of frames, --fault-seed %llu\n", o.faults,

@@ -21,7 +21,7 @@ namespace L = aggnet::link_defs;
 namespace {
 
 const char* const kUsage =
-    "usage: aggnet-sim --pes N [--dir DIR] [--pty] [--engines LIST] [--trace FILE.fst]\n"
+    "usage: aggnet-sim --pes N [--dir DIR] [--pty] [--engines LIST] [--mux] [--trace FILE.fst]\n"
     "                  [--faults PERCENT] [--fault-seed S]\n"
     "  Serves a Verilated aggnet_hub with N PEs; its link frames (docs/link.md) travel over\n"
     "  DIR/peK (PE K only), DIR/link (every PE) and, with --pty, the pseudo-terminals\n"
@@ -35,6 +35,9 @@ const char* const kUsage =
     "                      what the run uses is simulated; refused if none has them.  Default:\n"
     "                      the hub with every engine.  Built hubs (BUILD/models/*.so):\n"
     "%s"
+    "  --mux               run a hub with the boards' link multiplexer in front of its port\n"
+    "                      (rtl/link/link_mux.v, a `(mux)` hub above): each DIR/peK is the\n"
+    "                      byte stream of PE K's own header UART, DIR/link the USB UART's\n"
     "  --trace FILE.fst    record an FST waveform of the run\n"
     "  --faults PERCENT    damage PERCENT%% of the frames both ways (0..100; drops, bit flips,\n"
     "                      bursts, duplicates, reordering, garbage)\n"
@@ -63,7 +66,8 @@ std::string built_hubs() {
     for (const auto& f : sim::hub_families()) {
         std::string sizes;
         for (unsigned s : f.sizes) sizes += (sizes.empty() ? "" : " ") + std::to_string(s);
-        out += "                        " + f.name + ": " + sim::engine_names(f.engines) + " (N = " + sizes + ")\n";
+        out += "                        " + f.name + ": " + sim::engine_names(f.engines) + " (N = " + sizes + ")" +
+               (f.mux ? " (mux)" : "") + "\n";
     }
     return out;
 }
@@ -141,6 +145,9 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
             } else if (a == "--pty") {
                 once(o.pty);
                 o.pty = true;
+            } else if (a == "--mux") {
+                once(o.mux);
+                o.mux = true;
             } else if (a == "--engines") {
                 once(!o.engines_arg.empty());
                 o.engines_arg = cli::nonempty("--engines", value());

@@ -15,6 +15,7 @@ struct Options {
     std::string dir;                   ///< --dir DIR
     bool have_dir = false;
     bool pty = false;                  ///< --pty
+    bool mux = false;                  ///< --mux: a hub with the link multiplexer
     std::string engines_arg;           ///< --engines LIST, as given
     std::vector<unsigned> want_engines;  ///< its engines' windows
     std::string trace;                 ///< --trace FILE.fst (writable)
