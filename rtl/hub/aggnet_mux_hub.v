@@ -16,7 +16,7 @@
 //
 // Parameters: N, LINK_PES, CLK_HZ, IDLE_CYCLES and the engines' as
 // aggnet_hub's; H, USB_ANY, IN_DEPTH, OUT_DEPTH, USB_OUT_DEPTH, KEEPALIVE
-// and CNT_W as aggnet_stream_hub's; HDR_BAUD: stream k's baud at
+// CNT_W and MUX_LUTRAM as aggnet_stream_hub's; HDR_BAUD: stream k's baud at
 // [32k +: 32]; USB_BAUD the USB stream's; every baud in 1..CLK_HZ/4
 // (uart_rx takes at least 4 clocks per bit; checked here per stream, naming
 // it, and in uart_rx/uart_tx; at CLK_HZ/4 a byte takes 40 clocks, far more
@@ -34,7 +34,8 @@ module aggnet_mux_hub #(
     parameter integer OUT_DEPTH     = 64,
     parameter integer USB_OUT_DEPTH = 256,
     parameter integer KEEPALIVE     = CLK_HZ / 4,
-    parameter integer CNT_W         = 16
+    parameter integer CNT_W         = 16,
+    parameter integer MUX_LUTRAM    = 0
 `include "aggnet_hub_params.vh"
 ) (
     input  wire         clk,
@@ -83,7 +84,7 @@ module aggnet_mux_hub #(
     aggnet_stream_hub #(
         .N(N), .LINK_PES(LINK_PES), .CLK_HZ(CLK_HZ), .IDLE_CYCLES(IDLE_CYCLES), .H(H),
         .USB_ANY(USB_ANY), .IN_DEPTH(IN_DEPTH), .OUT_DEPTH(OUT_DEPTH), .USB_OUT_DEPTH(USB_OUT_DEPTH),
-        .KEEPALIVE(KEEPALIVE), .CNT_W(CNT_W) `AGGNET_HUB_PARAMS
+        .KEEPALIVE(KEEPALIVE), .CNT_W(CNT_W), .MUX_LUTRAM(MUX_LUTRAM) `AGGNET_HUB_PARAMS
     ) u_shub (
         .clk(clk), .rst(rst),
         `AGGNET_HUB_PORTS

@@ -40,7 +40,8 @@
 // aggnet_hub's; H in 1..31 header streams, H <= LINK_PES (default: one per
 // link PE, up to 31); USB_ANY, IN_DEPTH,
 // OUT_DEPTH, USB_OUT_DEPTH, KEEPALIVE and CNT_W (1..16 here: the INFO
-// window's 16-bit counters) as link_mux's.
+// window's 16-bit counters) as link_mux's; MUX_LUTRAM link_mux's LUTRAM (1
+// on the ECP5: its small memories in LUT RAM, for the clock).
 module aggnet_stream_hub #(
     parameter integer N             = 9,
     parameter integer LINK_PES      = N,
@@ -52,7 +53,8 @@ module aggnet_stream_hub #(
     parameter integer OUT_DEPTH     = 64,
     parameter integer USB_OUT_DEPTH = 256,
     parameter integer KEEPALIVE     = CLK_HZ / 4,
-    parameter integer CNT_W         = 16
+    parameter integer CNT_W         = 16,
+    parameter integer MUX_LUTRAM    = 0
 `include "aggnet_hub_params.vh"
 ) (
     input  wire           clk,
@@ -90,7 +92,8 @@ module aggnet_stream_hub #(
 
     link_mux #(
         .S(S), .PE_BASE(0), .NPE(LINK_PES), .USB_ANY(USB_ANY), .IN_DEPTH(IN_DEPTH),
-        .OUT_DEPTH(OUT_DEPTH), .USB_OUT_DEPTH(USB_OUT_DEPTH), .KEEPALIVE(KEEPALIVE), .CNT_W(CNT_W)
+        .OUT_DEPTH(OUT_DEPTH), .USB_OUT_DEPTH(USB_OUT_DEPTH), .KEEPALIVE(KEEPALIVE), .CNT_W(CNT_W),
+        .LUTRAM(MUX_LUTRAM)
     ) u_mux (
         .clk(clk), .rst(rst),
         .s_rx_valid(s_rx_valid), .s_rx_data(s_rx_data), .s_rx_ferr(s_rx_ferr),

@@ -136,7 +136,9 @@
 // Parameters: S in 2..32; PE_BASE in 0..63; NPE (PEs link_port serves,
 // from PE_BASE) in S-1..64 with PE_BASE + NPE <= 64; USB_ANY 0 or 1;
 // IN_DEPTH, OUT_DEPTH and USB_OUT_DEPTH powers of two in 64..4096;
-// KEEPALIVE in 1024..2^30; CNT_W in 1..32 (IN_DEPTH >= 64 for s_rx_room).
+// KEEPALIVE in 1024..2^30; CNT_W in 1..32 (IN_DEPTH >= 64 for s_rx_room);
+// LUTRAM 0 (the small per-stream memories in block RAM: iCE40) or 1 (in
+// LUT RAM, whose reads come out of a flip-flop: ECP5; rtl/link/link_mux_ram.v).
 module link_mux #(
     parameter integer S         = 2,
     parameter integer PE_BASE   = 0,
@@ -146,7 +148,8 @@ module link_mux #(
     parameter integer OUT_DEPTH = 64,
     parameter integer USB_OUT_DEPTH = 256,
     parameter integer KEEPALIVE = 48000000,
-    parameter integer CNT_W     = 16
+    parameter integer CNT_W     = 16,
+    parameter integer LUTRAM    = 0
 ) (
     input  wire                 clk,
     input  wire                 rst,
@@ -282,7 +285,7 @@ module link_mux #(
     reg           b_go, b_ini, b_v, b_f, b_l;
     reg  [SW-1:0] b_k;
     reg  [7:0]    b_d, b_exp;
-    reg  [IAW:0]  b_rd;         // the stream's input FIFO read pointer (rmem)
+    wire [IAW:0]  b_rd;         // the stream's input FIFO read pointer (rmem, registered there)
     reg  [1:0]    b_txp;
     reg           w_commit;     // stage C: the frame parsed in stage B is whole
     reg  [SW-1:0] w_k;
@@ -465,30 +468,35 @@ module link_mux #(
     endgenerate
 
     // ---- parser, stage A: the slot's stream, its state and counters read ------
-    // (block RAM: yosys puts memories this small in flip-flops otherwise.
-    // no_rw_check: no read-during-write bypass logic (timing); a memory may
-    // carry it only where a read never meets a write to the same word in
-    // one cycle, or the word read then is never used: smem is read for the
-    // slot's stream and written for the one before it)
-    (* ram_style = "block", no_rw_check *) reg [STW-1:0] smem [0:S-1];  // the parser's state per stream
-    (* ram_style = "block" *) reg [CWW-1:0] cmem [0:S-1];  // the counters per stream
-    reg  [STW-1:0] st;
-    reg  [CWW-1:0] cn;
+    // The small per-stream memories (rtl/link/link_mux_ram.v: block RAM, or
+    // LUT RAM with LUTRAM = 1): smem, the parser's state per stream, read
+    // for the slot's stream and written for the one before it (so no
+    // read-during-write logic: NO_RW_CHECK); cmem, the counters per stream
+    // (read for stage B's stream and written for stage C's; a second copy
+    // for the read port); rmem, the input FIFOs' read pointers: the parser
+    // reads its stream's (b_rd, a cycle old at most: it frees space, never
+    // takes it), the forwarder its own (f_rd, a second copy) and writes it
+    // back after each frame, and the clearing round writes zeros (the
+    // forwarder's write never meets the parser's read of the same stream: it
+    // waits a cycle when the slot is its stream's; what the forwarder's own
+    // copy reads in the cycle of a write is unused).
+    wire [STW-1:0] st;
+    wire [CWW-1:0] cn;
     wire [7:0]     sl8 = {{(8 - SW){1'b0}}, sl};
-    // the input FIFOs' read pointers: the parser reads its stream's here
-    // (b_rd, a cycle old at most: it frees space, never takes it), the
-    // forwarder its own (f_rd) and writes it back after each frame (and the
-    // clearing round writes zeros)
-    // (no_rw_check: the forwarder's write never meets the parser's read of
-    // the same stream (it waits a cycle when the slot is its stream's), and
-    // what the forwarder's own port reads in the cycle of a write is unused)
-    (* ram_style = "block", no_rw_check *) reg [IAW:0] rmem [0:S-1];
-    reg  [IAW:0]   f_rd;
-    always @(posedge clk) begin
-        st <= smem[sl];
-        b_rd <= rmem[sl];
-        f_rd <= rmem[cur];
-    end
+    wire [IAW:0]   f_rd;
+    wire           sm_we, cm_we, rm_we;
+    wire [SW-1:0]  rm_wa;
+    wire [IAW:0]   rm_wd;
+    wire [STW-1:0] sm_wd;
+    wire [CWW-1:0] cm_wd;
+    link_mux_ram #(.W(STW), .D(S), .AW(SW), .LUTRAM(LUTRAM), .NO_RW_CHECK(1)) u_smem (
+        .clk(clk), .we(sm_we), .wa(b_k), .wd(sm_wd), .ra(sl), .rd(st));
+    link_mux_ram #(.W(IAW + 1), .D(S), .AW(SW), .LUTRAM(LUTRAM), .NO_RW_CHECK(1)) u_rmem_b (
+        .clk(clk), .we(rm_we), .wa(rm_wa), .wd(rm_wd), .ra(sl), .rd(b_rd));
+    link_mux_ram #(.W(IAW + 1), .D(S), .AW(SW), .LUTRAM(LUTRAM), .NO_RW_CHECK(1)) u_rmem_f (
+        .clk(clk), .we(rm_we), .wa(rm_wa), .wd(rm_wd), .ra(cur), .rd(f_rd));
+    link_mux_ram #(.W(CWW), .D(S), .AW(SW), .LUTRAM(LUTRAM), .NO_RW_CHECK(0)) u_cmem (
+        .clk(clk), .we(cm_we), .wa(w_k), .wd(cm_wd), .ra(b_k), .rd(cn));
     always @(posedge clk) begin
         if (rst) begin
             b_go <= 1'b0;
@@ -693,11 +701,10 @@ module link_mux #(
     endgenerate
 `endif
 
-    always @(posedge clk) begin
-        if (b_go) smem[b_k] <= {n_wr, n_fs, n_hunt, n_esc, n_bad, n_cnt, n_end};
-        cn <= cmem[b_k];
-        if (w_go) cmem[w_k] <= w_ini ? {CWW{1'b0}} : n_cn;
-    end
+    assign sm_we = b_go;
+    assign sm_wd = {n_wr, n_fs, n_hunt, n_esc, n_bad, n_cnt, n_end};
+    assign cm_we = w_go;
+    assign cm_wd = w_ini ? {CWW{1'b0}} : n_cn;
 
     wire [IAW-1:0] f_ra = (fst == F_ADDR) ? f_rd[IAW-1:0] : frd[IAW-1:0];
     always @(posedge clk) begin
@@ -711,11 +718,11 @@ module link_mux #(
     reg            rm_late;
     reg  [SW-1:0]  rm_k;
     reg  [IAW:0]   rm_v;
-    always @(posedge clk) begin
-        if (b_go && b_ini) rmem[b_k] <= 0;
-        else if (emit_last && sl != cur) rmem[cur] <= frd;
-        else if (rm_late) rmem[rm_k] <= rm_v;
-    end
+    wire rm_clr = b_go && b_ini;
+    wire rm_fwd = emit_last && sl != cur;
+    assign rm_we = rm_clr || rm_fwd || rm_late;
+    assign rm_wa = rm_clr ? b_k : rm_fwd ? cur : rm_k;
+    assign rm_wd = rm_clr ? {(IAW + 1){1'b0}} : rm_fwd ? frd : rm_v;
     always @(posedge clk) begin
         rm_late <= !rst && emit_last && sl == cur;
         rm_k <= cur;
@@ -726,11 +733,12 @@ module link_mux #(
     wire [4:0]     c_k = cnt_raddr[7:3];
     wire           c_ok = ({27'd0, c_k} < S) && (cnt_raddr[2:0] < 3'd5);
     wire [SW-1:0]  c_a = c_ok ? c_k[SW-1:0] : {SW{1'b0}};
-    reg  [CWW-1:0] c_q;
+    wire [CWW-1:0] c_q;
     reg  [2:0]     c_i;
     reg            c_v;
+    link_mux_ram #(.W(CWW), .D(S), .AW(SW), .LUTRAM(LUTRAM), .NO_RW_CHECK(0)) u_cmem_r (
+        .clk(clk), .we(cm_we), .wa(w_k), .wd(cm_wd), .ra(c_a), .rd(c_q));
     always @(posedge clk) begin
-        c_q <= cmem[c_a];
         c_i <= cnt_raddr[2:0];
         c_v <= c_ok;
     end
