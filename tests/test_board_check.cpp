@@ -210,6 +210,7 @@ TEST_CASE("board-check --stream on the virtual hub's link multiplexer: sound, an
     INFO(ok.out);
     CHECK(ok.status == 0);
     CHECK(verdict(ok.out, "streams") == "PASS");
+    CHECK_THAT(ok.out, Contains("4 the USB UART (any PE); counters of 16 bits;"));  // INFO MUX_USB_ANY, MUX_CNT_W
     for (unsigned k = 0; k <= 4; ++k)
         for (const char* c : {"hello", "pins", "loopback", "present", "counters"})
             CHECK(verdict(ok.out, "stream " + std::to_string(k) + " " + c) == "PASS");

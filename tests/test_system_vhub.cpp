@@ -398,6 +398,8 @@ TEST_CASE("vhub --mux: barriers and waitvec through the multiplexer, a stream pe
     r.send(frame(0, L::OP_HELLO, seq++, 0));
     REQUIRE(r.recv(f));
     CHECK(raw_read(r, 0, seq++, info(L::INFO_MUX_STREAMS), 4) == 5);
+    CHECK(raw_read(r, 0, seq++, info(L::INFO_MUX_CNT_W), 4) == 16);
+    CHECK(raw_read(r, 0, seq++, info(L::INFO_MUX_USB_ANY), 4) == 1);
     for (unsigned k = 0; k < 4; ++k) {
         INFO("stream " << k);
         CHECK(raw_read(r, 0, seq++, mux_count(k, L::MUX_FRAMES)) > 0);

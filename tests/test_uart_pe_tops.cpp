@@ -492,6 +492,8 @@ TEST_CASE("UART-PE board tops: HELLO and INFO on every PE's own pins and on the 
             CHECK(hi.hub_pes == unsigned(p.at("N")));
             CHECK(hi.clk_hz == uint64_t(p.at("HUB_KHZ")) * 1000);
             CHECK(c.read(pe, info(D::INFO_MUX_STREAMS), 4) == h + 1);
+            CHECK(c.read(pe, info(D::INFO_MUX_CNT_W), 4) == unsigned(p.at("CNT_W")));
+            CHECK(c.read(pe, info(D::INFO_MUX_USB_ANY), 4) == 1);
             // this stream has spoken and is present; those after it have not (yet)
             const uint32_t absent = c.read(pe, info(D::INFO_MUX_ABSENT), 4);
             CHECK(((absent >> k) & 1) == 0);

@@ -638,10 +638,11 @@ void check_stream(const Given& g, unsigned s, const Options& o, Report& rep) {
 
 }  // namespace
 
-bool check_streams(const std::vector<Stream>& streams, const Options& o, const Sink& out) {
-    if (o.mux_count_bits < 2 || o.mux_count_bits > 16)
+bool check_streams(const std::vector<Stream>& streams, const Options& opt, const Sink& out) {
+    if (opt.mux_count_bits != 0 && (opt.mux_count_bits < 2 || opt.mux_count_bits > 16))
         throw Error(strf("board_check: mux_count_bits %u is outside 2..16 (INFO reads the counters as 16 bits)",
-                         o.mux_count_bits));
+                         opt.mux_count_bits));
+    Options o = opt;  // mux_count_bits from the hub's INFO when 0
     Report rep{out};
     if (streams.empty()) {
         rep(Verdict::fail, "streams", "no stream given");
@@ -683,6 +684,31 @@ bool check_streams(const std::vector<Stream>& streams, const Options& o, const S
         rep(Verdict::fail, "streams", std::string("INFO MUX_STREAMS: ") + e.what());
         return false;
     }
+    // The counters' width and the USB stream's rule (INFO MUX_CNT_W and
+    // MUX_USB_ANY; a hub built before they were there answers NO_REG: then
+    // 8 bits, the narrowest of the board tops, and the rule is not known).
+    unsigned cnt_w = 0, usb_any = 2;
+    if (s != 0) {
+        try {
+            cnt_w = reader->s->client.read(reader->s->pe, info(D::INFO_MUX_CNT_W), 4);
+            usb_any = reader->s->client.read(reader->s->pe, info(D::INFO_MUX_USB_ANY), 4);
+        } catch (const RegisterError& e) {
+            if (e.code != D::ERR_NO_REG) {
+                rep(Verdict::fail, "streams", std::string("INFO MUX_CNT_W / MUX_USB_ANY: ") + e.what());
+                return false;
+            }
+            cnt_w = 0, usb_any = 2;  // a hub from before these registers
+        } catch (const Error& e) {
+            rep(Verdict::fail, "streams", std::string("INFO MUX_CNT_W: ") + e.what());
+            return false;
+        }
+        if (cnt_w == 1 || cnt_w > 16) {
+            rep(Verdict::fail, "streams",
+                strf("INFO MUX_CNT_W reads %u: counters of that width cannot be checked (2..16 bits)", cnt_w));
+            return false;
+        }
+        if (o.mux_count_bits == 0) o.mux_count_bits = cnt_w ? cnt_w : 8;
+    }
     const unsigned first = reader->h.first_pe;
     if (s == 0) {
         rep(Verdict::fail, "streams",
@@ -707,12 +733,19 @@ bool check_streams(const std::vector<Stream>& streams, const Options& o, const S
         else if (seen[g.k]) bad += strf("; stream %u is given twice", g.k);
         else if (g.k + 1 < s && g.s->pe != first + g.k)
             bad += strf("; stream %u is given PE%u, but it speaks only for PE%u", g.k, g.s->pe, first + g.k);
+        else if (g.k + 1 == s && usb_any == 0 && g.s->pe >= first && g.s->pe - first + 1 < s)
+            bad += strf("; the USB stream is given PE%u, but it may not speak for a PE a header stream owns "
+                        "(MUX_USB_ANY 0)",
+                        g.s->pe);
         if (g.k < s) seen[g.k] = true;
     }
     rep(bad.empty() ? Verdict::pass : Verdict::fail, "streams",
-        strf("the hub's link multiplexer has %u streams: 0..%u on header pins for PE%u..PE%u, %u the USB UART; "
-             "given ",
-             s, s - 2, first, first + s - 2, s - 1) + given + bad);
+        strf("the hub's link multiplexer has %u streams: 0..%u on header pins for PE%u..PE%u, %u the USB UART%s; "
+             "counters of %u bits%s; given ",
+             s, s - 2, first, first + s - 2, s - 1,
+             usb_any == 1 ? " (any PE)" : usb_any == 0 ? " (PEs no header stream owns)" : "", o.mux_count_bits,
+             cnt_w ? "" : " (assumed: the hub does not say)") +
+            given + bad);
     Guard guarded{rep};
     guarded("map hashes", [&] {
         bool ok = false;

@@ -53,7 +53,7 @@
 // and INFO report it).  IDLE_CYCLES: the link's inter-byte timeout
 // (default 1 ms).  MUX_S: 0 (no multiplexer) or 2..32, the streams of the
 // multiplexer in front of the link port; MUX_CNT_W in 1..16, its counters'
-// width.  EN_<ENGINE> and the engines' derived parameters (PAPERS:
+// width; MUX_USB_ANY its USB_ANY (both shown in INFO).  EN_<ENGINE> and the engines' derived parameters (PAPERS:
 // MW, W, LW) come from aggnet_hub_params.vh.
 module aggnet_hub #(
     parameter integer N           = 4,
@@ -62,6 +62,7 @@ module aggnet_hub #(
     parameter integer IDLE_CYCLES = CLK_HZ / 1000,
     parameter integer MUX_S       = 0,
     parameter integer MUX_CNT_W   = 16,
+    parameter integer MUX_USB_ANY = 1,
     parameter integer MUX_SW      = (MUX_S > 0) ? MUX_S : 1  // derived: leave at its default
 `include "aggnet_hub_params.vh"
 ) (
@@ -97,6 +98,9 @@ module aggnet_hub #(
         end
         if (MUX_CNT_W < 1 || MUX_CNT_W > 16) begin : g_bad_mux_w
             $error("aggnet_hub: MUX_CNT_W must be in 1..16");
+        end
+        if (MUX_USB_ANY != 0 && MUX_USB_ANY != 1) begin : g_bad_mux_usb
+            $error("aggnet_hub: MUX_USB_ANY must be 0 or 1");
         end
         if (MUX_SW != ((MUX_S > 0) ? MUX_S : 1)) begin : g_bad_mux_sw
             $error("aggnet_hub: MUX_SW is derived from MUX_S; leave it at its default");
@@ -191,7 +195,8 @@ module aggnet_hub #(
         case ({8'd0, reg_no[3:0]})
             LINK_INFO_MAGIC, LINK_INFO_VERSION, LINK_INFO_HUB_PES, LINK_INFO_ENGINES,
             LINK_INFO_CLK_KHZ, LINK_INFO_CYCLE_LO, LINK_INFO_CYCLE_HI,
-            LINK_INFO_MUX_STREAMS, LINK_INFO_MUX_ABSENT: plain_ok = 1'b1;
+            LINK_INFO_MUX_STREAMS, LINK_INFO_MUX_ABSENT, LINK_INFO_MUX_CNT_W,
+            LINK_INFO_MUX_USB_ANY: plain_ok = 1'b1;
             default: plain_ok = 1'b0;
         endcase
     end
@@ -217,6 +222,8 @@ module aggnet_hub #(
                 LINK_INFO_CYCLE_HI: info_rd = cycle_hi_latched;
                 LINK_INFO_MUX_STREAMS: info_rd = MUX_S;
                 LINK_INFO_MUX_ABSENT:  info_rd = MUX_S > 0 ? {{(32 - MUX_SW){1'b0}}, mux_absent} : 32'd0;
+                LINK_INFO_MUX_CNT_W:   info_rd = MUX_S > 0 ? MUX_CNT_W : 0;
+                LINK_INFO_MUX_USB_ANY: info_rd = MUX_S > 0 ? MUX_USB_ANY : 0;
                 default:            info_rd = 32'd0;
             endcase
         end

@@ -25,7 +25,8 @@
 // a waiting host's stream alive (docs/link_mux.md, Presence).
 //
 // The INFO window shows the multiplexer (MUX_STREAMS = H + 1, MUX_ABSENT,
-// MUX_COUNT + 8k + i: its counters, CNT_W bits, docs/link.md).
+// MUX_CNT_W, MUX_USB_ANY, MUX_COUNT + 8k + i: its counters, CNT_W bits,
+// docs/link.md).
 //
 // Ports: clk, rst; every engine's pins, as aggnet_hub's (a hub with only
 // link PEs ties them off with aggnet_hub_board.vh); stream k's
@@ -119,7 +120,7 @@ module aggnet_stream_hub #(
 
     aggnet_hub #(
         .N(N), .LINK_PES(LINK_PES), .CLK_HZ(CLK_HZ), .IDLE_CYCLES(IDLE_CYCLES),
-        .MUX_S(S), .MUX_CNT_W(CNT_W) `AGGNET_HUB_PARAMS
+        .MUX_S(S), .MUX_CNT_W(CNT_W), .MUX_USB_ANY(USB_ANY) `AGGNET_HUB_PARAMS
     ) u_hub (
         .clk(clk), .rst(rst),
         `AGGNET_HUB_PORTS

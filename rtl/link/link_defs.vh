@@ -57,6 +57,8 @@ localparam [11:0] LINK_INFO_CYCLE_LO = 12'h005;  // free-running hub clock cycle
 localparam [11:0] LINK_INFO_CYCLE_HI = 12'h006;  // the same counter, bits 63..32, latched when CYCLE_LO is read
 localparam [11:0] LINK_INFO_MUX_STREAMS = 12'h007;  // streams of the link multiplexer (docs/link_mux.md) in front of the link port; 0: none, one byte stream
 localparam [11:0] LINK_INFO_MUX_ABSENT = 12'h008;  // bit k set: mux stream k is absent (silent past the keep-alive bound; its PE counts as unplugged); 0 without a mux
+localparam [11:0] LINK_INFO_MUX_CNT_W = 12'h009;  // width in bits of the mux's counters (MUX_COUNT wraps at 2^MUX_CNT_W); 0 without a mux
+localparam [11:0] LINK_INFO_MUX_USB_ANY = 12'h00A;  // 1: the mux's USB stream (the last) may speak for any PE; 0: only for PEs no header stream owns; 0 without a mux
 localparam [11:0] LINK_INFO_MAP_HASH = 12'h010;  // MAP_HASH+w: hash of engine window w's register map (0 if absent); a host built with another map refuses the hub
 localparam [11:0] LINK_INFO_STAT = 12'h020;  // STAT+i: link statistics counter i (table below), 16 bits
 localparam [11:0] LINK_INFO_MUX_COUNT = 12'h200;  // MUX_COUNT+8k+i: mux stream k's counter i (MUX_COUNTERS below), wrapping at its width (MUX_CNT_W of the hub); NO_REG for k >= MUX_STREAMS

@@ -96,9 +96,10 @@ struct Options {
     std::chrono::milliseconds step_timeout{10000};
     /// check_streams: the multiplexer's counters are compared modulo
     /// 2^mux_count_bits and read at least every 2^(mux_count_bits-1) frames
-    /// of the stream, so that none wraps unseen.  8: the narrowest CNT_W of
-    /// the board tops (fw/*_uart/top.v); the INFO window does not say it.
-    unsigned mux_count_bits = 8;
+    /// of the stream, so that none wraps unseen.  0: the hub's INFO
+    /// MUX_CNT_W (8, the narrowest CNT_W of the board tops, from a hub that
+    /// does not say); 2..16: this width whatever the hub says.
+    unsigned mux_count_bits = 0;
 };
 
 /// The link checks on a sim: or serial: device.  Returns true when no check

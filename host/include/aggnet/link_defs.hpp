@@ -77,6 +77,8 @@ constexpr uint16_t INFO_CYCLE_LO = 0x005;  // free-running hub clock cycle count
 constexpr uint16_t INFO_CYCLE_HI = 0x006;  // the same counter, bits 63..32, latched when CYCLE_LO is read
 constexpr uint16_t INFO_MUX_STREAMS = 0x007;  // streams of the link multiplexer (docs/link_mux.md) in front of the link port; 0: none, one byte stream
 constexpr uint16_t INFO_MUX_ABSENT = 0x008;  // bit k set: mux stream k is absent (silent past the keep-alive bound; its PE counts as unplugged); 0 without a mux
+constexpr uint16_t INFO_MUX_CNT_W = 0x009;  // width in bits of the mux's counters (MUX_COUNT wraps at 2^MUX_CNT_W); 0 without a mux
+constexpr uint16_t INFO_MUX_USB_ANY = 0x00A;  // 1: the mux's USB stream (the last) may speak for any PE; 0: only for PEs no header stream owns; 0 without a mux
 constexpr uint16_t INFO_MAP_HASH = 0x010;  // MAP_HASH+w: hash of engine window w's register map (0 if absent); a host built with another map refuses the hub
 constexpr uint16_t INFO_STAT = 0x020;  // STAT+i: link statistics counter i (table below), 16 bits
 constexpr uint16_t INFO_MUX_COUNT = 0x200;  // MUX_COUNT+8k+i: mux stream k's counter i (MUX_COUNTERS below), wrapping at its width (MUX_CNT_W of the hub); NO_REG for k >= MUX_STREAMS
