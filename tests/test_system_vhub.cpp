@@ -377,6 +377,13 @@ uint64_t raw_read(Raw& r, unsigned pe, uint8_t seq, uint16_t addr, unsigned size
     return f.value(0, size);
 }
 uint16_t mux_count(unsigned k, unsigned i) { return info(uint16_t(L::INFO_MUX_COUNT + 8 * k + i)); }
+/// HELLO for `pe` over a raw client (its sequence numbers start at `seq`).
+void raw_hello(Raw& r, unsigned pe, uint8_t seq = 0) {
+    r.send(frame(pe, L::OP_HELLO, seq, 0));
+    link::Frame f;
+    REQUIRE(r.recv(f));
+    REQUIRE(f.op == L::OP_HELLO_R);
+}
 
 TEST_CASE("vhub --mux: barriers and waitvec through the multiplexer, a stream per PE, nothing lost",
           "[system][vhub][mux]") {
@@ -392,11 +399,9 @@ TEST_CASE("vhub --mux: barriers and waitvec through the multiplexer, a stream pe
     for (unsigned pe = 0; pe < 4; ++pe) CHECK(got[pe] == 0x6);
     // Every PE spoke on its own stream, and the multiplexer dropped nothing.
     Raw r(hub.dir() + "/link");
-    link::Frame f;
     // (a HELLO far from the library's last seq of PE0 starts it afresh)
     uint8_t seq = 128;
-    r.send(frame(0, L::OP_HELLO, seq++, 0));
-    REQUIRE(r.recv(f));
+    raw_hello(r, 0, seq++);
     CHECK(raw_read(r, 0, seq++, info(L::INFO_MUX_STREAMS), 4) == 5);
     CHECK(raw_read(r, 0, seq++, info(L::INFO_MUX_CNT_W), 4) == 16);
     CHECK(raw_read(r, 0, seq++, info(L::INFO_MUX_USB_ANY), 4) == 1);
@@ -415,9 +420,7 @@ TEST_CASE("vhub --mux: another PE's frame on a PE's stream is refused by the mul
     SimProcess hub(4, {"--mux"});
     Raw r(hub.dir() + "/pe1");
     link::Frame f;
-    r.send(frame(1, L::OP_HELLO, 0, 0));
-    REQUIRE(r.recv(f));
-    CHECK(f.op == L::OP_HELLO_R);
+    raw_hello(r, 1);
     // PE2's write on PE1's stream: refused (BIND), never applied; a frame cut
     // by a FLAG: PARTIAL.  No reply to either, and the stream carries on.
     r.send(frame(2, L::OP_WRITE, 1, papers(R::W_MASK0), {0x0f}));
@@ -430,8 +433,7 @@ TEST_CASE("vhub --mux: another PE's frame on a PE's stream is refused by the mul
     CHECK(raw_read(r, 1, 4, info(L::INFO_STAT + L::STAT_BAD_PE)) == 0);  // it never reached the port
     // PE2's own stream may write PE2's mask: it was never written.
     Raw r2(hub.dir() + "/pe2");
-    r2.send(frame(2, L::OP_HELLO, 0, 0));
-    REQUIRE(r2.recv(f));
+    raw_hello(r2, 2);
     CHECK(raw_read(r2, 2, 1, papers(R::W_MASK0), 4) == 0);
     CHECK_THAT(hub.log(), Contains("for the multiplexer to refuse (BIND)"));
 }
@@ -441,8 +443,7 @@ TEST_CASE("vhub --mux: a stream flooding the hub loses nothing uncounted; the ot
     SimProcess hub(4, {"--mux"});
     Raw r(hub.dir() + "/pe3");
     link::Frame f;
-    r.send(frame(3, L::OP_HELLO, 0, 0));
-    REQUIRE(r.recv(f));
+    raw_hello(r, 3);
     // 300 READs at once on PE3's stream while PEs 0..2 run barriers: its
     // channel feeds them in as the multiplexer makes room (s_rx_room), so
     // none is overrun and every one reaches the port.  Their replies leave
@@ -487,8 +488,7 @@ TEST_CASE("vhub --mux: a stream silent past the keep-alive bound is absent until
     link::Frame f;
     for (unsigned pe : {0u, 3u}) {
         Raw& r = pe ? r3 : r0;
-        r.send(frame(pe, L::OP_HELLO, 0, 0));
-        REQUIRE(r.recv(f));
+        raw_hello(r, pe);
         r.send(frame(pe, L::OP_WRITE, 1, papers(R::W_CTRL), {uint8_t(1u << 3)}));  // CE: the link drives it
         REQUIRE(r.recv(f));
         REQUIRE(f.op == L::OP_ACK);
