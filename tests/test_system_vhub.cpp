@@ -397,6 +397,16 @@ TEST_CASE("vhub --mux: barriers and waitvec through the multiplexer, a stream pe
         got[pe] = p.waitvec(pe == 1 || pe == 2, kTo);
     });
     for (unsigned pe = 0; pe < 4; ++pe) CHECK(got[pe] == 0x6);
+    // --help names the family; a size or an engine no multiplexer hub was
+    // built with is refused (exit 2), saying so.
+    const Run help = run_program({AGGNET_SIM_EXE, "--help"});
+    CHECK_THAT(help.out, Contains("hub_mux: papers (N = 4) (mux)"));
+    const Run big = run_program({AGGNET_SIM_EXE, "--pes", "8", "--mux"});
+    CHECK(big.status == 2);
+    CHECK_THAT(big.out, Contains("no hub of 8 PEs was built with a link multiplexer (built sizes: 4)"));
+    const Run besu = run_program({AGGNET_SIM_EXE, "--pes", "4", "--mux", "--engines", "besu"});
+    CHECK(besu.status == 2);
+    CHECK_THAT(besu.out, Contains("this hub was built without besu"));
     // Every PE spoke on its own stream, and the multiplexer dropped nothing.
     Raw r(hub.dir() + "/link");
     // (a HELLO far from the library's last seq of PE0 starts it afresh)
