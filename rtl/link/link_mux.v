@@ -127,10 +127,10 @@
 // Timing (cycles): a byte is taken within S cycles of s_rx_valid (its
 // stream's slot, stage A), parsed the cycle after (stage B), and its frame
 // counted whole the cycle after that (stage C); an idle mux picks the frame
-// in the next cycle, reads the stream's read pointer, then its FIFO, so its
-// FLAG is on p_rx_valid at most S + 7 cycles after the cycle its last byte
-// was on s_rx_valid, then one byte a cycle; FWD_GAP cycles at
-// least between frames.  Output: p_tx_ready low 5 cycles per frame; a byte
+// two cycles later (the pick is registered), reads the stream's read
+// pointer, then its FIFO, so its FLAG is on p_rx_valid at most S + 8 cycles
+// after the cycle its last byte was on s_rx_valid, then one byte a cycle;
+// FWD_GAP cycles at least between frames.  Output: p_tx_ready low 5 cycles per frame; a byte
 // written into an output FIFO is offered within S + 2 cycles.
 //
 // Parameters: S in 2..32; PE_BASE in 0..63; NPE (PEs link_port serves,
@@ -745,16 +745,27 @@ module link_mux #(
     assign cnt_rdata = c_v ? c_q[{29'd0, c_i} * CNT_W +: CNT_W] : {CNT_W{1'b0}};
 
     // ---- forwarder: round robin over streams with a whole frame --------------
-    reg [SW-1:0] pick;
-    integer i, j;
+    // The next stream: the lowest one above last_pick that holds a whole
+    // frame, else the lowest that does (the lowest set bit isolated by
+    // v & -v, a carry chain, then one-hot to binary).  Registered (timing:
+    // on the ECP5 the rotate-and-scan of S candidates missed 90 MHz): pick is
+    // a cycle old, which is safe because ready only rises while the
+    // forwarder is idle (a frame leaves only while it emits), and the
+    // forwarder waits FWD_GAP cycles after a frame before it picks again.
+    localparam [S:0] ONE_S1 = {{S{1'b0}}, 1'b1};
+    wire [S:0]   upto = (ONE_S1 << ({1'b0, last_pick} + 1'b1)) - ONE_S1;  // streams 0..last_pick
+    wire [S-1:0] above = ready & ~upto[S-1:0];
+    wire [S-1:0] cand = (|above) ? above : ready;
+    wire [S-1:0] low1 = cand & (~cand + {{(S-1){1'b0}}, 1'b1});
+    wire         unused_upto = upto[S];  // (1 only past the last stream)
+    reg  [SW-1:0] pick_n, pick;
+    integer i;
     always @* begin
-        pick = last_pick;
-        for (i = S; i >= 1; i = i - 1) begin
-            j = i + {{(32-SW){1'b0}}, last_pick};
-            if (j >= S) j = j - S;
-            if (ready[j]) pick = j[SW-1:0];
-        end
+        pick_n = {SW{1'b0}};
+        for (i = 0; i < S; i = i + 1)
+            if (low1[i]) pick_n = pick_n | i[SW-1:0];
     end
+    always @(posedge clk) pick <= pick_n;
 
     wire [7:0] fpe = (fpos == 2'd2) ? (q[7:0] ^ LINK_ESC_XOR) : q[7:0];
     wire       fpe_at = emit && ((fpos == 2'd1 && q[7:0] != LINK_ESC) || fpos == 2'd2);
@@ -785,7 +796,7 @@ module link_mux #(
             if (!emit && gap != 3'd7) gap <= gap + 1'b1;
             case (fst)
                 F_IDLE:
-                    if (gap >= FWD_GAP3 && !p_rx_held && |ready) begin
+                    if (gap >= FWD_GAP3 && !p_rx_held && ready[pick]) begin
                         cur <= pick;
                         last_pick <= pick;
                         fst <= F_PRIME;
