@@ -293,7 +293,6 @@ module link_mux #(
     localparam [1:0] F_IDLE = 2'd0, F_PRIME = 2'd1, F_ADDR = 2'd2, F_EMIT = 2'd3;
     reg  [1:0]    fst;
     reg  [SW-1:0] cur;         // stream being forwarded
-    reg  [SW-1:0] last_pick;   // round-robin pointer
     reg  [IAW:0]  frd;         // forwarder's read pointer (one past the byte read)
     reg  [2:0]    gap;         // cycles since the last forwarded byte (saturates)
     reg  [1:0]    fpos;        // 0 FLAG next, 1 pe (or ESC) next, 2 escaped pe next, 3 past pe
@@ -745,27 +744,33 @@ module link_mux #(
     assign cnt_rdata = c_v ? c_q[{29'd0, c_i} * CNT_W +: CNT_W] : {CNT_W{1'b0}};
 
     // ---- forwarder: round robin over streams with a whole frame --------------
-    // The next stream: the lowest one above last_pick that holds a whole
-    // frame, else the lowest that does (the lowest set bit isolated by
+    // The next stream: the lowest one above the stream picked last (cur)
+    // that holds a whole frame, else the lowest that does (the lowest set bit isolated by
     // v & -v, a carry chain, then one-hot to binary).  Registered (timing:
     // on the ECP5 the rotate-and-scan of S candidates missed 90 MHz): pick is
     // a cycle old, which is safe because ready only rises while the
     // forwarder is idle (a frame leaves only while it emits), and the
     // forwarder waits FWD_GAP cycles after a frame before it picks again.
-    localparam [S:0] ONE_S1 = {{S{1'b0}}, 1'b1};
-    wire [S:0]   upto = (ONE_S1 << ({1'b0, last_pick} + 1'b1)) - ONE_S1;  // streams 0..last_pick
-    wire [S-1:0] above = ready & ~upto[S-1:0];
+    // hi, the streams above the one picked last, is a register set with
+    // cur (from the one-hot pick: ~(p | (p - 1))); none from reset, as if
+    // the USB stream, the last, had been picked.
+    reg  [S-1:0] hi;
+    wire [S-1:0] above = ready & hi;
     wire [S-1:0] cand = (|above) ? above : ready;
     wire [S-1:0] low1 = cand & (~cand + {{(S-1){1'b0}}, 1'b1});
-    wire         unused_upto = upto[S];  // (1 only past the last stream)
     reg  [SW-1:0] pick_n, pick;
+    reg  [S-1:0]  pick_oh;
+    wire [S-1:0]  hi_of_pick = ~(pick_oh | (pick_oh - {{(S-1){1'b0}}, 1'b1}));
     integer i;
     always @* begin
         pick_n = {SW{1'b0}};
         for (i = 0; i < S; i = i + 1)
             if (low1[i]) pick_n = pick_n | i[SW-1:0];
     end
-    always @(posedge clk) pick <= pick_n;
+    always @(posedge clk) begin
+        pick <= pick_n;
+        pick_oh <= low1;
+    end
 
     wire [7:0] fpe = (fpos == 2'd2) ? (q[7:0] ^ LINK_ESC_XOR) : q[7:0];
     wire       fpe_at = emit && ((fpos == 2'd1 && q[7:0] != LINK_ESC) || fpos == 2'd2);
@@ -780,7 +785,7 @@ module link_mux #(
         if (rst) begin
             fst <= F_IDLE;
             cur <= 0;
-            last_pick <= USB_IDX;
+            hi <= {S{1'b0}};  // (nothing above the last stream)
             frd <= 0;
             gap <= 3'd7;
             fpos <= 2'd0;
@@ -798,7 +803,7 @@ module link_mux #(
                 F_IDLE:
                     if (gap >= FWD_GAP3 && !p_rx_held && ready[pick]) begin
                         cur <= pick;
-                        last_pick <= pick;
+                        hi <= hi_of_pick;
                         fst <= F_PRIME;
                     end
                 F_PRIME:  // rmem reads cur's read pointer
