@@ -299,6 +299,8 @@ module link_mux #(
     reg  [8:0]    q;           // the input memory's read data {last, byte}
     wire          emit = (fst == F_EMIT);
     wire          emit_last = emit && q[8];
+    reg           fe_r;        // emit_last, a cycle later
+    always @(posedge clk) fe_r <= !rst && emit_last;
     // output
     localparam [2:0] O_IDLE = 3'd0, O_PE = 3'd1, O_RT = 3'd2, O_RM = 3'd3, O_DEC = 3'd4,
                      O_PASS = 3'd5, O_DROP = 3'd6;
@@ -384,7 +386,10 @@ module link_mux #(
 
             // -- input FIFO: whole frames held
             reg  [NFW-1:0] nf;
-            wire           fwd_done = emit_last && (cur == k);
+            // (counted a cycle after the frame's last byte left the input
+            // memory: timing, its last-byte bit comes out of a block RAM
+            // late; cur holds for FWD_GAP cycles after a frame)
+            wire           fwd_done = fe_r && (cur == k);
             wire           cmt = w_commit && (w_k == k);
             always @(posedge clk) begin
                 if (rst) begin
@@ -404,7 +409,7 @@ module link_mux #(
             end
             assign s_rx_room[k] = room;
 `ifdef FORMAL
-            assign f_fwd_end[k] = fwd_done;
+            assign f_fwd_end[k] = emit_last && (cur == k);
 `endif
 
             // -- replies dropped, waiting to be counted in the stream's slot
@@ -710,22 +715,29 @@ module link_mux #(
         if (w_we) imem[{w_k, w_wa}] <= w_wd;
         q <= imem[{cur, f_ra}];
     end
-    // (no frame is forwarded during the clearing round: nf is 0 from reset;
-    // a frame's last byte in its own stream's slot writes the pointer a cycle
-    // later, when the slot has moved on; the next frame of that stream is
-    // read FWD_GAP cycles later at the earliest)
-    reg            rm_late;
+    // The read pointer goes back after a frame's last byte, a cycle later or
+    // two (timing: the last-byte bit comes out of the input memory late), in
+    // a cycle whose slot is not that stream's (the parser's copy is read in
+    // its slot); the next frame of that stream is read FWD_GAP cycles later
+    // at the earliest, and frames are at least 9 bytes long, so at most one
+    // write is pending.  (No frame is forwarded during the clearing round:
+    // nf is 0 from reset.)
+    reg            rm_p;
     reg  [SW-1:0]  rm_k;
     reg  [IAW:0]   rm_v;
     wire rm_clr = b_go && b_ini;
-    wire rm_fwd = emit_last && sl != cur;
-    assign rm_we = rm_clr || rm_fwd || rm_late;
-    assign rm_wa = rm_clr ? b_k : rm_fwd ? cur : rm_k;
-    assign rm_wd = rm_clr ? {(IAW + 1){1'b0}} : rm_fwd ? frd : rm_v;
+    wire rm_go = rm_p && sl != rm_k;
+    assign rm_we = rm_clr || rm_go;
+    assign rm_wa = rm_clr ? b_k : rm_k;
+    assign rm_wd = rm_clr ? {(IAW + 1){1'b0}} : rm_v;
     always @(posedge clk) begin
-        rm_late <= !rst && emit_last && sl == cur;
-        rm_k <= cur;
-        rm_v <= frd;
+        if (rst) rm_p <= 1'b0;
+        else if (emit_last) rm_p <= 1'b1;
+        else if (rm_go) rm_p <= 1'b0;
+        if (emit_last) begin
+            rm_k <= cur;
+            rm_v <= frd;
+        end
     end
 
     // ---- the counters' read port ----------------------------------------------
@@ -947,7 +959,7 @@ module link_mux #(
     wire o_wait = ((ost == O_IDLE) || (ost == O_PASS) || (ost == O_DROP)) && !r_v;
     assign idle = !ini && !b_ini && !w_ini && !(|hv_all) && !(|hf_all) && !(|hl_all) && !(|txp_all) &&
                   !b_v && !b_f && !b_l && !w_we && !w_commit && !w_frames && !w_bind && !w_ovr && !w_part &&
-                  (w_tx == 2'd0) && !(|ready) && (fst == F_IDLE) && !p_rx_valid && !rm_late &&
+                  (w_tx == 2'd0) && !(|ready) && (fst == F_IDLE) && !p_rx_valid && !rm_p && !fe_r &&
                   o_wait && !t_v && (owr_all == ord_all);
 endmodule
 `default_nettype wire
