@@ -15,6 +15,8 @@
 #include "stim.hpp"
 #include "vbits.hpp"
 
+#include <Vpapers_slot_link_n4.h>
+#include <Vpapers_slot_link_n64.h>
 #include <Vpapers_slot_n16.h>
 #include <Vpapers_slot_n3.h>
 #include <Vpapers_slot_n4.h>
@@ -180,6 +182,13 @@ struct Bench {
             if (get_bits(h->pe_stat, a * w + R::STATUS_I0 + k, 1)) v |= bit((a + k + 1) % n);
         return v;
     }
+    // Every PE's pins random (CE, S, masks and all).
+    void noise_pins(std::mt19937_64& g) {
+        for (unsigned a = 0; a < n; ++a) {
+            for (unsigned k = 0; k < w; k += 32) put_bits(h->pe_data, a * w + k, std::min(32u, w - k), g());
+            put_bits(h->pe_ctrl, a * 5, 5, g() & 31);
+        }
+    }
     // A cabled PE's pins: data register (D, S and mask) and CE present.
     void cable(unsigned a, bool d, bool s, uint64_t mask) {
         const reg_t data = (reg_t(mask) << R::DATA_B0) | (s ? reg_t(1) << R::DATA_S : 0) | (d ? 1 : 0);
@@ -274,11 +283,15 @@ void run_rounds(Bench<V>& b, std::mt19937_64& rng, const std::vector<uint64_t>& 
     }
 }
 
+/// pin_noise: every PE's pins take random values every cycle (a link-only
+/// slot, PINS = 0, must not read them).
 template <class V>
-void random_rounds(unsigned n, unsigned total_rounds) {
-    const std::string name = "papers_call_n" + std::to_string(n);
+void random_rounds(unsigned n, unsigned total_rounds, bool pin_noise = false) {
+    const std::string name = std::string(pin_noise ? "papers_call_link_n" : "papers_call_n") + std::to_string(n);
     std::mt19937_64 rng(test_seed(name.c_str()));
     Bench<V> b(n, name);
+    std::mt19937_64 noise(rng());
+    if (pin_noise) b.on_tick = [&] { b.noise_pins(noise); };
     uint64_t finished = 0, partitions = 0;
     unsigned done = 0;
     for (unsigned epoch = 0; done < total_rounds; ++epoch) {
@@ -303,10 +316,13 @@ void random_rounds(unsigned n, unsigned total_rounds) {
 
 // ---- directed cases ---------------------------------------------------------
 
+/// pins: the slot has pins (PINS = 1): OWNER reads 0 until the link takes
+/// the PE; link-only (PINS = 0), 1 from reset on.
 template <class V>
-void directed(unsigned n) {
+void directed(unsigned n, bool pins = true) {
     const std::string name = "papers_call_dir_n" + std::to_string(n);
     const uint64_t all = all_pes(n);
+    const uint64_t owner0 = pins ? 0 : 1;
 
     SECTION("CANCEL with nothing pending answers NONE at once; an ask is refused") {
         Bench<V> b(n, name);
@@ -316,7 +332,7 @@ void directed(unsigned n) {
             REQUIRE(r.len == 1);
             REQUIRE(r.data == R::W_CANCEL_NONE);
             REQUIRE(b.ask(a).err == REFUSED);
-            REQUIRE(b.read(a, R::W_OWNER).data == 0);  // untouched
+            REQUIRE(b.read(a, R::W_OWNER).data == owner0);  // untouched
         }
     }
 
@@ -473,6 +489,100 @@ void directed(unsigned n) {
             REQUIRE(b.sync(2 % n, d).err == PENDING);
             REQUIRE(b.ask_until_done(2 % n, 40).data == (d ? bit(2 % n) : 0));
         }
+    }
+}
+
+// ---- link-only (PINS = 0; papers_hub.v "Link-only", issue 24's 64-PE hub) ----
+// Every PE is on the link from reset on, alone in its mask; the pins are
+// never read; OWNER cannot be cleared; a mask write reaches the barrier
+// logic without a synchronizer (two edges sooner than an S write), an S
+// write exactly as with pins (SETTLE, S -> GO 4 cycles).
+template <class V>
+void link_only(unsigned n) {
+    const std::string name = "papers_call_link_dir_n" + std::to_string(n);
+    std::mt19937_64 rng(test_seed(name.c_str()));
+    const unsigned words = (n + 31) / 32;
+    auto read_vec = [&](Bench<V>& b, unsigned a, uint16_t r0, uint16_t r1) {
+        uint64_t v = b.read(a, r0).data & 0xffffffffu;
+        if (words > 1) v |= (b.read(a, r1).data & 0xffffffffu) << 32;
+        return v;
+    };
+
+    SECTION("after reset: every PE on the link, alone, present, GO at rest; pins never read") {
+        Bench<V> b(n, name);
+        b.on_tick = [&] { b.noise_pins(rng); };
+        b.ticks(200);
+        for (unsigned a = 0; a < n; ++a) {
+            INFO("PE" << a);
+            REQUIRE(b.read(a, R::W_OWNER).data == 1);
+            REQUIRE(read_vec(b, a, R::W_MASK0, R::W_MASK1) == bit(a));
+            REQUIRE(b.read(a, R::W_CTRL).data == bit(R::CONTROL_CE));
+            REQUIRE(b.read(a, R::W_SIG).data == 0);
+            REQUIRE(b.read(a, R::W_STAT).data == 0);  // no GO, no INT, whatever the pins say
+            REQUIRE(read_vec(b, a, R::W_IVEC0, R::W_IVEC1) == 0);
+        }
+        REQUIRE(read_vec(b, 0, R::W_PRESENT0, R::W_PRESENT1) == all_pes(n));
+        // GO never toggles on the noise: sample the status pins for a while
+        for (unsigned i = 0; i < 300; ++i) {
+            b.tick();
+            for (unsigned a = 0; a < n; ++a) REQUIRE_FALSE(b.go_pin(a));
+        }
+    }
+
+    SECTION("OWNER := 0 is refused and changes nothing; OWNER := 1 is taken") {
+        Bench<V> b(n, name);
+        for (unsigned a : {0u, n - 1}) {
+            REQUIRE(b.write(a, R::W_OWNER, 0).err == REFUSED);
+            REQUIRE(b.read(a, R::W_OWNER).data == 1);
+            REQUIRE(b.write(a, R::W_OWNER, 1).err == OK);
+            REQUIRE(b.read(a, R::W_OWNER).data == 1);
+            REQUIRE(b.write(a, R::W_OWNER, 2).err == REFUSED);  // bit 0 clear: the same request
+        }
+    }
+
+    SECTION("edges to GO on the pins: a mask write 2 fewer than an S write, which takes 4 + 2") {
+        Bench<V> b(n, name);
+        b.on_tick = [&] { b.noise_pins(rng); };
+        const unsigned x = n - 1;  // PE0 and PE x barrier
+        // PE0 names PE1 too, whose mask (itself alone) does not name PE0:
+        // PE0's barrier cannot fire (seed 000 3.1: B_1[0] = 0 in CLKSET)
+        b.set_mask(0, bit(0) | bit(x) | bit(1));
+        b.set_mask(x, bit(0) | bit(x));
+        REQUIRE(b.write(0, R::W_SIG, bit(R::DATA_S)).err == OK);
+        // S write: the edge it lands in the register (taken + 2), then 4 to GO on the pins
+        uint64_t taken = b.send({true, false, x, R::W_SIG, bit(R::DATA_S), 0, 4});
+        uint64_t s_edges = 0;
+        for (uint64_t t = 1; t <= 20 && !s_edges; ++t) {
+            b.tick();
+            if (b.go_pin(0)) s_edges = b.h.cycle() - taken;
+        }
+        b.rsps.clear();
+        REQUIRE(s_edges == 0);  // no GO for PE0
+        REQUIRE(b.go_pin(x));   // PE x's own barrier (PE0 names it) has fired
+        // PE0's mask without PE1: its GO follows the write
+        taken = b.send({true, false, 0, R::W_MASK0, bit(0) | bit(x), 0, 4});
+        uint64_t m_edges = 0;
+        for (uint64_t t = 1; t <= 20 && !m_edges; ++t) {
+            b.tick();
+            if (b.go_pin(0)) m_edges = b.h.cycle() - taken;
+        }
+        b.rsps.clear();
+        REQUIRE(read_vec(b, 0, R::W_MASK0, R::W_MASK1) == (bit(0) | bit(x)));
+        // S of PE x low, then high again: GO falls and rises as S writes make it
+        REQUIRE(b.write(x, R::W_SIG, 0).err == OK);
+        REQUIRE(b.write(0, R::W_SIG, 0).err == OK);
+        b.ticks(10);
+        REQUIRE_FALSE(b.go_pin(0));
+        REQUIRE(b.write(0, R::W_SIG, bit(R::DATA_S)).err == OK);
+        taken = b.send({true, false, x, R::W_SIG, bit(R::DATA_S), 0, 4});
+        for (uint64_t t = 1; t <= 20 && !s_edges; ++t) {
+            b.tick();
+            if (b.go_pin(0)) s_edges = b.h.cycle() - taken;
+        }
+        INFO("S write -> GO pin " << s_edges << " edges, mask write -> GO pin " << m_edges);
+        // taken + 2: the register; + 2 register stages + GO + the status register
+        REQUIRE(s_edges == RSP_TICKS + 4);
+        REQUIRE(m_edges == RSP_TICKS + 2);  // the register, GO, the status register
     }
 }
 
@@ -668,6 +778,20 @@ TEST_CASE("papers CALL directed: CANCEL outcomes, refusals, alone, N=16", "[pape
 TEST_CASE("papers CALL: CANCEL racing GO gives FINISHED, FIRED or WITHDRAWN, as PE1 saw it", "[papers_call]") {
     cancel_race<Vpapers_slot_n4>(4);
     cancel_race<Vpapers_slot_n16>(16);
+}
+
+TEST_CASE("papers CALL link-only (PINS=0): SETTLE, rounds with noise on every pin, N=4, 64", "[papers_call]") {
+    measure_settle<Vpapers_slot_link_n4>(4);
+    random_rounds<Vpapers_slot_link_n4>(4, unsigned(1000 * cycles_scale()), true);
+    random_rounds<Vpapers_slot_link_n64>(64, unsigned(40 * cycles_scale()), true);
+}
+TEST_CASE("papers CALL link-only (PINS=0) directed: the CALL cases, N=4", "[papers_call]") {
+    directed<Vpapers_slot_link_n4>(4, false);
+}
+TEST_CASE("papers CALL link-only (PINS=0): reset, OWNER, pins ignored, mask and S latency, N=4, 64",
+          "[papers_call]") {
+    link_only<Vpapers_slot_link_n4>(4);
+    link_only<Vpapers_slot_link_n64>(64);
 }
 
 TEST_CASE("papers CALL, seed 000 4.3.3: a cabled PE and link PEs barrier together", "[papers_call]") {

@@ -8,7 +8,9 @@ UP5K-SG48 or HX8K-CT256 has, so it is placed out of context inside a bench
 wrapper written for each point (BUILD/bench/<point>_top.v) from the top's
 ports as yosys elaborates them: every input but `clk` is driven from a
 register of a serial shift chain (pin `sin`), every output is captured into a
-register of a second chain (pins `load`, `sout`).  All of the core's logic
+register of a second chain (pins `load`, `sout`); a point that names its
+`chain` ports has only those chained (its other inputs tied to 0, its other
+outputs unconnected: a link-only hub's real pins are its UART's).  All of the core's logic
 stays live, all paths start and end at flops, and the figure is the core's
 internal Fmax (plus the trivial chain flops), not a pin-to-pin figure.
 LUT/FF counts are of the whole wrapper as nextpnr reports them; the chains
@@ -63,11 +65,17 @@ def ports(point, out):
 
 
 def wrapper(point, plist):
-    """bench_top: the point's top between two shift chains."""
-    ins = [(n, w) for n, d, w in plist if d == "input" and n != "clk"]
-    outs = [(n, w) for n, d, w in plist if d == "output"]
+    """bench_top: the point's top between two shift chains (only its `chain` ports, if it names them)."""
+    chained = point.get("chain") or [n for n, _, _ in plist if n != "clk"]
+    missing = sorted(set(chained) - {n for n, _, _ in plist if n != "clk"})
+    if missing:
+        raise ValueError("%s: chain names %s, not a port of %s other than clk" % (
+            point["name"], ", ".join(missing), point["top"]))
+    opened = [n for n, _, _ in plist if n != "clk" and n not in chained]
+    ins = [(n, w) for n, d, w in plist if d == "input" and n != "clk" and n not in opened]
+    outs = [(n, w) for n, d, w in plist if d == "output" and n not in opened]
     if any(d not in ("input", "output") for _, d, _ in plist) or "clk" not in [n for n, _, _ in plist] or not outs:
-        raise ValueError("%s: a bench point's top needs a clk input, at least one output and no inout"
+        raise ValueError("%s: a bench point's top needs a clk input, at least one chained output and no inout"
                          % point["name"])
     ni, no = sum(w for _, w in ins), sum(w for _, w in outs)
     params = ", ".join(".%s(%d)" % kv for kv in point["params"].items())
@@ -77,6 +85,8 @@ def wrapper(point, plist):
         conns.append(".%s(ichain[%d +: %d])" % (n, off, w))
         off += w
     conns += [".%s(o_%s)" % (n, n) for n, _ in outs]
+    conns += [".%s(%s)" % (n, "{%d{1'b0}}" % w if d == "input" else "")
+              for n, d, w in plist if n in opened]
     o = ["`default_nettype none",
          "// bench_top: %s (%s of rtl/%s) out of context, I/O through serial shift chains"
          % (point["name"], point["top"], point["engine"]),

@@ -107,6 +107,7 @@ BENCH = {
     "name": F("str", True),
     "top": F("str", True),
     "params": F("params"),
+    "chain": F("strs", default=[]),  # the ports in the chains (default all); the others: inputs 0, outputs open
 }
 SLOT_PARAM = {
     "name": F("str", True),        # a parameter the hub top gains (derived from N)

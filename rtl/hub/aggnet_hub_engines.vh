@@ -25,7 +25,7 @@
     wire        papers_busy;
     generate
         if (EN_PAPERS != 0) begin : g_papers
-            papers_slot #(.N(N)) u_papers (
+            papers_slot #(.N(N), .PINS(PAPERS_PINS)) u_papers (
                 .clk(clk),
                 .rst(rst),
                 .bus_req_valid(papers_sel),

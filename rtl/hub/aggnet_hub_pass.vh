@@ -3,5 +3,5 @@
 // aggnet_hub_ports.vh itself: `AGGNET_HUB_PARAMS inside the instance's #( ),
 // after its own parameters; `AGGNET_HUB_PORTS inside its port list, before
 // the link ports.  Each item starts (params) or ends (ports) with a comma.
-`define AGGNET_HUB_PARAMS , .EN_PAPERS(EN_PAPERS), .MW(MW), .W(W), .LW(LW), .EN_NAND(EN_NAND), .NAND_T(NAND_T), .EN_BESU(EN_BESU), .BESU_NB(BESU_NB), .BESU_X(BESU_X), .BESU_Y(BESU_Y), .BESU_Z(BESU_Z), .BESU_KEY(BESU_KEY), .EN_COP(EN_COP), .COP_KEY(COP_KEY), .EN_SCALAR(EN_SCALAR), .EN_SCRATCH(EN_SCRATCH)
+`define AGGNET_HUB_PARAMS , .EN_PAPERS(EN_PAPERS), .PAPERS_PINS(PAPERS_PINS), .MW(MW), .W(W), .LW(LW), .EN_NAND(EN_NAND), .NAND_T(NAND_T), .EN_BESU(EN_BESU), .BESU_NB(BESU_NB), .BESU_X(BESU_X), .BESU_Y(BESU_Y), .BESU_Z(BESU_Z), .BESU_KEY(BESU_KEY), .EN_COP(EN_COP), .COP_KEY(COP_KEY), .EN_SCALAR(EN_SCALAR), .EN_SCRATCH(EN_SCRATCH)
 `define AGGNET_HUB_PORTS .pe_data(pe_data), .pe_ctrl(pe_ctrl), .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad), .nand_pins_in(nand_pins_in), .nand_pins_out(nand_pins_out), 

@@ -97,9 +97,17 @@
 // the machine keeps LAST (N bits), so the window costs about N*N more
 // flip-flops (MASK is N*N already).
 //
-// Parameters: N in 2..64; MW and W are derived (max(N,4), MW+4).
+// Link-only (PINS = 0, papers_hub's link-only mode): every PE is on the
+// link for good.  OWNER reads 1 from reset on; writing it 1 is taken and
+// changes nothing, writing it 0 (hand the PE to pins it does not have) is
+// REFUSED; pin_data and pin_ctrl are not read.  After reset each PE's MASK
+// names only itself (with pins, 0: the pins decide until the link owns it).
+//
+// Parameters: N in 2..64; PINS 1 (pins and link, the default) or 0
+// (link-only); MW and W are derived (max(N,4), MW+4).
 module papers_bus #(
     parameter integer N  = 4,
+    parameter integer PINS = 1,
     parameter integer MW = (N < 4) ? 4 : N,
     parameter integer W  = MW + 4
 ) (
@@ -137,6 +145,9 @@ module papers_bus #(
         end
         if (MW != ((N < PAPERS_MIN_MW) ? PAPERS_MIN_MW : N) || W != MW + 4) begin : g_bad_widths
             $error("papers_bus: MW and W are derived from N; leave them at their defaults");
+        end
+        if (PINS != 0 && PINS != 1) begin : g_bad_pins
+            $error("papers_bus: PINS must be 1 (pins) or 0 (link-only)");
         end
         if (PAPERS_DATA_D != 0 || PAPERS_DATA_PROBE != 1 || PAPERS_DATA_IR != 2 || PAPERS_DATA_S != 3 ||
             PAPERS_DATA_B0 != 4 || PAPERS_CTRL_WIDTH != 5) begin : g_bad_layout
@@ -282,6 +293,7 @@ module papers_bus #(
     reg        e_sig, e_mask0, e_mask1, e_ctrl, e_stat, e_ivec0, e_ivec1, e_owner, e_pres0, e_pres1;
     reg        e_last0, e_last1;
     reg [1:0]  s_err;
+    wire       owner_off = PINS == 0 && q_k[K_OWNER];  // link-only: OWNER := 0 is refused
     wire       rq_rd = q_valid && !q_we && q_ok && !q_call;
     always @(posedge clk) begin
         e_sig   <= rq_rd && q_k[K_SIG];
@@ -300,7 +312,7 @@ module papers_bus #(
         // register or a plain one to a CALL register, a CALL start whose len
         // or operand does not fit (stage 2 adds what depends on the machine)
         s_err   <= (!q_ok || !(k_rw || k_ro || k_call)) ? LINK_BUS_NO_REG :
-                   (k_ro && q_we) || (q_call != k_call) ||
+                   (k_ro && q_we) || (q_call != k_call) || (owner_off && q_we && !q_wdata[0]) ||
                    (q_call && q_we && !sync_ok && !cancel_ok) ? LINK_BUS_REFUSED : LINK_BUS_OK;
     end
 
@@ -559,9 +571,11 @@ module papers_bus #(
         for (ga = 0; ga < N; ga = ga + 1) begin : g_w
             always @(posedge clk) begin
                 if (rst) begin
-                    owner[ga] <= 1'b0;
+                    owner[ga] <= PINS == 0;  // link-only: on the link for good
                     sig[ga]   <= 4'd0;
-                    mask[ga]  <= {N{1'b0}};
+                    // link-only: every PE starts alone (its own bit), as an
+                    // absent PE reads, so that no GO toggles on an empty mask
+                    mask[ga]  <= (PINS == 0) ? {{(N-1){1'b0}}, 1'b1} << ga : {N{1'b0}};
                     ctrl[ga]  <= 5'd1 << PAPERS_CONTROL_CE;  // present once the link owns it
                     last[ga]  <= {N{1'b0}};
                 end else begin
@@ -572,7 +586,7 @@ module papers_bus #(
                         if (w_mask0) begin mask[ga] <= mask_write(mask[ga], s_wdata, 1'b0); owner[ga] <= 1'b1; end
                         if (w_mask1) begin mask[ga] <= mask_write(mask[ga], s_wdata, 1'b1); owner[ga] <= 1'b1; end
                         if (w_ctrl)  begin ctrl[ga] <= s_wdata[4:0]; owner[ga] <= 1'b1; end
-                        if (w_owner) owner[ga] <= s_wdata[0];
+                        if (w_owner && PINS != 0) owner[ga] <= s_wdata[0];  // link-only: stays 1
                         if (m_start[ga]) owner[ga] <= 1'b1;      // a SYNC start: the PE is on the link
                     end
                 end

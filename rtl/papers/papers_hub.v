@@ -42,9 +42,22 @@
 // dark.  A present PE is exactly the seed's.  Presence is decided on the
 // synchronized pins in the same cycle as the others, so it adds no cycle.
 //
-// rst: synchronous, active high.  Parameters: N in 2..64.
+// Link-only (PINS = 0; aggnet, issue 24's hub at 64 PEs): every PE is on the
+// link (papers_bus's registers drive pe_data / pe_ctrl, already in clk's
+// domain), so nothing needs a synchronizer.  The S, D, IR, PROBE and control
+// bits still pass two register stages, so that S -> GO stays 4 cycles and
+// papers_bus's SETTLE holds unchanged; the mask bits go straight to the core
+// (a register written over the link is stable, and a mask write is applied a
+// cycle after it lands instead of three: the bus takes one request at a
+// time, several cycles apart, so writes still take effect in their order).
+// That saves the 2 * N * MW mask synchronizer flip-flops (8192 at N = 64);
+// the seed's equations are unchanged.
+//
+// rst: synchronous, active high.  Parameters: N in 2..64; PINS 1 (pins, the
+// default) or 0 (link-only).
 module papers_hub #(
     parameter integer N  = 4,
+    parameter integer PINS = 1,
     parameter integer MW = (N < 4) ? 4 : N,
     parameter integer W  = MW + 4,
     parameter integer LW = MW + 6
@@ -69,15 +82,28 @@ module papers_hub #(
         if (MW != ((N < PAPERS_MIN_MW) ? PAPERS_MIN_MW : N) || W != MW + 4 || LW != MW + 6) begin : g_bad_widths
             $error("papers_hub: MW, W and LW are derived from N; leave them at their defaults");
         end
+        if (PINS != 0 && PINS != 1) begin : g_bad_pins
+            $error("papers_hub: PINS must be 1 (pins) or 0 (link-only)");
+        end
         if (PAPERS_CTRL_WIDTH != 5) begin : g_bad_ctrl
             $error("papers_hub: control register width changed in tools/regmap.py");
         end
     endgenerate
 
-    // Every pin from the PEs goes through a 2-flop synchronizer.
-    wire [N*W-1:0] data_q;
+    // Every pin from the PEs goes through a 2-flop synchronizer; link-only,
+    // the mask bits bypass it (see above; their synchronizer flops are left
+    // unused and removed by synthesis).
+    wire [N*W-1:0] data_s, data_q;
     wire [N*5-1:0] ctrl_q;
-    sync2 #(.W(N*W)) u_sync_data (.clk(clk), .rst(rst), .d(pe_data), .q(data_q));
+    sync2 #(.W(N*W)) u_sync_data (.clk(clk), .rst(rst), .d(pe_data), .q(data_s));
+    genvar a;
+    generate
+        for (a = 0; a < N; a = a + 1) begin : g_in
+            assign data_q[a*W +: PAPERS_DATA_B0] = data_s[a*W +: PAPERS_DATA_B0];
+            assign data_q[a*W + PAPERS_DATA_B0 +: MW] = (PINS != 0) ? data_s[a*W + PAPERS_DATA_B0 +: MW]
+                                                                    : pe_data[a*W + PAPERS_DATA_B0 +: MW];
+        end
+    endgenerate
     // The control synchronizers reset to "CE pin high": every PE is absent
     // until its pins have been sampled (no empty-mask GO toggling at reset).
     sync2 #(.W(N*5), .RESET({N{PAPERS_CTRL_CABLE_INVERT}})) u_sync_ctrl (
@@ -87,7 +113,6 @@ module papers_hub #(
     // (an absent PE's pins all read 0).
     wire [N-1:0]    s, d, ir, probe, gi, ie, ce, u0, u1;
     wire [N*MW-1:0] mask;
-    genvar a;
     generate
         for (a = 0; a < N; a = a + 1) begin : g_unpack
             wire [4:0]   c_logic = ctrl_q[a*5 +: 5] ^ PAPERS_CTRL_CABLE_INVERT;

@@ -29,11 +29,19 @@
 // the link own it.  Its registers keep their values; it is present again as
 // soon as pe_gone falls.  A board without such links ties it low.
 //
+// Link-only (PINS = 0; the hub top's PAPERS_PINS): no PE has pins, every
+// one is on the link (OWNER reads 1 and cannot be cleared); the pin ports
+// stay (their width is the hub top's) but pe_data and pe_ctrl are not read
+// and the outputs show the link PEs as the pins would (a board top leaves
+// them unconnected).  Masks reach the barrier logic without synchronizers
+// (papers_hub.v, "Link-only").
+//
 // Departures from the seed: none here (papers_bus lists the window's).
-// Parameters: N in 2..64; MW, W, LW derived as in papers_hub.
+// Parameters: N in 2..64; PINS 1 or 0; MW, W, LW derived as in papers_hub.
 `include "bus_ports.vh"
 module papers_slot #(
     parameter integer N  = 4,
+    parameter integer PINS = 1,
     parameter integer MW = (N < 4) ? 4 : N,
     parameter integer W  = MW + 4,
     parameter integer LW = MW + 6
@@ -69,7 +77,7 @@ module papers_slot #(
     wire [N-1:0]   present;
     wire [N-1:0]   go;
 
-    papers_bus #(.N(N)) u_bus (
+    papers_bus #(.N(N), .PINS(PINS)) u_bus (
         .clk(clk), .rst(rst),
         .req_valid(bus_req_valid), .req_ready(bus_req_ready), .req_we(bus_req_we), .req_pe(bus_req_pe),
         .req_reg(bus_req_addr[11:0]), .req_wdata(bus_req_wdata), .req_call(bus_req_call), .req_len(bus_req_len),
@@ -91,7 +99,7 @@ module papers_slot #(
         end
     endgenerate
 
-    papers_hub #(.N(N)) u_hub (
+    papers_hub #(.N(N), .PINS(PINS)) u_hub (
         .clk(clk), .rst(rst),
         .pe_data(hub_data), .pe_ctrl(gone_ctrl),
         .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad), .pe_present(present),
