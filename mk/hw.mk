@@ -109,8 +109,8 @@ $(HW_OUT)/$(BOARD).json: fw/$(BOARD)/top.v $(HW_RTL) $(HW_INC) tools/synth.py
 # checks that the placed design's hub clock is HUB_KHZ and met; icetime is a
 # second opinion at the hub clock (it fails the build too).
 # --tmg-ripup: the router rips up and reroutes the nets of failing paths
-# (the ULX3S top placed at 99.0 MHz against 100 without it, 101.9-104.1
-# over seeds 1-3 with it; it leaves a design that meets timing alone).
+# (docs/hardware.md, "Clocks", has what it bought the ULX3S top; it
+# leaves a design that meets timing alone).
 # The seed is the board's HW_<board>_SEED (tools/boards/<board>.py PNR_SEED,
 # default 1): a board whose top sits at the edge of its clock names the seed
 # it was closed with, and why, in its board file.

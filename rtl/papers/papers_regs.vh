@@ -27,7 +27,7 @@ localparam [11:0] PAPERS_W_CTRL = 12'h003;  // RW, 5 bits: U0 (0), U1 (1), GI (2
 localparam [11:0] PAPERS_W_STAT = 12'h004;  // R, 4 bits: GO (0), INT (1), IRQ = INT and IE (2), BAD: the mask names a PE >= N (3); as Table 7 reads them
 localparam [11:0] PAPERS_W_IVEC0 = 12'h005;  // R, 32 bits: PE k's D at bit k for k = 0..31, or its arrival (S high, mask naming us) while our PROBE is set; our own bit reads 0
 localparam [11:0] PAPERS_W_IVEC1 = 12'h006;  // R, 32 bits: PE 32+k at bit k (hubs of N > 32 PEs only; NO_REG otherwise)
-localparam [11:0] PAPERS_W_OWNER = 12'h007;  // RW, 1 bits: 1: the link drives this PE's pins inside the hub (any write of SIG, MASK0/1 or CTRL, and a SYNC start, sets it); 0: the parallel-port pins do (after reset)
+localparam [11:0] PAPERS_W_OWNER = 12'h007;  // RW, 1 bits: 1: the link drives this PE's pins inside the hub (any write of SIG, MASK0/1 or CTRL, and a SYNC start, sets it); 0: the parallel-port pins do (after reset). A link-only hub (PAPERS_PINS = 0) has no pins: OWNER reads 1 from reset on, writing 0 is REFUSED, and each PE's MASK starts as itself alone
 localparam [11:0] PAPERS_W_PRESENT0 = 12'h008;  // R, 32 bits: PE k present at bit k for k = 0..31: its CE is 1 at the hub (a cabled PE whose PC drives DB25 pin 17 low, or a link PE whose CTRL has CE); an absent PE reads as alone and idle. The same for every PE
 localparam [11:0] PAPERS_W_PRESENT1 = 12'h009;  // R, 32 bits: PE 32+k at bit k (hubs of N > 32 PEs only; NO_REG otherwise)
 localparam [11:0] PAPERS_W_SYNC = 12'h00A;  // C, 8 / N bits: the whole barrier (_p_wait/_p_waitvec of seed 000 section 4.3.2-4.3.3) done by the hub for this PE, over the mask in MASK0/1: operand 1 byte, D at bit 0 (the waitvec flag, 0 for a plain wait; bits 7..1 must be 0; another len or operand is REFUSED). The engine waits for GO low (the previous barrier's reset), sets SIG to D, S and PROBE (IR kept), waits for GO, drops PROBE, lets the I bits settle, latches the data vector and sets SIG to D alone. Result: ceil(N/8) bytes, the data vector, PE k's D at bit k for the PEs of the mask, our own bit = our D, 0 elsewhere (also in LAST). Sets OWNER. REFUSED while this PE has a CALL in progress or uncollected. GO is the PAL's GO register, not STAT's (an IR interrupt, which reads GO = 0 in Table 7, does not hold up a SYNC); IR is kept as SIG has it, so set or clear IR between SYNCs
@@ -43,4 +43,4 @@ localparam [2:0] PAPERS_W_CANCEL_RESET_WAIT = 3'd1;  // CANCEL's outcome
 localparam [2:0] PAPERS_W_CANCEL_WITHDRAWN = 3'd2;  // CANCEL's outcome
 localparam [2:0] PAPERS_W_CANCEL_FINISHED = 3'd3;  // CANCEL's outcome
 localparam [2:0] PAPERS_W_CANCEL_FIRED = 3'd4;  // CANCEL's outcome
-localparam [31:0] PAPERS_MAP_HASH = 32'hA4DA48EB;  // CRC-32 of this register map
+localparam [31:0] PAPERS_MAP_HASH = 32'hF20C8F6C;  // CRC-32 of this register map
