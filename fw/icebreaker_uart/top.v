@@ -77,7 +77,8 @@ module top (
     wire [H:0] stream_absent;
     `AGGNET_HUB_OPEN_WIRES
     aggnet_mux_hub #(.N(N), .CLK_HZ(HUB_KHZ * 1000), .H(H), .HDR_BAUD(bauds(FAST_STREAMS)),
-                     .USB_BAUD(USB_BAUD), .USB_ANY(1), .KEEPALIVE(KEEPALIVE), .CNT_W(CNT_W)) u_hub (
+                     .USB_BAUD(USB_BAUD), .USB_ANY(1), .KEEPALIVE(KEEPALIVE), .CNT_W(CNT_W),
+                     .PAPERS_PINS(0)) u_hub (  // no PAPERS pins: every PE is on its UART (link-only PAPERS)
         .clk(clk), .rst(rst),
         `AGGNET_HUB_TIEOFF  // every engine's pins: the PEs are on the UARTs
         .pe_rx(pe_rx), .pe_tx(pe_tx),

@@ -71,6 +71,7 @@ module top (
     `AGGNET_HUB_OPEN_WIRES
     aggnet_mux_hub #(.N(N), .CLK_HZ(HUB_KHZ * 1000), .H(H), .HDR_BAUD(bauds(FAST_STREAMS)),
                      .USB_BAUD(USB_BAUD), .USB_ANY(1), .KEEPALIVE(KEEPALIVE), .CNT_W(CNT_W),
+                     .PAPERS_PINS(0),  // no PAPERS pins: every PE is on its UART (link-only PAPERS)
                      .MUX_LUTRAM(1)) u_hub (  // the mux's small memories in LUT RAM: reads from a flip-flop
         .clk(clk), .rst(rst),
         `AGGNET_HUB_TIEOFF  // every engine's pins: the PEs are on the UARTs
