@@ -1,4 +1,4 @@
-"""iCE40-HX8K breakout configuration hx8k_uart: six PEs on UARTs of their own.
+"""iCE40-HX8K breakout configuration hx8k_uart: eight PEs on UARTs of their own.
 
 The same board as tools/boards/hx8k.py (every fact below not set here is
 that module's); its own top fw/hx8k_uart/top.v and constraint file
@@ -8,7 +8,7 @@ from .hx8k import *  # noqa: F401,F403  (the board's facts)
 from .hx8k import USES as _BOARD_USES
 
 HARDWARE = "hx8k"   # the same PCB: flash.py accepts its bridge
-TITLE = "Lattice iCE40-HX8K breakout board (ICE40HX8K-B-EVN), 6 UART PEs on header J2"
+TITLE = "Lattice iCE40-HX8K breakout board (ICE40HX8K-B-EVN), 8 UART PEs on header J2"
 CONSTRAINTS = "constraints/hx8k_uart.pcf"
 PNR_SEED = 1  # (not hx8k's: this top has its own netlist and margin)
 USES = [u for u in _BOARD_USES if not u[0].startswith("led")] + [
