@@ -9,11 +9,13 @@
 //     every PE j of its mask are present (CE pin low, papers_hub Presence),
 //     then the Busy pin of a (status bit W-1, driven with /GO) is low in this
 //     cycle.
-//     This is the BRIEF's "S pin -> GO pin in 4 clock edges".
+//     This is the BRIEF's "S pin -> GO pin in 4 clock edges", and it holds
+//     for the link-only mode (PINS = 0) too.
 // (t) Tightness: with the same pins held only 3 cycles after reset, Busy is
 //     still high (GO has not reached the pin yet).
 module papers_hub_props #(
     parameter integer N  = 4,
+    parameter integer PINS = 1,  // 0: papers_hub's link-only mode (masks without synchronizers)
     parameter integer MW = (N < 4) ? 4 : N,
     parameter integer W  = MW + 4,
     parameter integer LW = MW + 6
@@ -28,7 +30,7 @@ module papers_hub_props #(
     wire [N*LW-1:0] pe_led;
     wire [N-1:0]    pe_irq, pe_bad, pe_present;
 
-    papers_hub #(.N(N)) dut (
+    papers_hub #(.N(N), .PINS(PINS)) dut (
         .clk(clk), .rst(rst), .pe_data(pe_data), .pe_ctrl(pe_ctrl),
         .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad), .pe_present(pe_present)
     );
