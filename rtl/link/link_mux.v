@@ -127,8 +127,9 @@
 // Timing (cycles): a byte is taken within S cycles of s_rx_valid (its
 // stream's slot, stage A), parsed the cycle after (stage B), and its frame
 // counted whole the cycle after that (stage C); an idle mux picks the frame
-// two cycles later (the pick is registered), reads the stream's read
-// pointer, then its FIFO, so its FLAG is on p_rx_valid at most S + 8 cycles
+// three cycles later (the candidates and the pick are registered), reads
+// the stream's read pointer, then its FIFO, so its FLAG is on p_rx_valid
+// at most S + 9 cycles
 // after the cycle its last byte was on s_rx_valid, then one byte a cycle;
 // FWD_GAP cycles at least between frames.  Output: p_tx_ready low 5 cycles per frame; a byte
 // written into an output FIFO is offered within S + 2 cycles.
@@ -758,17 +759,21 @@ module link_mux #(
     // ---- forwarder: round robin over streams with a whole frame --------------
     // The next stream: the lowest one above the stream picked last (cur)
     // that holds a whole frame, else the lowest that does (the lowest set bit isolated by
-    // v & -v, a carry chain, then one-hot to binary).  Registered (timing:
-    // on the ECP5 the rotate-and-scan of S candidates missed 90 MHz): pick is
-    // a cycle old, which is safe because ready only rises while the
-    // forwarder is idle (a frame leaves only while it emits), and the
-    // forwarder waits FWD_GAP cycles after a frame before it picks again.
+    // v & -v, a carry chain, then one-hot to binary).  Two registers (timing:
+    // on the ECP5 the rotate-and-scan of S candidates missed 90 MHz, then
+    // the frame counts through the candidates, the carry chain and the
+    // encoder into pick did): the candidates (cand) and the pick, so pick is
+    // two cycles old, which is safe because ready only rises while the
+    // forwarder is idle (a frame leaves only while it emits), the
+    // forwarder waits FWD_GAP cycles after a frame before it picks again,
+    // and it starts only a stream whose ready is high in that cycle.
     // hi, the streams above the one picked last, is a register set with
     // cur (from the one-hot pick: ~(p | (p - 1))); none from reset, as if
     // the USB stream, the last, had been picked.
     reg  [S-1:0] hi;
     wire [S-1:0] above = ready & hi;
-    wire [S-1:0] cand = (|above) ? above : ready;
+    reg  [S-1:0] cand;
+    always @(posedge clk) cand <= rst ? {S{1'b0}} : (|above) ? above : ready;
     wire [S-1:0] low1 = cand & (~cand + {{(S-1){1'b0}}, 1'b1});
     reg  [SW-1:0] pick_n, pick;
     reg  [S-1:0]  pick_oh;
