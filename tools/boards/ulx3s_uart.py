@@ -11,8 +11,8 @@ HARDWARE = "ulx3s"   # the same PCB: flash.py accepts its bridge
 TITLE = "Radiona ULX3S (ECP5 LFE5U-85F-6BG381C), 16 UART PEs on GPIO pairs 0-10 and 18-22"
 CONSTRAINTS = "constraints/ulx3s_uart.lpf"
 # make bitstreams leaves it out until it has placed once at its clock
-UNPLACED = ("it places and routes (about half an hour) but misses its 90 MHz: the multiplexer's "
-            "input memory read into the forwarder (docs/hardware.md, UART PEs, has the figures)")
+UNPLACED = ("it places and routes (about half an hour) but has missed its 90 MHz: the multiplexer's "
+            "forwarder (docs/hardware.md, UART PEs, has the figures and the paths)")
 USES = [u for u in _BOARD_USES if not u[0].startswith("led") and not u[0].startswith(r"pe_")] + [
     (r"led\[\d+\]", r"^LED ", "output", "PE k and PE k+8 present"),
 ]
