@@ -792,6 +792,18 @@ module link_mux #(
     wire [7:0] fpe = (fpos == 2'd2) ? (q[7:0] ^ LINK_ESC_XOR) : q[7:0];
     wire       fpe_at = emit && ((fpos == 2'd1 && q[7:0] != LINK_ESC) || fpos == 2'd2);
     wire [7:0] f_rel = fpe - BASE8;
+    // The route is learnt a cycle after the pe byte goes out (timing: on the
+    // ECP5 the input memory's late output through the escape, the subtract
+    // and the compare into via_usb's enables missed 90 MHz); a reply to the
+    // frame comes many cycles after its last byte, so it finds the route set.
+    reg        v_at;
+    reg  [7:0] v_rel;
+    reg        v_usb;
+    always @(posedge clk) begin
+        v_at  <= !rst && fpe_at;
+        v_rel <= f_rel;
+        v_usb <= cur == USB_IDX;
+    end
 
     // Routes: a header stream speaks only for its own PE, so the stream PE
     // (PE_BASE + e) last spoke through is either its own header stream (e <
@@ -846,7 +858,7 @@ module link_mux #(
                 end
             endcase
             for (r = 0; r < NPE; r = r + 1)
-                if (fpe_at && f_rel == r[7:0]) via_usb[r] <= (cur == USB_IDX);
+                if (v_at && v_rel == r[7:0]) via_usb[r] <= v_usb;
         end
     end
 
