@@ -162,7 +162,10 @@ module papers_bus #(
     reg [3:0]    sig   [0:N-1];
     reg [N-1:0]  mask  [0:N-1];
     reg [4:0]    ctrl  [0:N-1];
-    reg [N-1:0]  owner;
+    reg [N-1:0]  owner_r;  // with pins: the PE is on the link
+    // link-only: every PE is on the link for good, a constant (so that no
+    // pin/register choice is built for it)
+    wire [N-1:0] owner = (PINS == 0) ? {N{1'b1}} : owner_r;
     reg [N-1:0]  last  [0:N-1];  // LAST0/1: the last SYNC's vector (or CANCEL's arrivals)
 
     // ---- what papers_hub sees -------------------------------------------------
@@ -326,6 +329,7 @@ module papers_bus #(
     endfunction
 
     wire [N-1:0] ivec_p = ivec_of[{26'd0, p} * N +: N];
+    wire [N-1:0] last_p = last[p];  // read, and an ask's answer (gated below, after the multiplexer)
     wire [31:0] rd = ({32{e_sig}}   & {28'd0, sig[p]}) |
                      ({32{e_mask0}} & lo32(mask[p])) |
                      ({32{e_mask1}} & hi_bits(mask[p])) |
@@ -336,8 +340,8 @@ module papers_bus #(
                      ({32{e_owner}} & {31'd0, owner[p]}) |
                      ({32{e_pres0}} & lo32(hub_present)) |
                      ({32{e_pres1}} & hi_bits(hub_present)) |
-                     ({32{e_last0}} & lo32(last[p])) |
-                     ({32{e_last1}} & hi_bits(last[p]));
+                     ({32{e_last0}} & lo32(last_p)) |
+                     ({32{e_last1}} & hi_bits(last_p));
 
     // Bits 32..N-1 of an N-bit vector, right-aligned (0 when N <= 32).
     function [31:0] hi_bits(input [N-1:0] v);
@@ -373,8 +377,6 @@ module papers_bus #(
     // Result bytes of a SYNC: one bit per PE.
     localparam integer LEN_VEC_I = (N + 7) / 8;
     localparam [3:0] LEN_VEC = LEN_VEC_I[3:0];
-    // An ask's answer: the vector (N bits) or an outcome (3 bits)
-    localparam integer AW = (N < 3) ? 3 : N;
 
     // What stage 2 needs of PE a's machine, as flags (one AND-OR over p_hot each)
     wire [N-1:0] busy;      // anything in progress or uncollected: plain writes and SYNC refused
@@ -382,7 +384,7 @@ module papers_bus #(
     wire [N-1:0] res_cx;    // a CANCEL outcome waits for its ask (CDONE)
     wire [N-1:0] cx_now;    // a CANCEL now is answered at once (cx_code), not PENDING
     wire [N*3-1:0] cx_code; // ... with this outcome (0 when not cx_now)
-    wire [N*AW-1:0] answer; // what an ask is answered: LAST in SDONE, the outcome in CDONE, else 0
+    wire [N*3-1:0] outc_of; // the CANCEL outcome an ask in CDONE is answered
     // and what it writes into PE a's registers (g_w)
     wire [N-1:0]   m_start;            // a SYNC start taken: OWNER := 1
     wire [N*4-1:0] sig_next;           // PE a's SIG next cycle (a plain write, or the machine's)
@@ -413,17 +415,6 @@ module papers_bus #(
             wire [N-1:0] own = {{(N-1){1'b0}}, dop} << gc;
             wire [N-1:0] vec = (ivec & mask[gc]) | own;
             wire [N-1:0] arrived = ivec & mask[gc];
-            wire [AW-1:0] last_aw, outc_aw;
-            if (AW > N) begin : g_pad_last
-                assign last_aw = {{(AW - N){1'b0}}, last[gc]};
-            end else begin : g_last
-                assign last_aw = last[gc];
-            end
-            if (AW > 3) begin : g_pad_outc
-                assign outc_aw = {{(AW - 3){1'b0}}, outc};
-            end else begin : g_outc
-                assign outc_aw = outc;
-            end
             wire start = h_sync[gc] && st_idle;   // answered PENDING (REFUSED unless IDLE)
             wire cx    = h_cancel[gc];
             wire ask   = h_ask[gc];
@@ -442,7 +433,7 @@ module papers_bus #(
             assign cx_now[gc]   = st_idle || st_rwait || st_sdone || st_cdone;
             assign cx_code[gc*3 +: 3] = ({3{st_rwait}} & CX_RESET_WAIT) | ({3{st_sdone}} & CX_FINISHED) |
                                         ({3{st_cdone}} & outc);
-            assign answer[gc*AW +: AW] = ({AW{st_sdone}} & last_aw) | ({AW{st_cdone}} & outc_aw);
+            assign outc_of[gc*3 +: 3] = outc;
             always @(posedge clk) begin
                 if (rst) begin
                     {st_idle, st_rwait, st_arrive, st_settle, st_sdone, st_wdraw1, st_wdraw2, st_cdone} <= 8'b1000_0000;
@@ -536,14 +527,16 @@ module papers_bus #(
                       c_cancel ? (cxnow_p ? LINK_BUS_OK : LINK_BUS_PENDING) :
                       c_ask    ? (!busy_p ? LINK_BUS_REFUSED : (rsync_p || rcx_p) ? LINK_BUS_OK : LINK_BUS_PENDING) :
                       (w_guard && busy_p) ? LINK_BUS_REFUSED : s_err;
-    // The result data, selected like a register read (timing: gating it
-    // with give_vec/give_code above, which come out of the AND-OR over
-    // p_hot, made the read path the UP5K's critical path): an ask reads
-    // PE p's answer (0 unless it has finished), a CANCEL start its cx_code
-    // (0 unless answered at once), so rdata is 0 whenever err is not.
-    wire [AW-1:0] ans_p = answer[{26'd0, p} * AW +: AW];
+    // The result data: an ask reads PE p's LAST through the read
+    // multiplexer, gated after it with "p's SYNC has finished" (rsync_p; the
+    // CANCEL outcome with rcx_p), a CANCEL start its cx_code (0 unless
+    // answered at once), so rdata is 0 whenever err is not.  (Gating every
+    // PE's LAST before the multiplexer cost N*N LUTs: at N = 64 the hub's
+    // link-only build is sized in docs/hardware.md.)
+    wire [N-1:0] ans_p = {N{rsync_p}} & last_p;
+    wire [2:0]   outc_p = {3{rcx_p}} & outc_of[{26'd0, p} * 3 +: 3];
     wire [2:0]   cxc_p = cx_code[{26'd0, p} * 3 +: 3];
-    wire [31:0]  rd_call = ({32{c_ask}} & lo32(ans_p[N-1:0])) | ({32{c_ask}} & {29'd0, ans_p[2:0]}) |
+    wire [31:0]  rd_call = ({32{c_ask}} & (lo32(ans_p) | {29'd0, outc_p})) |
                            ({32{c_cancel}} & {29'd0, cxc_p});
 
     always @(posedge clk) begin
@@ -556,7 +549,7 @@ module papers_bus #(
         end else begin
             rsp_valid    <= s_valid;
             rsp_rdata    <= rd | rd_call;
-            rsp_rdata_hi <= {32{c_ask}} & hi_bits(ans_p[N-1:0]);
+            rsp_rdata_hi <= {32{c_ask}} & hi_bits(ans_p);
             rsp_len      <= give_vec ? LEN_VEC : give_code ? 4'd1 : 4'd0;
             rsp_err      <= err2;
         end
@@ -571,7 +564,7 @@ module papers_bus #(
         for (ga = 0; ga < N; ga = ga + 1) begin : g_w
             always @(posedge clk) begin
                 if (rst) begin
-                    owner[ga] <= PINS == 0;  // link-only: on the link for good
+                    owner_r[ga] <= 1'b0;
                     sig[ga]   <= 4'd0;
                     // link-only: every PE starts alone (its own bit), as an
                     // absent PE reads, so that no GO toggles on an empty mask
@@ -582,12 +575,12 @@ module papers_bus #(
                     sig[ga] <= sig_next[ga*4 +: 4];  // a plain write of SIG is in sig_next
                     if (m_last_we[ga]) last[ga] <= m_last[ga*N +: N];
                     if (p_hot[ga] && !busy[ga]) begin
-                        if (w_sig)   owner[ga] <= 1'b1;
-                        if (w_mask0) begin mask[ga] <= mask_write(mask[ga], s_wdata, 1'b0); owner[ga] <= 1'b1; end
-                        if (w_mask1) begin mask[ga] <= mask_write(mask[ga], s_wdata, 1'b1); owner[ga] <= 1'b1; end
-                        if (w_ctrl)  begin ctrl[ga] <= s_wdata[4:0]; owner[ga] <= 1'b1; end
-                        if (w_owner && PINS != 0) owner[ga] <= s_wdata[0];  // link-only: stays 1
-                        if (m_start[ga]) owner[ga] <= 1'b1;      // a SYNC start: the PE is on the link
+                        if (w_sig)   owner_r[ga] <= 1'b1;
+                        if (w_mask0) begin mask[ga] <= mask_write(mask[ga], s_wdata, 1'b0); owner_r[ga] <= 1'b1; end
+                        if (w_mask1) begin mask[ga] <= mask_write(mask[ga], s_wdata, 1'b1); owner_r[ga] <= 1'b1; end
+                        if (w_ctrl)  begin ctrl[ga] <= s_wdata[4:0]; owner_r[ga] <= 1'b1; end
+                        if (w_owner) owner_r[ga] <= s_wdata[0];  // link-only: not read (owner is 1)
+                        if (m_start[ga]) owner_r[ga] <= 1'b1;      // a SYNC start: the PE is on the link
                     end
                 end
             end
