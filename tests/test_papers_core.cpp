@@ -1,6 +1,10 @@
 // papers_core (rtl/papers/papers_core.v) against the PAL equations of seed 000
 // section 3.1 and Table 7 (sim/papers_model.hpp: pal()), every cycle, under
-// seeded random stimulus, for N = 3 (absent PEs in the 4-bit mask), 4 and 16.
+// seeded random stimulus, for N = 3 (absent PEs in the 4-bit mask), 4 and 16;
+// and the pipelined core (PIPE = 1, link-only hubs) at N = 3 and 20 (groups
+// of 8, the last one short): GO, INT, go_rd and irq are the PAL's of the
+// inputs and masks one cycle before, the I bits those of the inputs one
+// cycle before with the current masks (the core's header).
 #include "harness.hpp"
 #include "papers_model.hpp"
 #include "seed.hpp"
@@ -10,6 +14,8 @@
 #include <Vpapers_core_n16.h>
 #include <Vpapers_core_n3.h>
 #include <Vpapers_core_n4.h>
+#include <Vpapers_core_pipe_n20.h>
+#include <Vpapers_core_pipe_n3.h>
 #include <catch2/catch.hpp>
 
 #include <random>
@@ -21,14 +27,19 @@ namespace R = aggnet::papers_regs;
 namespace {
 
 template <class V>
-void run_core(unsigned n, uint64_t cycles) {
+void run_core(unsigned n, uint64_t cycles, bool pipe = false) {
     const unsigned mw = R::mask_width(n);
-    Harness<V> h("papers_core_n" + std::to_string(n));
-    std::mt19937_64 rng(test_seed(("papers_core_n" + std::to_string(n)).c_str()));
+    const std::string name = std::string(pipe ? "papers_core_pipe_n" : "papers_core_n") + std::to_string(n);
+    Harness<V> h(name);
+    std::mt19937_64 rng(test_seed(name.c_str()));
     h.reset();
 
     std::vector<reg_t> data(n);    // register layout, for pal()
     std::vector<uint8_t> ctrl(n);
+    // pipe: what the core registered at the last edge (reset: all 0)
+    std::vector<reg_t> data_q(n, 0);
+    std::vector<uint8_t> ctrl_q(n, 0);
+    bool first = true;  // pipe: the partials hold their reset value (nothing fires)
     std::vector<bool> go(n, false);  // the model's GO registers
     std::vector<uint64_t> mask(n);
     uint64_t rises = 0, falls = 0, ints = 0, irqs = 0, bads = 0;
@@ -68,9 +79,27 @@ void run_core(unsigned n, uint64_t cycles) {
         }
         h->eval();
         std::vector<bool> next(n);
+        // pipe: the I bits and bad_mask from last cycle's S, D and PROBE with
+        // this cycle's masks
+        std::vector<reg_t> now_masks = data_q;
+        const reg_t mbits = ((reg_t(1) << mw) - 1) << R::DATA_B0;
+        for (unsigned a = 0; a < n; ++a) now_masks[a] = (data_q[a] & ~mbits) | (data[a] & mbits);
         for (unsigned a = 0; a < n; ++a) {
-            const PalOut o = pal(data, ctrl, go[a], a);
-            INFO("N=" << n << " cycle " << c << " PE" << a << " mask " << test::hex(mask[a]));
+            PalOut o = pipe ? pal(data_q, ctrl_q, go[a], a) : pal(data, ctrl, go[a], a);
+            if (pipe) {
+                const PalOut im = pal(now_masks, ctrl_q, go[a], a);
+                o.ivec = im.ivec;
+                o.bad = im.bad;
+                if (first) {
+                    // the partials' reset value: no term holds, no IR
+                    o.clkset = o.clkrst = false;
+                    o.irterm = false;
+                    o.INT = go[a] && ((ctrl_q[a] >> R::CONTROL_GI) & 1);
+                    o.go_rd = (o.INT && !o.irterm) || (!o.INT && go[a]);
+                    o.irq = o.INT && ((ctrl_q[a] >> R::CONTROL_IE) & 1);
+                }
+            }
+            INFO("N=" << n << " cycle " << c << " PE" << a << " mask " << test::hex(mask[a]) << (pipe ? " (PIPE = 1)" : ""));
             REQUIRE(bool(get_bits(h->go, a, 1)) == go[a]);
             REQUIRE(bool(get_bits(h->go_rd, a, 1)) == o.go_rd);
             REQUIRE(bool(get_bits(h->int_rd, a, 1)) == o.INT);
@@ -86,6 +115,9 @@ void run_core(unsigned n, uint64_t cycles) {
         }
         h.tick();
         go = next;
+        data_q = data;
+        ctrl_q = ctrl;
+        first = false;
     }
     // The stimulus must have exercised what it claims to test.
     INFO("GO rises " << rises << ", falls " << falls << ", INT " << ints << ", irq " << irqs << ", bad " << bads);
@@ -106,6 +138,13 @@ TEST_CASE("papers_core matches the PAL equations, N=4", "[papers_core]") {
 }
 TEST_CASE("papers_core matches the PAL equations, N=16", "[papers_core]") {
     run_core<Vpapers_core_n16>(16, uint64_t(200000 * cycles_scale()));
+}
+
+TEST_CASE("papers_core PIPE = 1 is the PAL a cycle late, N=3", "[papers_core]") {
+    run_core<Vpapers_core_pipe_n3>(3, uint64_t(300000 * cycles_scale()), true);
+}
+TEST_CASE("papers_core PIPE = 1 is the PAL a cycle late, N=20 (groups 8, 8, 4)", "[papers_core]") {
+    run_core<Vpapers_core_pipe_n20>(20, uint64_t(100000 * cycles_scale()), true);
 }
 
 TEST_CASE("papers_core Table 7: IR has priority and reads as GO=0, INT=1", "[papers_core]") {

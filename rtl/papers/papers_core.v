@@ -40,11 +40,30 @@
 //   * PROBE (data bit 1, reserved as 0 by the seed) switches the I bits to
 //     arrival flags, so a host that times out can name the missing PEs.
 //
+// Pipelined (PIPE = 1; papers_hub's link-only mode, issue 24's hub at 64
+// PEs): the inputs come one register stage earlier (papers_hub then has one
+// register stage in front instead of two), and the core holds the second:
+// the reductions over the mask (CLKSET's and CLKRST's ANDs, INT's OR over
+// IR) are split into groups of G PEs, each group's partial registered, so
+// that the GO register ANDs N/G partials instead of 3N signals; S, D, IR,
+// PROBE, GI and IE are registered beside them.  So GO, INT and every output
+// are the PAL's of the inputs and masks one cycle before (the masks through
+// the partials); the I bits and bad_mask take the current masks (the column
+// naming PE a, with the registered S, D and PROBE: the I bits need no
+// partials, and a mask register of N*N flip-flops would be the cost).
+// Timing from the inputs is one cycle more than PIPE = 0's, the cycle
+// papers_hub's second register stage was.
+//
 // Parameters: N in 2..64; MW must be max(N, 4) (it is a parameter only so
-// that port widths can use it; any other value fails elaboration).
+// that port widths can use it; any other value fails elaboration); PIPE 0
+// (the seed's equations on the inputs, the default) or 1 (above); G the
+// group size of PIPE = 1's partials (8: a group's partial is 24 signals, the
+// GO register's AND N/G + 1).
 module papers_core #(
     parameter integer N  = 4,
-    parameter integer MW = (N < 4) ? 4 : N
+    parameter integer MW = (N < 4) ? 4 : N,
+    parameter integer PIPE = 0,
+    parameter integer G = 8
 ) (
     input  wire                  clk,
     input  wire                  rst,
@@ -68,6 +87,31 @@ module papers_core #(
         end
         if (MW != ((N < 4) ? 4 : N)) begin : g_bad_mw
             $error("papers_core: MW must be max(N, 4); leave it at its default");
+        end
+        if (PIPE != 0 && PIPE != 1) begin : g_bad_pipe
+            $error("papers_core: PIPE must be 0 or 1");
+        end
+        if (G < 1 || G > 64) begin : g_bad_g
+            $error("papers_core: G must be in 1..64");
+        end
+    endgenerate
+
+    // What the outputs beside the reductions see: the inputs (PIPE = 0), or
+    // their register (PIPE = 1; IR is only reduced, INT's OR)
+    wire [N-1:0] s_e, d_e, probe_e, gi_e, ie_e;
+    generate
+        if (PIPE != 0) begin : g_in_reg
+            reg [N-1:0] s_q, d_q, probe_q, gi_q, ie_q;
+            always @(posedge clk) begin
+                if (rst) begin
+                    {s_q, d_q, probe_q, gi_q, ie_q} <= {(5 * N){1'b0}};
+                end else begin
+                    {s_q, d_q, probe_q, gi_q, ie_q} <= {s, d, probe, gi, ie};
+                end
+            end
+            assign {s_e, d_e, probe_e, gi_e, ie_e} = {s_q, d_q, probe_q, gi_q, ie_q};
+        end else begin : g_in_wire
+            assign {s_e, d_e, probe_e, gi_e, ie_e} = {s, d, probe, gi, ie};
         end
     endgenerate
 
@@ -93,19 +137,61 @@ module papers_core #(
             end
             // CLKSET = AND over a's mask of (B_j[a] AND S_j), AND NOT GO
             // CLKRST = AND over a's mask of (B_j[a] AND NOT S_j), AND GO
-            assign clkset[a] = (&(~mine | (col &  s_ext))) && !go[a];
-            assign clkrst[a] = (&(~mine | (col & ~s_ext))) &&  go[a];
+            // (each term true for a PE outside a's mask)
+            wire [MW-1:0] t_set = ~mine | (col &  s_ext);
+            wire [MW-1:0] t_rst = ~mine | (col & ~s_ext);
             // IR of any PE j whose mask contains a
-            assign irterm[a] = |(col[N-1:0] & ir);
+            wire [N-1:0]  t_ir  = col[N-1:0] & ir;
+            wire all_set, all_rst, any_ir;
+            if (PIPE != 0) begin : g_part
+                // the terms' groups of G, each registered
+                localparam integer NG = (MW + G - 1) / G;
+                localparam integer NGI = (N + G - 1) / G;
+                reg [NG-1:0]  p_set, p_rst, n_set, n_rst;
+                reg [NGI-1:0] p_ir, n_ir;
+                integer b;
+                always @* begin
+                    n_set = {NG{1'b1}};
+                    n_rst = {NG{1'b1}};
+                    n_ir  = {NGI{1'b0}};
+                    for (b = 0; b < MW; b = b + 1) begin
+                        n_set[b / G] = n_set[b / G] & t_set[b];
+                        n_rst[b / G] = n_rst[b / G] & t_rst[b];
+                    end
+                    for (b = 0; b < N; b = b + 1)
+                        n_ir[b / G] = n_ir[b / G] | t_ir[b];
+                end
+                always @(posedge clk) begin
+                    if (rst) begin
+                        p_set <= {NG{1'b0}};
+                        p_rst <= {NG{1'b0}};
+                        p_ir  <= {NGI{1'b0}};
+                    end else begin
+                        p_set <= n_set;
+                        p_rst <= n_rst;
+                        p_ir  <= n_ir;
+                    end
+                end
+                assign all_set = &p_set;
+                assign all_rst = &p_rst;
+                assign any_ir  = |p_ir;
+            end else begin : g_comb
+                assign all_set = &t_set;
+                assign all_rst = &t_rst;
+                assign any_ir  = |t_ir;
+            end
+            assign clkset[a] = all_set && !go[a];
+            assign clkrst[a] = all_rst &&  go[a];
+            assign irterm[a] = any_ir;
 
-            assign int_rd[a] = irterm[a] || (go[a] && gi[a]);
+            assign int_rd[a] = irterm[a] || (go[a] && gi_e[a]);
             // PAL: /PEaGO = (PEaINT * /IRterm) + (/PEaINT * GO); the PC's
             // inversion of Busy makes the register read exactly that.
             assign go_rd[a]  = (int_rd[a] && !irterm[a]) || (!int_rd[a] && go[a]);
-            assign irq[a]    = int_rd[a] && ie[a];
+            assign irq[a]    = int_rd[a] && ie_e[a];
 
             // I_k = PE (a+k+1)%N (seed Table 4), or its arrival under PROBE.
-            wire [N-1:0] src = probe[a] ? (s & col[N-1:0]) : d;
+            wire [N-1:0] src = probe_e[a] ? (s_e & col[N-1:0]) : d_e;
             for (j = 0; j < MW - 1; j = j + 1) begin : g_in
                 if (j < N - 1) begin : g_wire
                     assign ivec[a*(MW-1) + j] = src[(a + j + 1) % N];

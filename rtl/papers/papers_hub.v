@@ -46,12 +46,15 @@
 // link (papers_bus's registers drive pe_data / pe_ctrl, already in clk's
 // domain), so nothing needs a synchronizer.  The S, D, IR, PROBE and control
 // bits still pass two register stages, so that S -> GO stays 4 cycles and
-// papers_bus's SETTLE holds unchanged; the mask bits go straight to the core
-// (a register written over the link is stable, and a mask write is applied a
-// cycle after it lands instead of three: the bus takes one request at a
+// papers_bus's SETTLE holds unchanged: one here, the other inside the core
+// (papers_core PIPE = 1), where it holds the partial ANDs and ORs of the
+// barrier equations (groups of 8 PEs), so that no cycle reduces over 3N
+// signals.  The mask bits go straight to the core (a register written over
+// the link is stable): a mask write reaches GO through the partials two
+// cycles after it lands instead of four (the bus takes one request at a
 // time, several cycles apart, so writes still take effect in their order).
 // That saves the 2 * N * MW mask synchronizer flip-flops (8192 at N = 64);
-// the seed's equations are unchanged.
+// the seed's equations are unchanged, one cycle later inside the core.
 //
 // rst: synchronous, active high.  Parameters: N in 2..64; PINS 1 (pins, the
 // default) or 0 (link-only).
@@ -95,8 +98,33 @@ module papers_hub #(
     // unused and removed by synthesis).
     wire [N*W-1:0] data_s, data_q;
     wire [N*5-1:0] ctrl_q;
-    sync2 #(.W(N*W)) u_sync_data (.clk(clk), .rst(rst), .d(pe_data), .q(data_s));
     genvar a;
+    generate
+        if (PINS != 0) begin : g_sync
+            sync2 #(.W(N*W)) u_sync_data (.clk(clk), .rst(rst), .d(pe_data), .q(data_s));
+            // The control synchronizers reset to "CE pin high": every PE is
+            // absent until its pins have been sampled (no empty-mask GO
+            // toggling at reset).
+            sync2 #(.W(N*5), .RESET({N{PAPERS_CTRL_CABLE_INVERT}})) u_sync_ctrl (
+                .clk(clk), .rst(rst), .d(pe_ctrl), .q(ctrl_q));
+        end else begin : g_reg
+            // link-only: one register stage here, the second in the core
+            // (PIPE = 1: its reductions' partials), so S -> GO stays 4
+            reg [N*W-1:0] data_r;
+            reg [N*5-1:0] ctrl_r;
+            always @(posedge clk) begin
+                if (rst) begin
+                    data_r <= {(N*W){1'b0}};
+                    ctrl_r <= {N{PAPERS_CTRL_CABLE_INVERT}};
+                end else begin
+                    data_r <= pe_data;
+                    ctrl_r <= pe_ctrl;
+                end
+            end
+            assign data_s = data_r;
+            assign ctrl_q = ctrl_r;
+        end
+    endgenerate
     generate
         for (a = 0; a < N; a = a + 1) begin : g_in
             assign data_q[a*W +: PAPERS_DATA_B0] = data_s[a*W +: PAPERS_DATA_B0];
@@ -104,11 +132,6 @@ module papers_hub #(
                                                                     : pe_data[a*W + PAPERS_DATA_B0 +: MW];
         end
     endgenerate
-    // The control synchronizers reset to "CE pin high": every PE is absent
-    // until its pins have been sampled (no empty-mask GO toggling at reset).
-    sync2 #(.W(N*5), .RESET({N{PAPERS_CTRL_CABLE_INVERT}})) u_sync_ctrl (
-        .clk(clk), .rst(rst), .d(pe_ctrl), .q(ctrl_q));
-
     // Presence, then unpack the register layout into per-signal vectors
     // (an absent PE's pins all read 0).
     wire [N-1:0]    s, d, ir, probe, gi, ie, ce, u0, u1;
@@ -137,7 +160,7 @@ module papers_hub #(
     wire [N-1:0]        go, go_rd, int_rd, irq, bad_mask;
     wire [N*(MW-1)-1:0] ivec;
 
-    papers_core #(.N(N)) u_core (
+    papers_core #(.N(N), .PIPE((PINS == 0) ? 1 : 0)) u_core (
         .clk(clk), .rst(rst),
         .s(s), .d(d), .ir(ir), .probe(probe), .gi(gi), .ie(ie), .mask(mask),
         .go(go), .go_rd(go_rd), .int_rd(int_rd), .irq(irq), .ivec(ivec),
