@@ -161,17 +161,8 @@ module papers_core #(
                     for (b = 0; b < N; b = b + 1)
                         n_ir[b / G] = n_ir[b / G] | t_ir[b];
                 end
-                always @(posedge clk) begin
-                    if (rst) begin
-                        p_set <= {NG{1'b0}};
-                        p_rst <= {NG{1'b0}};
-                        p_ir  <= {NGI{1'b0}};
-                    end else begin
-                        p_set <= n_set;
-                        p_rst <= n_rst;
-                        p_ir  <= n_ir;
-                    end
-                end
+                always @(posedge clk)
+                    {p_set, p_rst, p_ir} <= rst ? {(2 * NG + NGI){1'b0}} : {n_set, n_rst, n_ir};
                 assign all_set = &p_set;
                 assign all_rst = &p_rst;
                 assign any_ir  = |p_ir;
