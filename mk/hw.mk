@@ -110,11 +110,12 @@ $(HW_OUT)/$(BOARD).json: fw/$(BOARD)/top.v $(HW_RTL) $(HW_INC) tools/synth.py
 # second opinion at the hub clock (it fails the build too).
 # --tmg-ripup: the router rips up and reroutes the nets of failing paths
 # (docs/hardware.md, "Clocks", has what it bought the ULX3S top; it
-# leaves a design that meets timing alone).
+# leaves a design that meets timing alone); a board file may turn it off
+# (PNR_TMG_RIPUP = False, with its reason), HW_<board>_RIPUP.
 # The seed is the board's HW_<board>_SEED (tools/boards/<board>.py PNR_SEED,
 # default 1): a board whose top sits at the edge of its clock names the seed
 # it was closed with, and why, in its board file.
-HW_PNR_OPTS = --seed $(HW_$(BOARD)_SEED) --tmg-ripup
+HW_PNR_OPTS = --seed $(HW_$(BOARD)_SEED) $(HW_$(BOARD)_RIPUP)
 $(HW_OUT)/$(BOARD).asc: $(HW_OUT)/$(BOARD).json $(HW_CONS)
 	$(NEXTPNR_ICE40) -q $(HW_$(BOARD)_PNR) --json $< --pcf $(HW_CONS) \
 	  --freq $(HW_MHZ) $(HW_PNR_OPTS) --asc $@.tmp --log $(basename $@).pnr.log \

@@ -42,6 +42,9 @@ def make_vars():
         out.append("HW_%s_CONS := %s" % (n, b.CONSTRAINTS))
         # the placer's seed: 1 unless the board file says otherwise (PNR_SEED, with its reason)
         out.append("HW_%s_SEED := %d" % (n, getattr(b, "PNR_SEED", 1)))
+        # nextpnr's timing-driven rip-up in the router: on unless the board
+        # file says otherwise (PNR_TMG_RIPUP = False, with its reason)
+        out.append("HW_%s_RIPUP := %s" % (n, "--tmg-ripup" if getattr(b, "PNR_TMG_RIPUP", True) else ""))
         out.append("HW_%s_MHZ := %s" % (n, fmt_mhz(boards.hub_khz(n))))
         if getattr(b, "UNPLACED", None):
             out.append("HW_%s_UNPLACED := %s" % (n, b.UNPLACED.replace("$", "$$").replace("#", "\\#")))

@@ -272,7 +272,7 @@ def r_bitstreams(opts):
                      "%.1f ns" % (4e3 / float(r["hub_mhz"]))])
     return table(["board", "device", "hub clock", "Fmax (nextpnr)", "met", "icetime", "logic cells",
                   "PAPERS barrier (4 cycles)"], body) + [
-        "", provenance(rows, "`make bitstreams`, nextpnr with --tmg-ripup at each board's seed (1, the iCEBreaker 4: tools/boards/icebreaker.py), the board top at its PLL clock")]
+        "", provenance(rows, "`make bitstreams`, nextpnr at each board's seed and router options (tools/boards/<board>.py: PNR_SEED, default 1; --tmg-ripup unless PNR_TMG_RIPUP = False), the board top at its PLL clock")]
 
 
 def r_barrier_ns(opts):
