@@ -40,8 +40,8 @@
 // one shared unit and memories: the frame parser, whose per-stream state
 // (FIFO pointers, escape and hunt flags, the byte count of the frame) is a
 // word of the state memory; the input FIFOs' read pointers (one word each);
-// the input FIFOs, one memory of S regions of IN_DEPTH entries (a byte and
-// a last-byte bit); the header streams' output FIFOs, one memory of S-1
+// the input FIFOs, one memory of S regions of IN_DEPTH entries (a byte, a
+// last-byte bit and an is-ESC bit); the header streams' output FIFOs, one memory of S-1
 // regions of OUT_DEPTH bytes (and the USB stream's own of USB_OUT_DEPTH);
 // the counters, a word of 5 x CNT_W bits per stream.
 //
@@ -297,7 +297,7 @@ module link_mux #(
     reg  [IAW:0]  frd;         // forwarder's read pointer (one past the byte read)
     reg  [2:0]    gap;         // cycles since the last forwarded byte (saturates)
     reg  [1:0]    fpos;        // 0 FLAG next, 1 pe (or ESC) next, 2 escaped pe next, 3 past pe
-    reg  [8:0]    q;           // the input memory's read data {last, byte}
+    reg  [9:0]    q;           // the input memory's read data {is ESC, last, byte}
     wire          emit = (fst == F_EMIT);
     wire          emit_last = emit && q[8];
     reg           fe_r;        // emit_last, a cycle later
@@ -641,21 +641,23 @@ module link_mux #(
     wire         i_part = live && part;
 `endif
     wire [1:0]   i_tx = live ? b_txp : 2'd0;
-    // the input memory: S regions of IN_DEPTH entries {last, byte}
+    // the input memory: S regions of IN_DEPTH entries {is ESC, last, byte}
     // (no_rw_check: the forwarder reads only whole frames, which stage C no
     // longer writes, but for the entry after a frame's last byte, read and
-    // dropped in the same cycle)
-    (* no_rw_check *) reg [8:0] imem [0:S*IN_DEPTH-1];
+    // dropped in the same cycle).  The byte's compare with ESC is made as it
+    // is written (timing: on the ECP5 the block RAM's late output through
+    // the compare into the forwarder's escape state missed 90 MHz).
+    (* no_rw_check *) reg [9:0] imem [0:S*IN_DEPTH-1];
     wire         i_we = live && (start_ok || (store && !used_wr[IAW]));
     wire [IAW-1:0] i_wa = start_ok ? fs[IAW-1:0] : wr[IAW-1:0];
-    wire [8:0]   i_wd = start_ok ? {1'b0, LINK_FLAG} : {commit, b};
+    wire [9:0]   i_wd = start_ok ? {2'b00, LINK_FLAG} : {b == LINK_ESC, commit, b};
 
     // stage C: stage B's byte into the input memory, its frame counted whole,
     // its events added to the stream's counters (read in stage B)
     reg          w_go, w_ini, w_frames, w_bind, w_ovr, w_part, w_we;
     reg  [1:0]   w_tx;
     reg  [IAW-1:0] w_wa;
-    reg  [8:0]   w_wd;
+    reg  [9:0]   w_wd;
     always @(posedge clk) begin
         if (rst) begin
             w_go <= 1'b0;
@@ -669,7 +671,7 @@ module link_mux #(
             w_tx <= 2'd0;
             w_we <= 1'b0;
             w_wa <= 0;
-            w_wd <= 9'd0;
+            w_wd <= 10'd0;
         end else begin
             w_go <= b_go;
             w_ini <= b_ini;
@@ -790,7 +792,7 @@ module link_mux #(
     end
 
     wire [7:0] fpe = (fpos == 2'd2) ? (q[7:0] ^ LINK_ESC_XOR) : q[7:0];
-    wire       fpe_at = emit && ((fpos == 2'd1 && q[7:0] != LINK_ESC) || fpos == 2'd2);
+    wire       fpe_at = emit && ((fpos == 2'd1 && !q[9]) || fpos == 2'd2);
     wire [7:0] f_rel = fpe - BASE8;
     // The route is learnt a cycle after the pe byte goes out (timing: on the
     // ECP5 the input memory's late output through the escape, the subtract
@@ -846,7 +848,7 @@ module link_mux #(
                     gap <= 3'd0;
                     frd <= frd + 1'b1;
                     if (fpos != 2'd3) begin
-                        if (fpos == 2'd1 && q[7:0] == LINK_ESC) fpos <= 2'd2;
+                        if (fpos == 2'd1 && q[9]) fpos <= 2'd2;
                         else if (fpos == 2'd0) fpos <= 2'd1;
                         else fpos <= 2'd3;
                     end
