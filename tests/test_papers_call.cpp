@@ -41,9 +41,11 @@ namespace {
 
 constexpr unsigned OK = L::BUS_OK, NO_REG = L::BUS_NO_REG, REFUSED = L::BUS_REFUSED, PENDING = L::BUS_PENDING;
 
-// papers_bus answers three cycles after a request: the request is taken at
-// the edge of the cycle it is offered (T), the response is out after T+2.
-constexpr uint64_t RSP_TICKS = 2;
+// papers_bus answers four cycles after a request: the request is taken at
+// the edge of the cycle it is offered (T), a write takes effect at the edge
+// T+2, and the response is out after T+3.
+constexpr uint64_t RSP_TICKS = 3;
+constexpr uint64_t WRITE_TICKS = 2;
 // papers_bus.v's SETTLE: edges from a SIG write to papers_hub's status
 // register holding its effect (2 in sync2, 1 in the status register), both
 // for the I bits (D -> IVEC) and for a GO an S caused before it dropped.
@@ -583,10 +585,10 @@ void link_only(unsigned n) {
         INFO("S write -> GO pin " << s_edges << " edges, mask write -> GO pin " << m_edges);
         // taken + 2: the register; + 2 register stages (papers_hub's, the
         // core's partials) + GO + the status register
-        REQUIRE(s_edges == RSP_TICKS + 4);
+        REQUIRE(s_edges == WRITE_TICKS + 4);
         // the register, the core's partials (the mask goes straight to
         // them: papers_hub has no register stage for it), GO, the status
-        REQUIRE(m_edges == RSP_TICKS + 3);
+        REQUIRE(m_edges == WRITE_TICKS + 3);
     }
 }
 
@@ -597,10 +599,12 @@ void measure_settle(unsigned n) {
     Bench<V> b(n, "papers_call_settle_n" + std::to_string(n));
     b.set_mask(0, 0b11);
     b.set_mask(1, 0b11);
-    // D -> I: the write takes effect at the edge the response comes out of
+    // D -> I: the write takes effect RSP_TICKS - WRITE_TICKS edges before
+    // the response comes out
+    const uint64_t late = RSP_TICKS - WRITE_TICKS;
     const Rsp r = b.write(0, R::W_SIG, 1);
     REQUIRE(r.err == OK);
-    uint64_t k = 0;
+    uint64_t k = late;
     while (!(b.ivec_pins(1) & 1)) {
         b.tick();
         REQUIRE(++k <= 10);
@@ -614,14 +618,14 @@ void measure_settle(unsigned n) {
     const uint64_t t1 = b.send({true, false, 0, R::W_SIG, bit(R::DATA_S) | 1, 0, 1});
     const uint64_t t2 = b.send({true, false, 0, R::W_SIG, 1, 0, 1});
     REQUIRE(b.collect(t1).err == OK);
-    const Rsp drop = b.collect(t2);  // S fell at this edge
-    k = 0;
+    const Rsp drop = b.collect(t2);  // S fell `late` edges before this one
+    k = late;
     while (!b.go_pin(0)) {
         b.tick();
         REQUIRE(++k <= 10);
     }
     CHECK(k == SETTLE);
-    CHECK(b.h.cycle() == drop.cycle + SETTLE);
+    CHECK(b.h.cycle() == drop.cycle - late + SETTLE);
 }
 
 // CANCEL racing GO: PE1 is a cabled PE that raises S `off` cycles after PE0's

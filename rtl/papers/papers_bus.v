@@ -27,9 +27,11 @@
 // Bus (a slave on link_port's engine bus, window already decoded):
 //   req_valid/req_ready/req_we/req_pe/req_reg/req_wdata, and for a CALL
 //   access (docs/link.md rule 8) req_call and req_len; always ready.
-//   rsp_valid three cycles after each request (the request is registered,
-//   then decoded, then read and applied: timing; the UP5K could not place
-//   the hub's window decode and this register decode in one 48 MHz cycle),
+//   rsp_valid four cycles after each request (the request is registered,
+//   then decoded, then read and applied, then the answer put together:
+//   timing; the UP5K could not place the hub's window decode and this
+//   register decode in one 48 MHz cycle, nor the ECP5 the PE multiplexers
+//   and the answer in one 100 MHz cycle at N = 32),
 //   rsp_rdata (and rsp_rdata_hi, rsp_len for a finished CALL), rsp_err: 0 ok,
 //   1 no such register (also a PE >= N, MASK1/IVEC1/LAST1 when N <= 32), 2
 //   refused (a write to a read-only register; a CALL access to a register
@@ -207,7 +209,8 @@ module papers_bus #(
     // ---- requests -------------------------------------------------------------
     // Stage 0 registers the request as it came; stage 1 decodes it (the
     // write to apply, the read's one-hot selects, the answer's error code);
-    // stage 2 reads and writes from those registers.
+    // stage 2 reads (PE p's registers, into x_*) and writes from those
+    // registers; stage 3 puts the answer together.
     assign req_ready = 1'b1;
     // stage 0: the request as it came, with its register named one-hot and
     // its PE checked (timing: stage 1's error code from the raw number and
@@ -290,9 +293,8 @@ module papers_bus #(
         c_ask    <= !rst && cq && !q_we && k_call;
     end
 
-    // Stage 2's read is then an AND-OR of PE p's values (timing: the
-    // register decode and the PE mux in one cycle were the UP5K's critical
-    // path at 48 MHz).
+    // The read's selects, one-hot (timing: the register decode and the PE
+    // mux in one cycle were the UP5K's critical path at 48 MHz).
     reg        e_sig, e_mask0, e_mask1, e_ctrl, e_stat, e_ivec0, e_ivec1, e_owner, e_pres0, e_pres1;
     reg        e_last0, e_last1;
     reg [1:0]  s_err;
@@ -328,20 +330,41 @@ module papers_bus #(
         end
     endfunction
 
+    // Stage 2 selects PE p's registers and registers them (x_*), with the
+    // read's selects (f_*); stage 3 puts the answer together (timing: the
+    // PE multiplexers and the answer's AND-OR in one cycle were the ECP5
+    // link hub's critical path at N = 32).
     wire [N-1:0] ivec_p = ivec_of[{26'd0, p} * N +: N];
-    wire [N-1:0] last_p = last[p];  // read, and an ask's answer (gated below, after the multiplexer)
-    wire [31:0] rd = ({32{e_sig}}   & {28'd0, sig[p]}) |
-                     ({32{e_mask0}} & lo32(mask[p])) |
-                     ({32{e_mask1}} & hi_bits(mask[p])) |
-                     ({32{e_ctrl}}  & {27'd0, ctrl[p]}) |
-                     ({32{e_stat}}  & {28'd0, stat_of[{26'd0, p} * 4 +: 4]}) |
-                     ({32{e_ivec0}} & lo32(ivec_p)) |
-                     ({32{e_ivec1}} & hi_bits(ivec_p)) |
-                     ({32{e_owner}} & {31'd0, owner[p]}) |
-                     ({32{e_pres0}} & lo32(hub_present)) |
-                     ({32{e_pres1}} & hi_bits(hub_present)) |
-                     ({32{e_last0}} & lo32(last_p)) |
-                     ({32{e_last1}} & hi_bits(last_p));
+    reg  [3:0]   x_sig, x_stat;
+    reg  [4:0]   x_ctrl;
+    reg          x_owner;
+    reg  [N-1:0] x_mask, x_ivec, x_last, x_pres;  // x_last: read, and an ask's answer (gated after)
+    reg          f_sig, f_mask0, f_mask1, f_ctrl, f_stat, f_ivec0, f_ivec1, f_owner, f_pres0, f_pres1;
+    reg          f_last0, f_last1;
+    always @(posedge clk) begin
+        x_sig   <= sig[p];
+        x_stat  <= stat_of[{26'd0, p} * 4 +: 4];
+        x_ctrl  <= ctrl[p];
+        x_owner <= owner[p];
+        x_mask  <= mask[p];
+        x_ivec  <= ivec_p;
+        x_last  <= last[p];
+        x_pres  <= hub_present;
+        {f_sig, f_mask0, f_mask1, f_ctrl, f_stat, f_ivec0, f_ivec1, f_owner, f_pres0, f_pres1, f_last0, f_last1} <=
+            {e_sig, e_mask0, e_mask1, e_ctrl, e_stat, e_ivec0, e_ivec1, e_owner, e_pres0, e_pres1, e_last0, e_last1};
+    end
+    wire [31:0] rd = ({32{f_sig}}   & {28'd0, x_sig}) |
+                     ({32{f_mask0}} & lo32(x_mask)) |
+                     ({32{f_mask1}} & hi_bits(x_mask)) |
+                     ({32{f_ctrl}}  & {27'd0, x_ctrl}) |
+                     ({32{f_stat}}  & {28'd0, x_stat}) |
+                     ({32{f_ivec0}} & lo32(x_ivec)) |
+                     ({32{f_ivec1}} & hi_bits(x_ivec)) |
+                     ({32{f_owner}} & {31'd0, x_owner}) |
+                     ({32{f_pres0}} & lo32(x_pres)) |
+                     ({32{f_pres1}} & hi_bits(x_pres)) |
+                     ({32{f_last0}} & lo32(x_last)) |
+                     ({32{f_last1}} & hi_bits(x_last));
 
     // Bits 32..N-1 of an N-bit vector, right-aligned (0 when N <= 32).
     function [31:0] hi_bits(input [N-1:0] v);
@@ -528,16 +551,30 @@ module papers_bus #(
                       c_ask    ? (!busy_p ? LINK_BUS_REFUSED : (rsync_p || rcx_p) ? LINK_BUS_OK : LINK_BUS_PENDING) :
                       (w_guard && busy_p) ? LINK_BUS_REFUSED : s_err;
     // The result data: an ask reads PE p's LAST through the read
-    // multiplexer, gated after it with "p's SYNC has finished" (rsync_p; the
+    // multiplexer, gated after it with "p's SYNC had finished" (rsync_p; the
     // CANCEL outcome with rcx_p), a CANCEL start its cx_code (0 unless
     // answered at once), so rdata is 0 whenever err is not.  (Gating every
     // PE's LAST before the multiplexer cost N*N LUTs: at N = 64 the hub's
-    // link-only build is sized in docs/hardware.md.)
-    wire [N-1:0] ans_p = {N{rsync_p}} & last_p;
-    wire [2:0]   outc_p = {3{rcx_p}} & outc_of[{26'd0, p} * 3 +: 3];
-    wire [2:0]   cxc_p = cx_code[{26'd0, p} * 3 +: 3];
-    wire [31:0]  rd_call = ({32{c_ask}} & (lo32(ans_p) | {29'd0, outc_p})) |
-                           ({32{c_cancel}} & {29'd0, cxc_p});
+    // link-only build is sized in docs/hardware.md.)  All of it decided in
+    // stage 2, from the machine's state in that cycle, and registered for
+    // stage 3.
+    reg         f_valid, f_ask, f_cancel, f_rsync;
+    reg  [2:0]  f_outc, f_cxc;
+    reg  [3:0]  f_len;
+    reg  [1:0]  f_err;
+    always @(posedge clk) begin
+        f_valid  <= s_valid && !rst;
+        f_ask    <= c_ask;
+        f_cancel <= c_cancel;
+        f_rsync  <= rsync_p;
+        f_outc   <= {3{rcx_p}} & outc_of[{26'd0, p} * 3 +: 3];
+        f_cxc    <= cx_code[{26'd0, p} * 3 +: 3];
+        f_len    <= give_vec ? LEN_VEC : give_code ? 4'd1 : 4'd0;
+        f_err    <= err2;
+    end
+    wire [N-1:0] ans = {N{f_rsync}} & x_last;
+    wire [31:0]  rd_call = ({32{f_ask}} & (lo32(ans) | {29'd0, f_outc})) |
+                           ({32{f_cancel}} & {29'd0, f_cxc});
 
     always @(posedge clk) begin
         if (rst) begin
@@ -547,11 +584,11 @@ module papers_bus #(
             rsp_len      <= 4'd0;
             rsp_err      <= LINK_BUS_OK;
         end else begin
-            rsp_valid    <= s_valid;
+            rsp_valid    <= f_valid;
             rsp_rdata    <= rd | rd_call;
-            rsp_rdata_hi <= {32{c_ask}} & hi_bits(ans_p);
-            rsp_len      <= give_vec ? LEN_VEC : give_code ? 4'd1 : 4'd0;
-            rsp_err      <= err2;
+            rsp_rdata_hi <= {32{f_ask}} & hi_bits(ans);
+            rsp_len      <= f_len;
+            rsp_err      <= f_err;
         end
     end
 
