@@ -12,7 +12,7 @@ TITLE = "Radiona ULX3S (ECP5 LFE5U-85F-6BG381C), 16 UART PEs on GPIO pairs 0-10 
 CONSTRAINTS = "constraints/ulx3s_uart.lpf"
 # nextpnr's router without --tmg-ripup: with it, this top's routing went on
 # for over an hour without settling (a42be2e, 87485a7) or ended below 90 MHz
-# (2b87809: 80.44); without it, 94.38 MHz (8934cf9), 92.51 (4374181)
+# (5502d59: 80.44); without it, 94.38 MHz (8934cf9), 92.51 (d958130)
 # (docs/hardware.md, UART PEs)
 PNR_TMG_RIPUP = False
 # make bitstreams leaves it out until it has placed once at its clock
