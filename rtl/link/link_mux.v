@@ -41,8 +41,9 @@
 // (FIFO pointers, escape and hunt flags, the byte count of the frame) is a
 // word of the state memory; the input FIFOs' read pointers (one word each);
 // the input FIFOs, one memory of S regions of IN_DEPTH entries (a byte, a
-// last-byte bit and an is-ESC bit); the header streams' output FIFOs, one memory of S-1
-// regions of OUT_DEPTH bytes (and the USB stream's own of USB_OUT_DEPTH);
+// last-byte bit and an is-ESC bit); the header streams' output FIFOs, one
+// memory of S-1 regions of OUT_DEPTH bytes (and the USB stream's own of
+// USB_OUT_DEPTH);
 // the counters, a word of 5 x CNT_W bits per stream.
 //
 // Input: in stream k's slot, the byte it holds goes through the parser: a

@@ -45,8 +45,8 @@
 // register stage in front instead of two), and the core holds the second:
 // the reductions over the mask (CLKSET's and CLKRST's ANDs, INT's OR over
 // IR) are split into groups of G PEs, each group's partial registered, so
-// that the GO register ANDs N/G partials instead of 3N signals; S, D, IR,
-// PROBE, GI and IE are registered beside them.  So GO, INT and every output
+// that the GO register ANDs N/G partials instead of 3N signals; S, D,
+// PROBE, GI and IE are registered beside them (IR is only reduced).  So GO, INT and every output
 // are the PAL's of the inputs and masks one cycle before (the masks through
 // the partials); the I bits and bad_mask take the current masks (the column
 // naming PE a, with the registered S, D and PROBE: the I bits need no

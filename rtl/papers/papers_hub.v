@@ -50,9 +50,10 @@
 // (papers_core PIPE = 1), where it holds the partial ANDs and ORs of the
 // barrier equations (groups of 8 PEs), so that no cycle reduces over 3N
 // signals.  The mask bits go straight to the core (a register written over
-// the link is stable): a mask write reaches GO through the partials two
-// cycles after it lands instead of four (the bus takes one request at a
-// time, several cycles apart, so writes still take effect in their order).
+// the link is stable): a mask write reaches the GO register through the
+// partials two cycles after it lands, an S write three (the bus takes one
+// request at a time, several cycles apart, so writes still take effect in
+// their order).
 // That saves the 2 * N * MW mask synchronizer flip-flops (8192 at N = 64);
 // the seed's equations are unchanged, one cycle later inside the core.
 //
