@@ -10,10 +10,9 @@ ports as yosys elaborates them: every input but `clk` is driven from a
 register of a serial shift chain (pin `sin`), every output is captured into a
 register of a second chain (pins `load`, `sout`); a point that names its
 `chain` ports has only those chained (its other inputs tied to 0, its other
-outputs unconnected: a link-only hub's real pins are its UART's).  All of the core's logic
-(but what only unchained outputs read) stays live, all paths start and end at
-flops, and the figure is the core's
-internal Fmax (plus the trivial chain flops), not a pin-to-pin figure.
+outputs unconnected: a link-only hub's real pins are its UART's).  All of
+the core's logic (but what only unchained outputs read) stays live, all paths
+start and end at flops, and the figure is the core's internal Fmax (plus the trivial chain flops), not a pin-to-pin figure.
 LUT/FF counts are of the whole wrapper as nextpnr reports them; the chains
 add one FF per core pin.
 
