@@ -334,21 +334,50 @@ module papers_bus #(
     // read's selects (f_*); stage 3 puts the answer together (timing: the
     // PE multiplexers and the answer's AND-OR in one cycle were the ECP5
     // link hub's critical path at N = 32).
-    wire [N-1:0] ivec_p = ivec_of[{26'd0, p} * N +: N];
-    reg  [3:0]   x_sig, x_stat;
-    reg  [4:0]   x_ctrl;
-    reg          x_owner;
-    reg  [N-1:0] x_mask, x_ivec, x_last, x_pres;  // x_last: read, and an ask's answer (gated after)
+    //
+    // Each group of SG bits of the selected row has its own copy of p
+    // (timing: one p drove every first-level multiplexer LUT, about 16 (3N +
+    // 14) loads at N = 32, and its routing was half the link hub's critical
+    // path on the ECP5).  A copy differs from p only while no request is
+    // decoded (q_ok low: then x_* is read by nothing), where it holds its
+    // group's number instead of 0: so the copies are not the same flop and
+    // yosys does not merge them back into one.
+    localparam integer RW = 4 + 4 + 5 + 1 + 3 * N;       // sig, stat, ctrl, owner, mask, ivec, last
+    localparam integer SG = 8;
+    localparam integer NG = (RW + SG - 1) / SG;
+    wire [RW*N-1:0] row_of;                                // PE a's readable registers at a*RW
+    generate
+        for (a = 0; a < N; a = a + 1) begin : g_row
+            assign row_of[a*RW +: RW] = {sig[a], stat_of[a*4 +: 4], ctrl[a], owner[a], mask[a],
+                                         ivec_of[a*N +: N], last[a]};
+        end
+    endgenerate
+    wire [RW-1:0] x_row;
+    genvar gs;
+    generate
+        for (gs = 0; gs < NG; gs = gs + 1) begin : g_sel
+            localparam integer LOB = gs * SG;
+            localparam integer WB = (RW - LOB < SG) ? RW - LOB : SG;
+            localparam integer IDLE_I = gs % N;
+            localparam [PW-1:0] IDLE_P = IDLE_I[PW-1:0];
+            reg [PW-1:0] pc;
+            reg [WB-1:0] xr;
+            always @(posedge clk) begin
+                pc <= q_ok ? q_pe[PW-1:0] : IDLE_P;
+                xr <= row_of[{26'd0, pc} * RW + LOB +: WB];
+            end
+            assign x_row[LOB +: WB] = xr;
+        end
+    endgenerate
+    wire [3:0]   x_sig, x_stat;
+    wire [4:0]   x_ctrl;
+    wire         x_owner;
+    wire [N-1:0] x_mask, x_ivec, x_last;  // x_last: read, and an ask's answer (gated after)
+    assign {x_sig, x_stat, x_ctrl, x_owner, x_mask, x_ivec, x_last} = x_row;
+    reg  [N-1:0] x_pres;
     reg          f_sig, f_mask0, f_mask1, f_ctrl, f_stat, f_ivec0, f_ivec1, f_owner, f_pres0, f_pres1;
     reg          f_last0, f_last1;
     always @(posedge clk) begin
-        x_sig   <= sig[p];
-        x_stat  <= stat_of[{26'd0, p} * 4 +: 4];
-        x_ctrl  <= ctrl[p];
-        x_owner <= owner[p];
-        x_mask  <= mask[p];
-        x_ivec  <= ivec_p;
-        x_last  <= last[p];
         x_pres  <= hub_present;
         {f_sig, f_mask0, f_mask1, f_ctrl, f_stat, f_ivec0, f_ivec1, f_owner, f_pres0, f_pres1, f_last0, f_last1} <=
             {e_sig, e_mask0, e_mask1, e_ctrl, e_stat, e_ivec0, e_ivec1, e_owner, e_pres0, e_pres1, e_last0, e_last1};
