@@ -197,7 +197,8 @@ FPU_UNITS = [
     ("SUMF", "fpu_add64", "rounded adds in channel order over the TC members: the lowest member's term, "
      "plus the next member's, and so on (one dependent add at a time)",
      "2 + 6 (M - 1) cycles after the completing step for M members (M = 1: 2), then the result is placed"),
-    ("MAXF, MINF", "fpu_minmax64", "a tree over the members (any order gives the same bits)",
+    ("MAXF, MINF", "cop_core", "its integer ALU tree over the members, signed maximum / minimum on the "
+     "doubles' order keys (rtl/fpu/fpu_key.vh, fpu_minmax64's order; any order gives the same bits)",
      "ceil(log2 C) + 1 cycles after the completing step, as the integer reductions"),
     ("EXSUMF", "fpu_exact_acc", "every member's term added exactly, one per cycle in channel order, one "
      "ROUND_CLEAR", "C + 45 cycles after the completing step (the ROUND's worst case, so the timing "

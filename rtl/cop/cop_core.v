@@ -54,8 +54,9 @@
 //          i (members only), ROUND_CLEAR in cycle C, the result is held by
 //          cycle C + 44 (the ROUND's worst case: the timing is data-free)
 //   FPUT   the float result is placed in every member's reply slot
-//   MAXF / MINF go through TREE, on a tree of fpu_minmax64 over the same
-//   leaves (absent members: -inf for max, +inf for min).
+//   MAXF / MINF go through TREE, the integer tree's signed maximum or
+//   minimum on the members' order keys (rtl/fpu/fpu_key.vh, the order of
+//   fpu_minmax64; a NaN member's key wins, the root's key is decoded).
 //   UP     (UP = 1) an entry for level 2 is offered on up_* until up_ready:
 //          a single command with X from EXEC, a completed X round's
 //          combined value from EXEC (barrier), TREE or FPUT instead of
@@ -212,8 +213,7 @@ module cop_core #(
     localparam [3:0] S_IDLE = 4'd0, S_PICK = 4'd1, S_LEAD = 4'd2, S_GROUP = 4'd3, S_EXEC = 4'd4,
                      S_TREE = 4'd5, S_SCAN = 4'd6, S_FADD = 4'd7, S_FEX = 4'd8, S_FPUT = 4'd9,
                      S_UP = 4'd10;
-    localparam [63:0] F_QNAN = 64'h7FF8_0000_0000_0000, F_PINF = 64'h7FF0_0000_0000_0000,
-                      F_NINF = 64'hFFF0_0000_0000_0000;
+    localparam [63:0] F_QNAN = 64'h7FF8_0000_0000_0000;
     // EXSUMF: fpu_exact_acc's ROUND answers at most EX_RND cycles after the
     // cycle that issued it (its header: 9 + R edges, R <= 34 carry steps)
     localparam integer EX_RND = 44;
@@ -298,6 +298,18 @@ module cop_core #(
     function automatic [63:0] ext(input w64, input [63:0] v);
         begin
             ext = w64 ? v : {{32{v[31]}}, v[31:0]};
+        end
+    endfunction
+    // MAXF / MINF on the same tree: a member's double as its order key
+    // (fpu_key.vh; signed keys order the doubles as fpu_minmax64 does), a
+    // NaN as the key that wins every comparison (the opposite function's
+    // identity), so the root decodes to the one NaN if any member had one
+`include "fpu_key.vh"
+    function automatic [63:0] leaf(input flt, input [2:0] fn, input w64, input [63:0] v);
+        begin
+            if (!flt) leaf = ext(w64, v);
+            else if (fpu_is_nan(v)) leaf = ~ident(fn);
+            else leaf = fpu_okey(v);
         end
     endfunction
 
@@ -548,7 +560,6 @@ module cop_core #(
     reg [1:0]      fph;     // SUMF: 0 first term, 1 first add, 2 waiting for the adder
     reg [7:0]      fcnt;    // EXSUMF: cycles since the first term
     reg [63:0]     facc;
-    wire [63:0]    fz [1:2*P2-1];       // the float tree: leaves tn[P2..], nodes fpu_minmax64 outputs
     wire           fa_valid, ex_valid;  // fpu_add64, fpu_exact_acc results
     wire [63:0]    fa_z, ex_z;
 
@@ -558,6 +569,10 @@ module cop_core #(
     wire [KW-1:0] l_key  = {l_ppn, l_pid, l_mask};
     wire [DW-1:0] l_ridx = {l_ppn, l_pid, l_addr};
     wire          l_flt  = l_kind == K_FLT;
+    // the tree's result: MAXF / MINF decoded from the root's key, a NaN key
+    // made the canonical NaN; a 32-bit function's low word
+    wire [63:0]   t_dbl  = fpu_okey(tn[1]);
+    wire [63:0]   t_res  = l_flt ? (fpu_is_nan(t_dbl) ? F_QNAN : t_dbl) : l_w64 ? tn[1] : {32'd0, tn[1][31:0]};
     wire          l_coll = l_kind == K_RED || l_kind == K_BAR || l_kind == K_SCAN || l_flt;
     wire [C-1:0]  l_one  = {{(C-1){1'b0}}, 1'b1} << lead;
 `ifdef SELFTEST_LOCKLEAK
@@ -747,7 +762,7 @@ module cop_core #(
             if (dn_err) begin pl_ref = u_mem; pl_cause = dn_cause; end
             else begin pl_ok = u_mem; pl_data = dn_data; pl_len = dn_len; end
         end else if (st == S_TREE && tcnt == TREE_DONE && !l_x) begin
-            pl_ok = t_tmpl; pl_data = l_flt ? fz[1] : l_w64 ? tn[1] : {32'd0, tn[1][31:0]}; pl_len = l_dec[15:12];
+            pl_ok = t_tmpl; pl_data = t_res; pl_len = l_dec[15:12];
         end else if (st == S_FPUT && !l_x) begin
             // SUMF of one member is that term: its NaN is made canonical too (docs/fpu.md)
             pl_ok = t_tmpl; pl_len = l_dec[15:12];
@@ -888,7 +903,7 @@ module cop_core #(
                     tcnt <= tcnt + 1'b1;
                     if (tcnt == TREE_DONE) begin
                         st <= l_x ? S_UP : S_IDLE;
-                        u_data <= l_flt ? fz[1] : l_w64 ? tn[1] : {32'd0, tn[1][31:0]};
+                        u_data <= t_res;
                     end
                 end
                 S_SCAN: begin
@@ -975,34 +990,21 @@ module cop_core #(
     integer ti;
     always @(posedge clk) begin
         for (ti = 0; ti < P2; ti = ti + 1)
-            tn[P2 + ti] <= (ti < C && t_tmpl[ti % C]) ? ext(l_w64, rx_data[ti % C]) :
-                           !l_flt ? ident(l_fn) : l_fn[1] ? F_PINF : F_NINF;
+            tn[P2 + ti] <= (ti < C && t_tmpl[ti % C]) ? leaf(l_flt, l_fn, l_w64, rx_data[ti % C]) : ident(l_fn);
         for (ti = 1; ti < P2; ti = ti + 1)
             tn[ti] <= alu(l_fn, tn[2*ti], tn[2*ti + 1]);
     end
 
     // ---- the FPU (rtl/fpu/, docs/fpu.md) ----
-    // MAXF / MINF: a tree of fpu_minmax64 (one register level per tree
-    // level, like the ALU tree) over the same leaves; SUMF: fpu_add64, one
-    // dependent add at a time; EXSUMF: fpu_exact_acc, one term per cycle
+    // MAXF / MINF run on the ALU tree above (order keys); SUMF: fpu_add64,
+    // one dependent add at a time; EXSUMF: fpu_exact_acc, one term per cycle
     wire        fa_go = st == S_FADD && frem != {C{1'b0}} && (fph == 2'd1 || (fph == 2'd2 && fa_valid));
     wire        ex_go = st == S_FEX && (fcnt < C8 ? t_tmpl[fcnt[CW-1:0]] : fcnt == C8);
     wire [2:0]  ex_op = (fcnt < C8) ? 3'd0 : 3'd3;  // ADD, then ROUND_CLEAR
-    genvar gf;
     generate
-        for (gf = P2; gf < 2 * P2; gf = gf + 1) begin : g_leaf
-            assign fz[gf] = tn[gf];
-        end
         if (EN_FPU != 0) begin : g_fpu
-            wire [P2-1:1] mm_v, mm_t;
             wire          fa_t, ex_rdy;
             wire [63:0]   ex_rd;
-            for (gf = 1; gf < P2; gf = gf + 1) begin : g_mm
-                fpu_minmax64 #(.TW(1)) u_mm (
-                    .clk(clk), .rst(rst), .in_valid(1'b1), .in_min(l_fn[1]), .in_a(fz[2*gf]), .in_b(fz[2*gf + 1]),
-                    .in_tag(1'b0), .out_valid(mm_v[gf]), .out_z(fz[gf]), .out_tag(mm_t[gf])
-                );
-            end
             fpu_add64 #(.TW(1)) u_add (
                 .clk(clk), .rst(rst), .in_valid(fa_go), .in_a(fph == 2'd2 ? fa_z : facc), .in_b(op_q),
                 .in_tag(1'b0), .out_valid(fa_valid), .out_z(fa_z), .out_tag(fa_t)
@@ -1011,11 +1013,8 @@ module cop_core #(
                 .clk(clk), .rst(rst), .cmd_valid(ex_go), .cmd_ready(ex_rdy), .cmd_op(ex_op), .cmd_idx(6'd0),
                 .cmd_x(op_q), .res_valid(ex_valid), .res_z(ex_z), .rd_idx(6'd0), .rd_data(ex_rd)
             );
-            wire unused_fpu = &{1'b0, mm_v, mm_t, fa_t, ex_rdy, ex_rd};
+            wire unused_fpu = &{1'b0, fa_t, ex_rdy, ex_rd};
         end else begin : g_nofpu
-            for (gf = 1; gf < P2; gf = gf + 1) begin : g_mm
-                assign fz[gf] = 64'd0;
-            end
             assign fa_valid = 1'b0; assign fa_z = 64'd0; assign ex_valid = 1'b0; assign ex_z = 64'd0;
             wire unused_nofpu = &{1'b0, fa_go, ex_go, ex_op};
         end

@@ -19,9 +19,10 @@
 // out_z and out_tag LATENCY = 1 edge later.  One operation per clock, no
 // backpressure.  rst clears out_valid.
 //
-// Datapath: each operand is mapped to an unsigned key that orders all
-// non-NaN doubles (a positive double's bits with the sign bit set, a
-// negative double's bits inverted), one 64-bit compare of the keys, a mux.
+// Datapath: each operand is mapped to a signed key that orders all non-NaN
+// doubles (fpu_key.vh: a positive double's bits, a negative double's with
+// all but the sign bit inverted), one 64-bit compare of the keys, a mux.
+// The COP's MAXF / MINF tree uses the same keys on its integer ALU tree.
 //
 // Parameters: TW = 1..64, the width of the tag carried with each operation.
 module fpu_minmax64 #(
@@ -45,14 +46,15 @@ module fpu_minmax64 #(
     endgenerate
 
     localparam [63:0] QNAN = 64'h7FF8_0000_0000_0000;
+`include "fpu_key.vh"
 
-    wire        a_nan = (&in_a[62:52]) & (|in_a[51:0]);
-    wire        b_nan = (&in_b[62:52]) & (|in_b[51:0]);
-    wire [63:0] ka = in_a[63] ? ~in_a : {1'b1, in_a[62:0]};
-    wire [63:0] kb = in_b[63] ? ~in_b : {1'b1, in_b[62:0]};
+    wire        a_nan = fpu_is_nan(in_a);
+    wire        b_nan = fpu_is_nan(in_b);
+    wire [63:0] ka = fpu_okey(in_a);
+    wire [63:0] kb = fpu_okey(in_b);
     // max takes b when a < b, min when not (equal keys are equal bits, so
     // either operand is the result)
-    wire        take_b = in_min ^ (ka < kb);
+    wire        take_b = in_min ^ ($signed(ka) < $signed(kb));
 
     always @(posedge clk) begin
         out_valid <= in_valid & ~rst;
