@@ -338,12 +338,10 @@ module papers_bus #(
     // Each group of SG bits of the selected row has its own copy of p
     // (timing: one p drove every first-level multiplexer LUT, about 16 (3N +
     // 14) loads at N = 32, and its routing was half the link hub's critical
-    // path on the ECP5).  A copy differs from p only while no request is
-    // decoded (q_ok low: then x_* is read by nothing), where it holds its
-    // group's number instead of 0: so the copies are not the same flop and
-    // yosys does not merge them back into one.
+    // path on the ECP5).  The copies' always blocks are (* keep *): without
+    // it yosys merges identical flops back into one.
     localparam integer RW = 4 + 4 + 5 + 1 + 3 * N;       // sig, stat, ctrl, owner, mask, ivec, last
-    localparam integer SG = 8;
+    localparam integer SG = 8;                             // a power of two: the selects below shift by p * SG
     localparam integer NG = (RW + SG - 1) / SG;
     wire [RW*N-1:0] row_of;                                // PE a's readable registers at a*RW
     generate
@@ -358,14 +356,20 @@ module papers_bus #(
         for (gs = 0; gs < NG; gs = gs + 1) begin : g_sel
             localparam integer LOB = gs * SG;
             localparam integer WB = (RW - LOB < SG) ? RW - LOB : SG;
-            localparam integer IDLE_I = gs % N;
-            localparam [PW-1:0] IDLE_P = IDLE_I[PW-1:0];
-            reg [PW-1:0] pc;
-            reg [WB-1:0] xr;
-            always @(posedge clk) begin
-                pc <= q_ok ? q_pe[PW-1:0] : IDLE_P;
-                xr <= row_of[{26'd0, pc} * RW + LOB +: WB];
+            // the group's bits of every PE, SG apart (not RW: a shift by p * RW
+            // is a barrel shifter, by p * SG a multiplexer tree)
+            wire [SG*N-1:0] col;
+            for (j = 0; j < N; j = j + 1) begin : g_col
+                assign col[j*SG +: WB] = row_of[j*RW + LOB +: WB];
+                if (WB < SG) begin : g_pad
+                    assign col[j*SG + WB +: SG - WB] = {(SG - WB){1'b0}};
+                end
             end
+            reg  [PW-1:0]   pc;
+            wire [PW+2:0]   sh = {pc, 3'b000};
+            reg  [WB-1:0]   xr;
+            (* keep *) always @(posedge clk) pc <= q_ok ? q_pe[PW-1:0] : {PW{1'b0}};
+            always @(posedge clk) xr <= col[sh +: WB];
             assign x_row[LOB +: WB] = xr;
         end
     endgenerate
