@@ -341,7 +341,7 @@ module papers_bus #(
     // path on the ECP5).  The copies' always blocks are (* keep *): without
     // it yosys merges identical flops back into one.
     localparam integer RW = 4 + 4 + 5 + 1 + 3 * N;       // sig, stat, ctrl, owner, mask, ivec, last
-    localparam integer SG = 8;                             // a power of two: the selects below shift by p * SG
+    localparam integer SG = 8;                             // the selects below shift by {p, 3'b000}
     localparam integer NG = (RW + SG - 1) / SG;
     wire [RW*N-1:0] row_of;                                // PE a's readable registers at a*RW
     generate
