@@ -74,6 +74,10 @@ module uart_rx #(
     localparam integer M  = CLK_HZ / G;      // half bit = M/A clocks
     localparam integer A  = (2 * BAUD) / G;
     localparam integer AW = $clog2(M + A + 1);
+    localparam integer DW = AW + 1;           // d below, signed
+    localparam integer DAM_I = A - M;
+    localparam [DW-1:0] D_A  = A[DW-1:0];
+    localparam [DW-1:0] D_AM = DAM_I[DW-1:0];
 
     generate
         if (BAUD < 1 || CLK_HZ > (1 << 30) || CLK_HZ < 4 * BAUD) begin : g_bad_rate
@@ -86,18 +90,24 @@ module uart_rx #(
 
     reg          active;
     reg          prev;       // rx in the previous cycle (edge detection)
-    reg [AW-1:0] acc;        // t*A - ticks*M
     reg [4:0]    half;       // half-bit ticks so far, 0..19
     reg [7:0]    shreg;
+    // The phase accumulator acc = t*A - ticks*M is kept as d = acc + A - M,
+    // so that "a half bit is complete" (acc + A >= M) is d's sign bit, a
+    // flop (timing: the add and the compare in front of the data register's
+    // clock enable were the ECP5 link hub's critical path):
+    //   no tick: acc' = acc + A      -> d' = d + A
+    //   tick:    acc' = acc + A - M  -> d' = d + A - M
+    reg [DW-1:0] d;
 
-    wire [AW-1:0] sum  = acc + A[AW-1:0];
-    wire          tick = active && (sum >= M[AW-1:0]);
+    wire          tick = active && !d[DW-1];
     wire          sample = tick && !half[0];   // ticks 1, 3, ..., 19: middle of bit half/2
 `ifdef FORMAL
+    wire [DW-1:0] acc_of_d = d - D_AM;
     assign f_busy   = active;
     assign f_sample = sample;
     assign f_half   = half;
-    assign f_acc    = {{(32 - AW){1'b0}}, acc};
+    assign f_acc    = {{(32 - DW){1'b0}}, acc_of_d};
     assign f_shreg  = shreg;
 `endif
 
@@ -108,18 +118,18 @@ module uart_rx #(
         if (rst) begin
             active <= 1'b0;
             prev   <= 1'b1;
-            acc    <= {AW{1'b0}};
+            d      <= D_AM;
             half   <= 5'd0;
             shreg  <= 8'h00;
             data   <= 8'h00;
         end else if (!active) begin
             if (prev && !rx) begin
                 active <= 1'b1;
-                acc    <= {AW{1'b0}};
+                d      <= D_AM;
                 half   <= 5'd0;
             end
         end else begin
-            acc <= tick ? sum - M[AW-1:0] : sum;
+            d <= d + (tick ? D_AM : D_A);
             if (tick) begin
                 half <= half + 5'd1;
                 if (sample) begin
