@@ -289,6 +289,12 @@ void barrier_rounds(HubBench& b, LinkClient& c, uint64_t cabled, unsigned rounds
             if (n > 32) c.write(pe, pap(R::W_MASK1), uint32_t(all >> 32), 4);
         }
     }
+    // A PC sets its mask well before it raises S (seed 000): cabled pins pass
+    // the hub's synchronizer and input register first.  Without this, a
+    // cabled PE whose mask was set last and whose S came a cycle or two
+    // later (round 0, a short delay) was seen alone in its old mask and let
+    // through by itself, and the others waited for it forever.
+    b.ticks(64);
     enum Step { RaiseS, WaitGo, ReadLo, ReadHi, DropS, WaitReset, Done };
     for (unsigned r = 0; r < rounds; ++r) {
         INFO("round " << r);
