@@ -46,11 +46,12 @@
 // the reductions over the mask (CLKSET's and CLKRST's ANDs, INT's OR over
 // IR) are split into groups of G PEs, each group's partial registered, so
 // that the GO register ANDs N/G partials instead of 3N signals; S, D,
-// PROBE, GI and IE are registered beside them (IR is only reduced).  So GO, INT and every output
-// are the PAL's of the inputs and masks one cycle before (the masks through
-// the partials); the I bits and bad_mask take the current masks (the column
-// naming PE a, with the registered S, D and PROBE: the I bits need no
-// partials, and a mask register of N*N flip-flops would be the cost).
+// PROBE, GI and IE are registered beside them (IR is only reduced).  So
+// GO, INT and every output are the PAL's of the inputs and masks one cycle
+// before (the masks through the partials); the I bits and bad_mask take
+// the current masks (the column naming PE a, with the registered S, D and
+// PROBE: the I bits need no partials, and a mask register of N*N
+// flip-flops would be the cost).
 // Timing from the inputs is one cycle more than PIPE = 0's, the cycle
 // papers_hub's second register stage was.
 //

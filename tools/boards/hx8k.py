@@ -5,13 +5,12 @@ constraints/hx8k.pcf against this table in `make lint`.
 """
 
 TITLE = "Lattice iCE40-HX8K breakout board (ICE40HX8K-B-EVN)"
-# The hx8k top (NAND engine at 90 MHz) sits at the edge of its clock: at
-# 06d8d65 placer seed 1 missed 90 MHz and seeds 2 and 3 met it (the figures:
-# docs/hardware.md, "Bitstreams"); the critical path is the link port's bus
-# address through the engine window decode into the NAND sequencer.  At
-# 3933221 (PAPERS' bus a stage longer) seed 2 gave 92.17 MHz in nextpnr but
-# 89.66 in icetime (CI failed on it); seed 3 92.51 / 91.44, seeds 1 and 4
-# missed (85.46, 86.21).
+# The hx8k top (NAND engine at 90 MHz) sits at the edge of its clock, and
+# which placer seeds meet it moves with the netlist: at 3933221 seed 2 met
+# 90 MHz in nextpnr but not in icetime (CI failed on it), seed 3 met both and
+# seeds 1 and 4 missed (the figures: docs/hardware.md, "Bitstreams", and
+# docs/figures/bitstreams.csv); the critical path is the link port's bus
+# address through the engine window decode into the NAND sequencer.
 PNR_SEED = 3
 SOURCES = [
     "headers J1-J4, LEDs, clock, FT2232H UART, SPI flash: amaranth-lang/amaranth-boards, "

@@ -11,15 +11,14 @@ HARDWARE = "ulx3s"   # the same PCB: flash.py accepts its bridge
 TITLE = "Radiona ULX3S (ECP5 LFE5U-85F-6BG381C), 16 UART PEs on GPIO pairs 0-10 and 18-22"
 CONSTRAINTS = "constraints/ulx3s_uart.lpf"
 # nextpnr's router without --tmg-ripup: with it, this top's routing went on
-# for over an hour without settling (a42be2e, 87485a7) or ended below 90 MHz
-# (5502d59: 80.44); without it, 94.38 MHz (8934cf9), 92.51 (d958130)
-# (docs/hardware.md, UART PEs)
+# for over an hour without settling or ended below 90 MHz; without it, it
+# met 90 MHz (the runs and figures: docs/hardware.md, UART PEs)
 PNR_TMG_RIPUP = False
 # make bitstreams leaves it out: it meets its clock, but narrowly, and its
 # place and route would take CI past its time budget
-UNPLACED = ("it meets 90 MHz without --tmg-ripup (92.51 MHz at d958130) but by a few percent, which "
-            "moved between 78 and 94 MHz with small changes, and its place and route (15-30 minutes) "
-            "would take CI past its time budget (docs/hardware.md, UART PEs)")
+UNPLACED = ("it meets 90 MHz without --tmg-ripup, but by a few percent that moved with small changes, "
+            "and its place and route would take CI past its time budget (docs/hardware.md, UART PEs, "
+            "has the runs)")
 USES = [u for u in _BOARD_USES if not u[0].startswith("led") and not u[0].startswith(r"pe_")] + [
     (r"led\[\d+\]", r"^LED ", "output", "PE k and PE k+8 present"),
 ]
