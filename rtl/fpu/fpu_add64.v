@@ -72,21 +72,24 @@ module fpu_add64 #(
     wire        a_inf = a_max_e & ~(|in_a[51:0]);
     wire        b_inf = b_max_e & ~(|in_b[51:0]);
     wire        a_ge = in_a[62:0] >= in_b[62:0];
-    wire [63:0] big = a_ge ? in_a : in_b;
-    wire [62:0] sml = a_ge ? in_b[62:0] : in_a[62:0];
     // a subnormal's exponent is that of the smallest normal (1), without
-    // the hidden bit
-    wire        big_nz = |big[62:52];
-    wire        sml_nz = |sml[62:52];
-    wire [10:0] big_e = big_nz ? big[62:52] : 11'd1;
+    // the hidden bit.  Everything of each operand is decoded beside the
+    // compare, which then only selects (timing: the compare's carry chain
+    // is most of the stage)
+    wire        a_nz = |in_a[62:52];
+    wire        b_nz = |in_b[62:52];
+    wire [52:0] a_m = {a_nz, in_a[51:0]};
+    wire [52:0] b_m = {b_nz, in_b[51:0]};
+    wire [10:0] a_e = a_nz ? in_a[62:52] : 11'd1;
+    wire [10:0] b_e = b_nz ? in_b[62:52] : 11'd1;
+    wire [10:0] big_e = a_ge ? a_e : b_e;
     // both exponent differences, beside the compare rather than after it
-    wire [10:0] a_e = (|in_a[62:52]) ? in_a[62:52] : 11'd1;
-    wire [10:0] b_e = (|in_b[62:52]) ? in_b[62:52] : 11'd1;
     wire [10:0] d_ab = a_e - b_e;
     wire [10:0] d_ba = b_e - a_e;
-    wire [10:0] d_full = a_ge ? d_ab : d_ba;
-    // a shift of 57 or more leaves only the sticky bit: 63 stands for all
-    wire [5:0]  d_sat = (d_full > 11'd63) ? 6'd63 : d_full[5:0];
+    // the compare picks one difference; a difference above 63 (a bit above
+    // bit 5: an OR, not a compare) is flagged, and stage 2 saturates it
+    wire [5:0]  d_low = a_ge ? d_ab[5:0] : d_ba[5:0];
+    wire        d_big = a_ge ? |d_ab[10:6] : |d_ba[10:6];
     wire        nan = a_nan | b_nan | (a_inf & b_inf & (in_a[63] ^ in_b[63]));
     wire        inf = a_inf | b_inf;
 
@@ -99,23 +102,27 @@ module fpu_add64 #(
     reg          s1_sub;       // effective subtraction
     reg [10:0]   s1_e;         // exponent of big (1 for a subnormal)
     reg [52:0]   s1_mb, s1_ms; // significands with the hidden bit
-    reg [5:0]    s1_d;
+    reg [5:0]    s1_d;        // the exponent difference's low bits
+    reg          s1_dbig;     // ... and whether it is above 63
     always @(posedge clk) begin
         s1_v <= in_valid & ~rst;
         s1_tag <= in_tag;
         s1_spec <= nan | inf;
         s1_spec_z <= nan ? QNAN : (a_inf ? in_a : in_b);
-        s1_sign <= big[63];
+        s1_sign <= a_ge ? in_a[63] : in_b[63];
         s1_zsign <= in_a[63] & in_b[63];
         s1_sub <= in_a[63] ^ in_b[63];
         s1_e <= big_e;
-        s1_mb <= {big_nz, big[51:0]};
-        s1_ms <= {sml_nz, sml[51:0]};
-        s1_d <= d_sat;
+        s1_mb <= a_ge ? a_m : b_m;
+        s1_ms <= a_ge ? b_m : a_m;
+        s1_d <= d_low;
+        s1_dbig <= d_big;
     end
 
     // ---- stage 2: align -------------------------------------------------
-    wire [119:0] al = {s1_ms, 3'b000, 64'd0} >> s1_d;
+    // a shift of 57 or more leaves only the sticky bit: 63 stands for all
+    wire [5:0]   d_sat = s1_dbig ? 6'd63 : s1_d;
+    wire [119:0] al = {s1_ms, 3'b000, 64'd0} >> d_sat;
     wire [55:0]  y_al = {al[119:65], al[64] | (|al[63:0])};
     // the normalizing left shift may go at most e - 1 places (to the
     // exponent of the smallest normal): a marker bit at 55 - (e - 1)
