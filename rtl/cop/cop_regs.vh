@@ -117,9 +117,11 @@ localparam [1:0] CX_RUNNING   = 2'd3;  // CANCEL outcome: the command is in the 
 localparam [31:0] COP_MAP_HASH = 32'h698A1894;  // CRC-32 of these tables
 // cop_dec(opcode): bits 3..0 kind, 6..4 fn, 7 64-bit, 11..8 operand bytes, 15..12 result bytes
 // (15: the delivery's own), 16 supervisor only, 18..17 WC (words after the instruction word)
+// (in LUTs, not a block RAM: a registered decode would otherwise become a block RAM ROM,
+// whose clock-to-output delay on the ECP5 is half a 100 MHz cycle)
 function automatic [18:0] cop_dec(input [6:0] op);
     begin
-        case (op)
+        (* rom_style = "logic" *) case (op)
             OP_RSRAM32: cop_dec = {2'd1, 1'b0, 4'd4, 4'd0, 1'b0, 3'd0, K_RAMR};
             OP_WSRAM32: cop_dec = {2'd2, 1'b0, 4'd0, 4'd4, 1'b0, 3'd0, K_RAMW};
             OP_RMW32:   cop_dec = {2'd2, 1'b0, 4'd4, 4'd4, 1'b0, 3'd0, K_RMW};
