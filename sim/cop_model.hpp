@@ -396,9 +396,9 @@ private:
                 same |= 1ull << i;
         switch (ctl_.st) {
         case IDLE: return hold_ ? 0 : ready();
-        case PICK: return 1ull << __builtin_ctzll(ctl_.snap_hi ? ctl_.snap_hi : ctl_.snap);
+        case PICK: return ctl_.snap;  // the snapshot, not only its pick (cop_core: timing)
         case LEAD: return 1ull << ctl_.lead;
-        case GROUP: return group_now() | 1ull << ctl_.lead | same;
+        case GROUP: return ready() | 1ull << ctl_.lead | same;  // every ready channel, not only the group
         case EXEC: return ctl_.grp | 1ull << ctl_.lead | same;
         default: return ctl_.t.tmpl;
         }

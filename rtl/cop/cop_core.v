@@ -344,7 +344,7 @@ module cop_core #(
     assign bus_req_ready = !rst;
     wire take = bus_req_valid && !rst;
     wire [11:0] r = bus_req_addr[11:0];
-    wire pe_ok = {26'd0, bus_req_pe} < C;
+    wire pe_ok = CHAN_ALL[bus_req_pe];  // PE < C, as a table (a compare became a carry chain on the bus side's path)
     wire [CW-1:0] p = bus_req_pe[CW-1:0];
     wire [6:0] c_op = r[10:4];
     wire [18:0] c_dec = cop_dec(c_op);
@@ -613,10 +613,15 @@ module cop_core #(
     end
 
     // what CANCEL may not touch: the commands the controller is using now.
-    // IDLE: the ready channels (the snapshot); PICK: its pick; LEAD: the
-    // leader; GROUP, EXEC: the step's group and the served members of the
-    // leader's key (their row is read and written); a completed round's
-    // states: its members until their replies are placed.
+    // IDLE: the ready channels (the snapshot); PICK: the snapshot; LEAD: the
+    // leader; GROUP: every ready channel (the group is among them), the
+    // leader and the served members of the leader's key (their row is read
+    // and written); EXEC: the step's group, the leader and those served
+    // members; a completed round's states: its members until their replies
+    // are placed.  PICK and GROUP name a superset of what they use (the
+    // snapshot, not its pick; the ready channels, not the group being
+    // formed), so that CANCEL's decision does not wait for the pick's
+    // priority encoder or the group's compares (timing: docs/cop.md).
     reg [C-1:0] same_key;
     integer ei;
     always @* begin
@@ -624,9 +629,9 @@ module cop_core #(
             same_key[ei] = rx_srv[ei] && {rx_ppn[ei], rx_pid[ei], rx_mask[ei]} == l_key;
         case (st)
             S_IDLE:  eng = hold ? {C{1'b0}} : ready;
-            S_PICK:  eng = {{(C-1){1'b0}}, 1'b1} << pick;
+            S_PICK:  eng = snap;
             S_LEAD:  eng = l_one;
-            S_GROUP: eng = grp_n | l_one | same_key;
+            S_GROUP: eng = ready | l_one | same_key;
             S_EXEC:  eng = grp | l_one | same_key;
             S_UP:    eng = u_mem;
             default: eng = t_tmpl;
