@@ -209,6 +209,33 @@ TEST_CASE("sim control: a silent or closing server, or none, fails within the ti
     ::rmdir(t);
 }
 
+TEST_CASE("sim control: a long step is waited for in proportion to its cycles, and bounded", "[host][simctl]") {
+    // Before the wait scaled with k, any step longer than the timeout (10 s
+    // by default; 6 M cycles of the multiplexer hub on a loaded machine) was
+    // reported as a stuck sim.
+    std::atomic<int> delay_ms{0};
+    FakeControl fake([&](const std::string& line) {
+        std::this_thread::sleep_for(milliseconds(delay_ms.load()));
+        return delay_ms.load() < 0 ? std::string("<silent>") : "ok " + line.substr(line.find(' ') + 1);
+    });
+    SimControl c(fake.dir, milliseconds(200));
+    // 100000 cycles at the floor rate: 1 s more than the timeout; the answer takes 600 ms.
+    static_assert(SimControl::kStepFloorHz == 100000, "the allowance below assumes 10 us a cycle");
+    delay_ms = 600;
+    CHECK(c.step(100000) == 100000u);
+    // A silent sim is still reported, after the timeout plus k cycles at the
+    // floor rate: 210 ms for 1000 cycles, 500 ms for 30000.
+    delay_ms = -1;
+    auto t0 = std::chrono::steady_clock::now();
+    CHECK_THAT(error_of([&] { c.step(1000); }), Contains("no reply to 'step 1000' within") && Contains("stopped"));
+    CHECK(std::chrono::steady_clock::now() - t0 < milliseconds(2000));
+    t0 = std::chrono::steady_clock::now();
+    CHECK_THAT(error_of([&] { c.step(30000); }), Contains("no reply to 'step 30000' within") && Contains("stopped"));
+    const auto took = std::chrono::steady_clock::now() - t0;
+    CHECK(took >= milliseconds(500));
+    CHECK(took < milliseconds(5000));
+}
+
 TEST_CASE("sim control: bad arguments are refused before anything is sent", "[host][simctl]") {
     FakeControl fake([](const std::string&) { return std::string("ok 1"); });
     SimControl c(fake.dir);

@@ -27,12 +27,12 @@ SimControl::SimControl(const std::string& where, nanoseconds timeout) : timeout_
     else path_ = (where.back() == '/' ? where : where + "/") + "control";
 }
 
-std::string SimControl::request(const std::string& line) {
+std::string SimControl::request(const std::string& line, nanoseconds timeout) {
     if (line.empty() || line.find('\n') != std::string::npos || line.find('\r') != std::string::npos)
         throw Error(device() + ": a command is one non-empty line, not '" + line + "'");
     const nanoseconds start = std::chrono::duration_cast<nanoseconds>(
                           std::chrono::steady_clock::now().time_since_epoch()),
-                      deadline = start + timeout_;
+                      deadline = start + timeout;
     std::string reply;
     try {
         link::SocketPipe pipe(path_, device(), timeout_);
@@ -93,7 +93,9 @@ uint64_t SimControl::mend() { return cycle_reply("mend"); }
 uint64_t SimControl::step(uint64_t k) {
     if (k < 1 || k > kMaxStep)
         throw Error(device() + ": step takes 1.." + std::to_string(kMaxStep) + " cycles, not " + std::to_string(k));
-    return cycle_reply("step " + std::to_string(k));
+    const std::string cmd = "step " + std::to_string(k);
+    const nanoseconds run(k * (1000000000ull / kStepFloorHz));
+    return reply_number(*this, cmd, "the cycle", request(cmd, timeout_ + run));
 }
 
 void SimControl::trace(const std::string& path) {

@@ -46,6 +46,11 @@ class SimControl {
 public:
     static constexpr std::chrono::nanoseconds kDefaultTimeout = std::chrono::seconds(10);
     static constexpr uint64_t kMaxStep = 1000000000;  ///< step's bound, the sim's
+    /// step(k) waits the timeout plus k cycles at this rate: the slowest
+    /// simulation (a loaded machine, the largest hub) a step still waits for,
+    /// so that a long step is not taken for a stuck sim, and a stuck sim is
+    /// still reported within a bound.
+    static constexpr uint64_t kStepFloorHz = 100000;
 
     /// `where`: the hub's directory (what aggnet-sim prints) or its control
     /// socket (a path whose last component is "control").  Does not connect.
@@ -59,6 +64,7 @@ public:
     /// Lets the clock run again whenever there is work; returns the cycle.
     uint64_t release();
     /// While held: runs k (1..kMaxStep) cycles; returns the cycle after them.
+    /// Waits up to the timeout plus k / kStepFloorHz seconds for the answer.
     uint64_t step(uint64_t k);
     /// Starts an FST waveform in `path` (made absolute here: the sim's working
     /// directory is not ours).
@@ -73,7 +79,9 @@ public:
 
     /// One command line (without '\n'); returns what follows "ok " ("" for a
     /// bare "ok").  The typed calls above are built on it.
-    std::string request(const std::string& line);
+    std::string request(const std::string& line) { return request(line, timeout_); }
+    /// The same with its own bound on the wait for the answer.
+    std::string request(const std::string& line, std::chrono::nanoseconds timeout);
 
     /// The control socket's path.
     const std::string& path() const { return path_; }
