@@ -241,8 +241,8 @@ def gen_vh():
     o.append(f"localparam [31:0] COP_MAP_HASH = 32'h{map_hash():08X};  // CRC-32 of these tables")
     o += ["// cop_dec(opcode): bits 3..0 kind, 6..4 fn, 7 64-bit, 11..8 operand bytes, 15..12 result bytes",
           "// (15: the delivery's own), 16 supervisor only, 18..17 WC (words after the instruction word)",
-          "// (in LUTs, not a block RAM: a registered decode would otherwise become a block RAM ROM,",
-          "// whose clock-to-output delay on the ECP5 is half a 100 MHz cycle)",
+          "// (in LUTs, not a block RAM: yosys would otherwise map the registered decode into a block",
+          "// RAM ROM, whose slow clock-to-output began cop_core's critical path; docs/cop.md \"Timing\")",
           "function automatic [18:0] cop_dec(input [6:0] op);", "    begin", "        (* rom_style = \"logic\" *) case (op)"]
     for n, op, priv, kind, fn, w, lin, lout, src, m in OPCODES:
         lo = 15 if lout < 0 else lout

@@ -117,8 +117,8 @@ localparam [1:0] CX_RUNNING   = 2'd3;  // CANCEL outcome: the command is in the 
 localparam [31:0] COP_MAP_HASH = 32'h698A1894;  // CRC-32 of these tables
 // cop_dec(opcode): bits 3..0 kind, 6..4 fn, 7 64-bit, 11..8 operand bytes, 15..12 result bytes
 // (15: the delivery's own), 16 supervisor only, 18..17 WC (words after the instruction word)
-// (in LUTs, not a block RAM: a registered decode would otherwise become a block RAM ROM,
-// whose clock-to-output delay on the ECP5 is half a 100 MHz cycle)
+// (in LUTs, not a block RAM: yosys would otherwise map the registered decode into a block
+// RAM ROM, whose slow clock-to-output began cop_core's critical path; docs/cop.md "Timing")
 function automatic [18:0] cop_dec(input [6:0] op);
     begin
         (* rom_style = "logic" *) case (op)
