@@ -339,37 +339,28 @@ module papers_bus #(
     // (timing: one p drove every first-level multiplexer LUT, about 16 (3N +
     // 14) loads at N = 32, and its routing was half the link hub's critical
     // path on the ECP5).  The copies' always blocks are (* keep *): without
-    // it yosys merges identical flops back into one.
+    // it yosys merges identical flops back into one.  Each group reads PE
+    // p's fields straight from their per-PE arrays (synthesis keeps only the
+    // group's bits of each multiplexer); a packed row of every PE's fields
+    // cut per group costs the simulator a copy of N * RW bits every cycle.
     localparam integer RW = 4 + 4 + 5 + 1 + 3 * N;       // sig, stat, ctrl, owner, mask, ivec, last
-    localparam integer SG = 8;                             // the selects below shift by {p, 3'b000}
+    localparam integer SG = 8;
     localparam integer NG = (RW + SG - 1) / SG;
-    wire [RW*N-1:0] row_of;                                // PE a's readable registers at a*RW
-    generate
-        for (a = 0; a < N; a = a + 1) begin : g_row
-            assign row_of[a*RW +: RW] = {sig[a], stat_of[a*4 +: 4], ctrl[a], owner[a], mask[a],
-                                         ivec_of[a*N +: N], last[a]};
-        end
-    endgenerate
     wire [RW-1:0] x_row;
     genvar gs;
     generate
         for (gs = 0; gs < NG; gs = gs + 1) begin : g_sel
             localparam integer LOB = gs * SG;
             localparam integer WB = (RW - LOB < SG) ? RW - LOB : SG;
-            // the group's bits of every PE, SG apart (not RW: a shift by p * RW
-            // is a barrel shifter, by p * SG a multiplexer tree)
-            wire [SG*N-1:0] col;
-            for (j = 0; j < N; j = j + 1) begin : g_col
-                assign col[j*SG +: WB] = row_of[j*RW + LOB +: WB];
-                if (WB < SG) begin : g_pad
-                    assign col[j*SG + WB +: SG - WB] = {(SG - WB){1'b0}};
-                end
-            end
             reg  [PW-1:0]   pc;
-            wire [PW+2:0]   sh = {pc, 3'b000};
+            wire [31:0]     pw = {{(32 - PW){1'b0}}, pc};
+            /* verilator lint_off UNUSEDSIGNAL */ // the group keeps its WB bits of the row
+            wire [RW-1:0]   row_p = {sig[pc], stat_of[pw * 4 +: 4], ctrl[pc], owner[pc], mask[pc],
+                                     ivec_of[pw * N +: N], last[pc]};
+            /* verilator lint_on UNUSEDSIGNAL */
             reg  [WB-1:0]   xr;
             (* keep *) always @(posedge clk) pc <= q_ok ? q_pe[PW-1:0] : {PW{1'b0}};
-            always @(posedge clk) xr <= col[sh +: WB];
+            always @(posedge clk) xr <= row_p[LOB +: WB];
             assign x_row[LOB +: WB] = xr;
         end
     endgenerate
