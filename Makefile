@@ -98,6 +98,7 @@ bench: build ## cycle and host benchmarks: tables + CSV + PNG in build/bench (no
 	@set -e; for b in $(ENGINE_BENCHES); do $(BUILD)/$$b $(BUILD)/bench/$$b.csv; done
 	@$(BUILD)/aggnet_bench_host $(BUILD)/bench/host.csv
 	@$(BUILD)/aggnet_bench_load $(BUILD)/bench/load.csv
+	@$(BUILD)/aggnet_bench_sim $(BUILD)/bench/sim.csv
 	@$(BUILD)/bench_link $(BUILD)/bench/link.csv
 	@python3 tools/bench_report.py $(BUILD)/bench
 

@@ -37,6 +37,12 @@ add_executable(aggnet_bench_load ${CMAKE_SOURCE_DIR}/host/tools/aggnet_bench_loa
 target_link_libraries(aggnet_bench_load PRIVATE aggnet)
 aggnet_runs(aggnet_bench_load aggnet-sim)
 
+# Simulation cost per hub cycle of every model plugin aggnet-sim runs (make bench).
+add_executable(aggnet_bench_sim ${CMAKE_SOURCE_DIR}/host/tools/aggnet_bench_sim.cpp)
+target_include_directories(aggnet_bench_sim PRIVATE ${CMAKE_SOURCE_DIR}/sim)
+target_link_libraries(aggnet_bench_sim PRIVATE aggnet ${CMAKE_DL_LIBS})
+aggnet_runs(aggnet_bench_sim aggnet-sim)
+
 # Faults: PEs that leave, die, stall or stop reading; a stopped hub; bad
 # options; a hub out of file descriptors (issue 8).
 aggnet_test(test_vhub_faults SOURCES ${CMAKE_SOURCE_DIR}/tests/test_vhub_faults.cpp)
