@@ -94,6 +94,9 @@ public:
     /// The cycle (as cycle()) in which channel c's last reply was placed; visible from the next.
     uint64_t placed_at(unsigned c) const { return ch_.at(c).placed; }
     bool reply_ready(unsigned c) const { return ch_.at(c).rp_v; }
+    /// cop_core's idle: the controller is in IDLE with nothing to serve (no ready channel, or
+    /// HOLD); until the next request nothing changes.
+    bool idle() const { return ctl_.st == IDLE && (hold_ || ready() == 0); }
     uint64_t dram(unsigned idx) const { return dram_.at(idx); }
     unsigned tree_cycles() const { return cw_ + 1; }
 

@@ -64,6 +64,11 @@ struct Dut {
             h->bus_req_size = 4;
         }
         REQUIRE(h->bus_req_ready);
+        // the core's idle output (cop_slot's busy) against the model's: exact, not a bound
+        if (bool(h->idle) != m.idle())
+            std::fprintf(stderr, "cycle %llu: rtl idle %d, model idle %d (state %u)\n",
+                         (unsigned long long)m.cycle(), int(h->idle), int(m.idle()), unsigned(m.state()));
+        REQUIRE(bool(h->idle) == m.idle());
         const uint64_t at = m.cycle();
         h.tick();
         h->bus_req_valid = 0;

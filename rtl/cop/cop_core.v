@@ -66,6 +66,11 @@
 //          X commands are not ready meanwhile (one entry at a time).
 //   A completed barrier's exit is placed in EXEC.  Replies are visible in
 //   the cycle after they are placed.
+//   idle: the controller is in IDLE and has nothing to serve (no ready
+//   channel, or HOLD): until a bus request (or, with UP = 1, level 2's
+//   answer on dn_*) nothing in the core changes, so a simulation may stop
+//   its clock (cop_slot's busy is !idle).  make formal proves it (the
+//   cop_core_props header, p6).
 //
 // Mask / terminal count (figures 16-17): a table keyed by {PPN, PID, MASK}
 // holds the broadcast mask, the TC vector (the template) and the working
@@ -120,7 +125,8 @@ module cop_core #(
     input  wire        dn_err,     // refused, with dn_cause
     input  wire [7:0]  dn_cause,
     input  wire [63:0] dn_data,    // the result, dn_len bytes (0, 4 or 8)
-    input  wire [3:0]  dn_len
+    input  wire [3:0]  dn_len,
+    output wire        idle        // nothing changes without a request or dn_valid (above)
 `ifdef FORMAL
     ,
     output wire [C-1:0] f_rx_v,
@@ -585,6 +591,13 @@ module cop_core #(
 `endif
     // an X command waits while the entry before it is at level 2 (one at a time)
     wire [C-1:0]  ready  = rx_v & ~rx_srv & elig & ~(rx_x & {C{u_on}});
+`ifdef SELFTEST_IDLE
+    // negative control of cop_core_props (p6): idle whenever the controller is in IDLE, even
+    // with a channel ready to serve
+    assign idle = !rst && st == S_IDLE;
+`else
+    assign idle = !rst && st == S_IDLE && (hold || ready == {C{1'b0}});
+`endif
     wire          dn_take = dn_valid && dn_ready;
     wire [C-1:0]  ptr_lo = ({{(C-1){1'b0}}, 1'b1} << ptr) - {{(C-1){1'b0}}, 1'b1};
     reg  [C-1:0]  mbfull;

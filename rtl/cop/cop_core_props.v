@@ -20,6 +20,10 @@
 //        only when the round closes (re-arm or a TC write).
 //   (p5) CANCEL never clears a TC bit: key 0's working vector loses bits
 //        only in the cycle after an EXEC step for key 0.
+//   (p6) idle is exact enough to stop a clock on: while idle nothing is
+//        placed, and after a cycle that is idle and takes no request the
+//        core (unless in rst) is still idle, with the controller's state,
+//        every channel's buffer and reply flags and key 0's row unchanged.
 // The core is built without the FPU (EN_FPU = 0): rtl/fpu/ is checked on
 // its own (docs/fpu.md), and the float rounds share the controller's
 // completion and placement paths that these properties cover.
@@ -29,11 +33,14 @@
 // with a barrier step that replies to its contributors before the round
 // is complete, which (p3) must catch (by cycle 12); SELFTEST_WDCLR builds
 // cop_core with a CANCEL that clears its round's whole working vector
-// instead of setting its own bit again, which (p5) must catch (by cycle 15).
+// instead of setting its own bit again, which (p5) must catch (by cycle 15);
+// SELFTEST_IDLE builds cop_core with idle high whenever the controller is in
+// IDLE, even with a command ready to serve, which (p6) must catch (a CALL
+// start, then the controller leaves IDLE: by cycle 4).
 `include "bus_ports.vh"
 module cop_core_props #(
     parameter integer C = 2,
-    parameter integer PROPS = 31  // bit i: check property group p(i+1)
+    parameter integer PROPS = 63  // bit i: check property group p(i+1)
 ) (
     input wire        clk,
     input wire        rst,
@@ -48,13 +55,14 @@ module cop_core_props #(
     wire [C-1:0] f_wd0;
     wire [3:0]  f_st;
     wire        f_open0, f_lead_us, f_lead_set, f_rx_priv_ok, f_complete, f_exec0;
+    wire        idle;
 
     cop_core #(.C(C), .PPN_W(1), .PID_W(1), .RA_W(1), .MB(1), .EN_FPU(0)) dut (
         .clk(clk), .rst(rst),
         `AGGNET_BUS_BIND,
         `AGGNET_BUS_CALL_BIND,
         .up_valid(), .up_ready(1'b0), .up_op(), .up_mask(), .up_us(), .up_ppn(), .up_pid(), .up_addr(), .up_data(),
-        .up_len(), .dn_valid(1'b0), .dn_ready(), .dn_err(1'b0), .dn_cause(8'd0), .dn_data(64'd0), .dn_len(4'd0),
+        .up_len(), .dn_valid(1'b0), .dn_ready(), .dn_err(1'b0), .dn_cause(8'd0), .dn_data(64'd0), .dn_len(4'd0), .idle(idle),
         .f_rx_v(f_rx_v), .f_rx_srv(f_rx_srv), .f_rp_v(f_rp_v), .f_rp_err(f_rp_err), .f_sup(f_sup), .f_st(f_st),
         .f_pl_ok(f_pl_ok), .f_clr(f_clr), .f_work0(f_work0), .f_tmpl0(f_tmpl0), .f_bm0(f_bm0), .f_open0(f_open0),
         .f_lead_us(f_lead_us), .f_lead_set(f_lead_set), .f_rx_priv_ok(f_rx_priv_ok), .f_coll(f_coll),
@@ -67,6 +75,9 @@ module cop_core_props #(
     reg [C-1:0] p_tmpl0, p_bm0, p_work0, p_wd0;
     reg         p_exec0 = 1'b0;
     reg         p_open0 = 1'b0, p_rst = 1'b1;
+    reg         p_idle = 1'b0, p_noreq = 1'b0;
+    reg [3:0]   p_st;
+    reg [C-1:0] p_rx_v, p_rx_srv, p_rp_v, p_rp_err;
     always @(posedge clk) begin
         init       <= 1'b0;
         p_rst      <= rst;
@@ -79,6 +90,13 @@ module cop_core_props #(
         p_bm0      <= f_bm0;
         p_work0    <= f_work0;
         p_open0    <= f_open0;
+        p_idle     <= idle;
+        p_noreq    <= !bus_req_valid && !rst;
+        p_st       <= f_st;
+        p_rx_v     <= f_rx_v;
+        p_rx_srv   <= f_rx_srv;
+        p_rp_v     <= f_rp_v;
+        p_rp_err   <= f_rp_err;
     end
     always @* begin
         if (init) assume(rst);
@@ -105,6 +123,12 @@ module cop_core_props #(
             if (PROPS[3]) assert((f_work0 & ~f_tmpl0) == {C{1'b0}});
             // (p5) CANCEL never clears a TC bit: only an EXEC step for key 0 does
             if (PROPS[4] && !p_rst && (p_work0 & ~f_work0) != {C{1'b0}}) assert(p_exec0);
+            // (p6) idle: nothing placed, and nothing changes without a request
+            if (PROPS[5] && idle) assert(f_clr == {C{1'b0}} && f_pl_ok == {C{1'b0}});
+            if (PROPS[5] && !p_rst && !rst && p_idle && p_noreq)
+                assert(idle && f_st == p_st && f_rx_v == p_rx_v && f_rx_srv == p_rx_srv && f_rp_v == p_rp_v &&
+                       f_rp_err == p_rp_err && f_work0 == p_work0 && f_tmpl0 == p_tmpl0 && f_bm0 == p_bm0 &&
+                       f_open0 == p_open0);
 `ifdef SELFTEST_NOTC
             assert(f_tmpl0 == {C{1'b0}});
 `endif
