@@ -99,6 +99,13 @@ int main(int argc, char** argv) {
                      sim::rtl_plugin_dir().c_str());
         return 1;
     }
+    if (!only.empty() && std::none_of(fams.begin(), fams.end(), [&](const auto& f) { return f.name == only; })) {
+        std::string names;
+        for (const auto& f : fams) names += (names.empty() ? "" : ", ") + f.name;
+        std::fprintf(stderr, "aggnet_bench_sim: no built model of family '%s' (built: %s)\n", only.c_str(),
+                     names.c_str());
+        return 1;
+    }
     std::ofstream out(csv);
     if (!out) {
         std::fprintf(stderr, "aggnet_bench_sim: cannot write %s\n", csv.c_str());
@@ -107,7 +114,6 @@ int main(int argc, char** argv) {
     out << "family,N,streams,cycles_per_s,us_per_cycle,ms_per_run,runs\n";
     std::printf("Simulation cost of the virtual hub's models (idle link, every engine clocked; median of 3 runs)\n");
     std::printf("%-14s %4s %8s %14s %13s\n", "family", "N", "streams", "cycles/s", "us/cycle");
-    unsigned done = 0;
     for (const auto& f : fams) {
         if (!only.empty() && f.name != only) continue;
         for (unsigned n : f.sizes()) {
@@ -124,12 +130,7 @@ int main(int argc, char** argv) {
             std::printf("%-14s %4u %8u %14.0f %13.3f\n", f.name.c_str(), n, m->streams(), rate, 1e6 / rate);
             out << f.name << ',' << n << ',' << m->streams() << ',' << rate << ',' << 1e6 / rate << ',' << ms
                 << ",3\n";
-            ++done;
         }
-    }
-    if (done == 0) {
-        std::fprintf(stderr, "aggnet_bench_sim: no built model of family '%s'\n", only.c_str());
-        return 1;
     }
     return 0;
 }
