@@ -340,13 +340,27 @@ module papers_bus #(
     // 14) loads at N = 32, and its routing was half the link hub's critical
     // path on the ECP5).  The copies' always blocks are (* keep *): without
     // it yosys merges identical flops back into one.  Each group reads PE
-    // p's fields straight from their per-PE arrays (synthesis keeps only the
-    // group's bits of each multiplexer); a packed row of every PE's fields
-    // cut per group costs the simulator a copy of N * RW bits every cycle.
+    // p's fields by a shift of p times the field's width out of one packed
+    // vector per field (a multiplexer tree on p's bits; synthesis keeps only
+    // the group's bits of each).  Not from the per-PE arrays directly: yosys
+    // reads those through a decoder of p per group.  Not from a packed row
+    // of every PE's fields cut into a column per group: the simulator copies
+    // that row and every column each cycle.
     localparam integer RW = 4 + 4 + 5 + 1 + 3 * N;       // sig, stat, ctrl, owner, mask, ivec, last
     localparam integer SG = 8;
     localparam integer NG = (RW + SG - 1) / SG;
     wire [RW-1:0] x_row;
+    wire [4*N-1:0] sig_of;
+    wire [5*N-1:0] ctrl_of;
+    wire [N*N-1:0] mask_of, last_of;
+    generate
+        for (a = 0; a < N; a = a + 1) begin : g_pk
+            assign sig_of[a*4 +: 4] = sig[a];
+            assign ctrl_of[a*5 +: 5] = ctrl[a];
+            assign mask_of[a*N +: N] = mask[a];
+            assign last_of[a*N +: N] = last[a];
+        end
+    endgenerate
     genvar gs;
     generate
         for (gs = 0; gs < NG; gs = gs + 1) begin : g_sel
@@ -355,8 +369,8 @@ module papers_bus #(
             reg  [PW-1:0]   pc;
             wire [31:0]     pw = {{(32 - PW){1'b0}}, pc};
             /* verilator lint_off UNUSEDSIGNAL */ // the group keeps its WB bits of the row
-            wire [RW-1:0]   row_p = {sig[pc], stat_of[pw * 4 +: 4], ctrl[pc], owner[pc], mask[pc],
-                                     ivec_of[pw * N +: N], last[pc]};
+            wire [RW-1:0]   row_p = {sig_of[pw * 4 +: 4], stat_of[pw * 4 +: 4], ctrl_of[pw * 5 +: 5], owner[pc],
+                                     mask_of[pw * N +: N], ivec_of[pw * N +: N], last_of[pw * N +: N]};
             /* verilator lint_on UNUSEDSIGNAL */
             reg  [WB-1:0]   xr;
             (* keep *) always @(posedge clk) pc <= q_ok ? q_pe[PW-1:0] : {PW{1'b0}};
