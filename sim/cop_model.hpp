@@ -28,8 +28,10 @@
 // so the tests can compare the RTL's bus answers cycle by cycle: a reply
 // placed one cycle late is a PENDING where the model answers a result.
 //
-// Bus: one request per cycle; step(req) takes it in this cycle and returns
-// the answer the RTL shows on bus_rsp_* in the next cycle.
+// Bus: at most one request per cycle; step(req) applies it in this cycle and
+// returns the answer the RTL shows on bus_rsp_* in the next cycle.  The RTL
+// applies a request in the cycle after it takes it (cop_core's request
+// stage), so a test steps the model with the request in that cycle.
 #pragma once
 
 #include "fp_ref.hpp"

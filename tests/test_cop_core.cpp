@@ -72,6 +72,16 @@ struct Dut {
         const uint64_t at = m.cycle();
         h.tick();
         h->bus_req_valid = 0;
+        if (q) {
+            // the request stage: the core decides and applies the request in the
+            // next cycle, so the model steps it then (cop_core's header); no new
+            // request is taken meanwhile, and the core is not idle
+            REQUIRE_FALSE(m.step(nullptr));
+            REQUIRE(h->bus_rsp_valid == 0);
+            REQUIRE_FALSE(h->bus_req_ready);
+            REQUIRE_FALSE(h->idle);
+            h.tick();
+        }
         const auto want = m.step(q);
         if (!q) {
             REQUIRE(h->bus_rsp_valid == 0);
@@ -438,7 +448,7 @@ unsigned latency(const char* name, unsigned C, unsigned op, unsigned* want_formu
     const cop::OpInfo* oi = cop::op_info(op);
     const unsigned last = C / 2;
     if (oi->kind == cop::K_BCAST) {
-        const uint64_t k = d.m.cycle();
+        const uint64_t k = d.m.cycle() + 1;  // the start is applied a cycle after it is presented
         REQUIRE(d.start(last, op, 0x1234).err == CopModel::PEND);
         // the deliveries are placed with the sender's reply
         const Rsp r = d.wait(last);
@@ -454,7 +464,7 @@ unsigned latency(const char* name, unsigned C, unsigned op, unsigned* want_formu
     for (unsigned pe = 0; pe < C; ++pe)
         if (pe != last) REQUIRE(d.start(pe, op, pe + 1).err == CopModel::PEND);
     d.idle(40);  // they are served and wait in the round
-    const uint64_t k = d.m.cycle();
+    const uint64_t k = d.m.cycle() + 1;  // the start is applied a cycle after it is presented
     REQUIRE(d.start(last, op, last + 1).err == CopModel::PEND);
     REQUIRE(d.wait(0).err == CopModel::OK);
     const uint64_t j = d.m.placed_at(0);
@@ -973,18 +983,27 @@ TEST_CASE("cop_core: CANCEL withdraws or collects a CALL in every state (docs/li
     REQUIRE(d.start(3, cop::OP_RECV).err == CopModel::PEND);
     REQUIRE(d.cancel(3) == cop::CX_WITHDRAWN);
     REQUIRE(d.ask(3).err == CopModel::REF);
-    // RUNNING: the last contribution, CANCELled in every cycle from its start: the controller
-    // takes it at once (IDLE's snapshot, PICK, LEAD, GROUP, EXEC, the tree), so RUNNING until
-    // the result is placed, then FINISHED
+    // RUNNING: the last contribution, CANCELled as often as the bus allows (every other
+    // cycle) from its start: the controller takes it at once (IDLE's snapshot, PICK, LEAD,
+    // GROUP, EXEC, the tree), so RUNNING until the result is placed in cycle a + 5 + the
+    // tree's cycles (a: the cycle the start is applied), then FINISHED
     REQUIRE(d.start(0, cop::OP_SUMI64, 1).err == CopModel::PEND);
     REQUIRE(d.start(1, cop::OP_SUMI64, 2).err == CopModel::PEND);
     d.idle(12);
+    const uint64_t a = d.m.cycle() + 1;
     REQUIRE(d.start(2, cop::OP_SUMI64, 3).err == CopModel::PEND);
-    unsigned running = 0;
+    const uint64_t placed = a + 5 + d.m.tree_cycles();
+    uint64_t at = 0, last_running = 0;
     uint32_t out = 0;
-    while ((out = d.cancel(2)) == cop::CX_RUNNING) ++running;
+    for (;;) {
+        at = d.m.cycle() + 1;  // this CANCEL's cycle
+        if ((out = d.cancel(2)) != cop::CX_RUNNING) break;
+        last_running = at;
+    }
     REQUIRE(out == cop::CX_FINISHED);
-    REQUIRE(running == 5 + d.m.tree_cycles());
+    REQUIRE(last_running <= placed);
+    REQUIRE(at > placed);
+    REQUIRE(at - last_running == 2);
     REQUIRE(d.start(2, cop::OP_XMIT) == Rsp{0, 6, 8});
     REQUIRE(d.wait(0) == Rsp{0, 6, 8});
     REQUIRE(d.wait(1) == Rsp{0, 6, 8});
@@ -1003,11 +1022,17 @@ TEST_CASE("cop_core: CANCEL during a SUMF at C = 64 is RUNNING until the result 
     d.set_tc(0, d.m.all());
     d.user(0);
     for (unsigned pe = 0; pe < 64; ++pe) REQUIRE(d.start(pe, cop::OP_SUMF, fp::to_b(pe * 0.5)).err == CopModel::PEND);
-    unsigned running = 0;
+    const uint64_t a = d.m.cycle();  // every start has been applied
+    d.idle(10);  // the last member's step (5 cycles) completes the round: the sum starts
+    uint64_t running = 0;
     uint32_t out = 0;
-    while ((out = d.cancel(63)) == cop::CX_RUNNING) ++running;
+    for (;;) {
+        const uint64_t at = d.m.cycle() + 1;  // this CANCEL's cycle
+        if ((out = d.cancel(63)) != cop::CX_RUNNING) break;
+        running = at - a;
+    }
     REQUIRE(out == cop::CX_FINISHED);
-    std::fprintf(stderr, "cop_cancel_sumf_c64: CANCEL RUNNING for %u cycles\n", running);
+    std::fprintf(stderr, "cop_cancel_sumf_c64: CANCEL RUNNING for %llu cycles\n", (unsigned long long)running);
     REQUIRE(running > 6 * 63);
     REQUIRE(d.start(63, cop::OP_XMIT) == Rsp{0, fp::to_b(63 * 64 / 4.0), 8});
 }

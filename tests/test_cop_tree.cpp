@@ -124,6 +124,10 @@ struct Tree : Driver<Tree> {
             REQUIRE(h->bus_rsp_valid == 0);
             return {};
         }
+        // the cores' request stage: answered two cycles after the request, no request taken between
+        REQUIRE(h->bus_rsp_valid == 0);
+        REQUIRE_FALSE(h->bus_req_ready);
+        h.tick();
         REQUIRE(h->bus_rsp_valid == 1);
         Rsp r;
         r.err = h->bus_rsp_err;

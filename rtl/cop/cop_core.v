@@ -10,9 +10,11 @@
 // docs/cop.md says what the COP does and where it departs from the seed.
 //
 // Bus (docs/link.md, "The engine register bus"; the CALL ports of rule 8):
-//   bus_req_ready is high except in rst; a request taken in cycle t is
-//   answered in cycle t+1 (bus_rsp_valid high for one cycle; rdata,
-//   rdata_hi, len and err 0 while it is low).  addr[15:12] is the hub's
+//   a request taken in cycle t is decided and applied in cycle t+1 (the
+//   bus side's two stages, below) and answered in cycle t+2 (bus_rsp_valid
+//   high for one cycle; rdata, rdata_hi, len and err 0 while it is low);
+//   bus_req_ready is low in rst and in cycle t+1, so the core takes at most
+//   one request every other cycle.  addr[15:12] is the hub's
 //   window decode and is ignored; bus_req_pe >= C has no registers (NO_REG).
 //   Plain READ/WRITE reach the registers of cop_regs.vh (R_*), as the PE's
 //   own channel.  A CALL access reaches R_CALL_BASE | opcode << 4 |
@@ -66,11 +68,11 @@
 //          X commands are not ready meanwhile (one entry at a time).
 //   A completed barrier's exit is placed in EXEC.  Replies are visible in
 //   the cycle after they are placed.
-//   idle: the controller is in IDLE and has nothing to serve (no ready
-//   channel, or HOLD): until a bus request (or, with UP = 1, level 2's
-//   answer on dn_*) nothing in the core changes, so a simulation may stop
-//   its clock (cop_slot's busy is !idle).  make formal proves it (the
-//   cop_core_props header, p6).
+//   idle: no request is staged and the controller is in IDLE with nothing
+//   to serve (no ready channel, or HOLD): until a bus request (or, with
+//   UP = 1, level 2's answer on dn_*) nothing in the core changes, so a
+//   simulation may stop its clock (cop_slot's busy is !idle).  make formal
+//   proves it (the cop_core_props header, p6).
 //
 // Mask / terminal count (figures 16-17): a table keyed by {PPN, PID, MASK}
 // holds the broadcast mask, the TC vector (the template) and the working
@@ -347,33 +349,75 @@ module cop_core #(
     endfunction
 
     // ==== the bus side ==================================================================
-    assign bus_req_ready = !rst;
-    wire take = bus_req_valid && !rst;
-    wire [11:0] r = bus_req_addr[11:0];
-    wire pe_ok = CHAN_ALL[bus_req_pe];  // PE < C, as a table (a compare became a carry chain on the bus side's path)
-    wire [CW-1:0] p = bus_req_pe[CW-1:0];
+    // Two stages.  The request stage takes a request (one every other cycle:
+    // ready is low while a request is staged) and looks up what only the bus
+    // side writes: the PE's own registers (MODE, PROC, ADDR, CAUSE, INSTR,
+    // the last reply), its buffered command's key, and the opcode's decode.
+    // Nothing writes those between the lookup and the use (the bus side
+    // writes them only in the decide stage, and the next request is taken a
+    // cycle after it).  The decide stage, a cycle later, decides the access
+    // from those and from the state the controller shares (the channel's
+    // buffer and reply flags, the key rows, the mailbox, the lock) as it is
+    // in that cycle, and applies it; the response is registered.  So the
+    // core behaves as if the request had arrived a cycle later (the
+    // reference model steps it then: tests/test_cop_core.cpp).
+    reg            s_v;                 // a request is staged: decided and applied in this cycle
+    reg            s_we, s_call, s_pe_ok, s_sup, s_lastv;
+    reg [CW-1:0]   s_p;
+    reg [11:0]     s_r;
+    reg [31:0]     s_wd, s_wdhi, s_instr;
+    reg [3:0]      s_len;
+    reg [18:0]     s_dec;
+    reg [PPN_W-1:0] s_ppn;
+    reg [PID_W-1:0] s_pid;
+    reg [RA_W-1:0] s_chaddr;
+    reg [14:0]     s_cause;
+    reg [63:0]     s_lastd;
+    reg [1:0]      s_lastl;
+    assign bus_req_ready = !rst && !s_v;
+    wire in_take = bus_req_valid && bus_req_ready;
+    wire [CW-1:0] in_p = bus_req_pe[CW-1:0];
+    wire take = s_v;
+    wire [11:0] r = s_r;
+    wire pe_ok = s_pe_ok;
+    wire [CW-1:0] p = s_p;
     wire [6:0] c_op = r[10:4];
-    wire [18:0] c_dec = cop_dec(c_op);
+    wire [18:0] c_dec = s_dec;
     wire [3:0] c_kind = c_dec[3:0];
-    wire [KW-1:0] p_key0 = {pr_ppn[p], pr_pid[p], 1'b0};
-    wire [KW-1:0] p_key1 = {pr_ppn[p], pr_pid[p], 1'b1};
+    wire [KW-1:0] p_key0 = {s_ppn, s_pid, 1'b0};
+    wire [KW-1:0] p_key1 = {s_ppn, s_pid, 1'b1};
     wire [63:0] tmpl0 = zx(tc_tmpl[p_key0]), tmpl1 = zx(tc_tmpl[p_key1]);
     wire [63:0] wait0 = r_open[p_key0] ? zx(tc_work[p_key0]) : 64'd0;
     wire [63:0] wait1 = r_open[p_key1] ? zx(tc_work[p_key1]) : 64'd0;
     wire [63:0] bm0 = zx(bmask[p_key0]), bm1 = zx(bmask[p_key1]);
     localparam integer MBW = (C * MB <= 2) ? 1 : (C * MB <= 4) ? 2 : (C * MB <= 8) ? 3 : (C * MB <= 16) ? 4 :
                              (C * MB <= 32) ? 5 : (C * MB <= 64) ? 6 : (C * MB <= 128) ? 7 : 8;
-    wire [8:0] mb_base9 = {3'd0, bus_req_pe} * {6'd0, MB3};
+    wire [8:0] mb_base9 = {{(9-CW){1'b0}}, s_p} * {6'd0, MB3};
     wire [MBW-1:0] mb_base = mb_base9[MBW-1:0];
-    wire [31:0] p_proc = proc_word(pr_ppn[p], pr_pid[p]);
+    wire [31:0] p_proc = proc_word(s_ppn, s_pid);
     wire [7:0] lock_ch8 = {{(8-CW){1'b0}}, lock_ch};
     wire [63:0] mb_head = mb_data[mb_base];
     wire [3:0]  mb_hlen = ldec(mb_len[mb_base]);
     wire [1:0]  wc = c_dec[18:17];
-    wire [KW-1:0] p_rkey = {rx_ppn[p], rx_pid[p], rx_mask[p]};  // the key of channel p's buffered command
-    wire [C-1:0]  p_one  = {{(C-1){1'b0}}, 1'b1} << p;
+    reg  [KW-1:0] p_rkey;  // the key of channel p's buffered command (looked up in the request stage)
+    reg  [C-1:0]  p_one;
+    always @(posedge clk) begin
+        if (rst) s_v <= 1'b0;
+        else s_v <= in_take;
+        if (in_take) begin
+            s_we <= bus_req_we; s_call <= bus_req_call; s_p <= in_p; s_r <= bus_req_addr[11:0];
+            s_pe_ok <= CHAN_ALL[bus_req_pe];  // PE < C, as a table (a compare is a carry chain)
+            s_wd <= bus_req_wdata; s_wdhi <= bus_req_wdata_hi; s_len <= bus_req_len;
+            s_dec <= cop_dec(bus_req_addr[10:4]);
+            s_sup <= sup[in_p]; s_ppn <= pr_ppn[in_p]; s_pid <= pr_pid[in_p]; s_chaddr <= ch_addr[in_p];
+            s_cause <= cause[in_p]; s_instr <= instr[in_p];
+            s_lastv <= last_v[in_p]; s_lastd <= last_data[in_p]; s_lastl <= last_len[in_p];
+            p_rkey <= {rx_ppn[in_p], rx_pid[in_p], rx_mask[in_p]};
+            p_one <= {{(C-1){1'b0}}, 1'b1} << in_p;
+        end
+    end
 
-    // what the access does (all decided from the request and the state now)
+    // what the access does (decided from the staged request and the state now)
     reg [1:0]  b_err;
     reg [31:0] b_rd, b_rdhi;
     reg [3:0]  b_len;
@@ -395,11 +439,11 @@ module cop_core #(
         b_mode = 1'b0; b_mode_v = 1'b0; b_proc = 1'b0; b_addr = 1'b0; b_lockbrk = 1'b0; b_hold = 1'b0;
         if (!pe_ok) begin
             b_err = E_NOREG;
-        end else if (bus_req_call && r == R_CANCEL) begin
+        end else if (s_call && r == R_CANCEL) begin
             // CANCEL (docs/link.md rule 8): finishes at its start, no asks
-            if (!bus_req_we) begin
+            if (!s_we) begin
                 b_err = E_NOREG;
-            end else if (bus_req_len != 4'd0) begin
+            end else if (s_len != 4'd0) begin
                 b_err = E_REF; b_cause = C_BADLEN;
             end else begin
                 b_len = 4'd4;
@@ -416,15 +460,15 @@ module cop_core #(
                     b_rd = {30'd0, CX_NONE};
                 end
             end
-        end else if (bus_req_call) begin
+        end else if (s_call) begin
             if (!r[11]) begin
                 b_err = E_NOREG;
-            end else if (bus_req_we) begin
+            end else if (s_we) begin
                 // a CALL start
                 if (c_kind == K_NONE || r[1:0] != 2'd0)            b_cause = C_BADOP;
                 else if (rx_v[p] || rp_v[p] || recv_w[p])          b_cause = C_BUSY;
-                else if (bus_req_len != c_dec[11:8])               b_cause = C_BADLEN;
-                else if (c_dec[16] && !sup[p]) begin               b_cause = C_PRIV; b_priv = 1'b1; end
+                else if (s_len != c_dec[11:8])                     b_cause = C_BADLEN;
+                else if (c_dec[16] && !s_sup) begin                b_cause = C_PRIV; b_priv = 1'b1; end
                 else if (c_kind == K_FLT && EN_FPU == 0)           b_cause = C_NOFPU;
                 else if (r[2] && UP == 0)                          b_cause = C_NOUP;
                 else if (r[2] && (c_kind == K_SCAN || c_kind == K_XMIT || c_kind == K_ACK ||
@@ -434,8 +478,8 @@ module cop_core #(
                 end else if (c_kind == K_ACK) begin
                     b_err = E_OK;
                 end else if (c_kind == K_XMIT) begin
-                    if (last_v[p]) begin
-                        b_rd = last_data[p][31:0]; b_rdhi = last_data[p][63:32]; b_len = ldec(last_len[p]);
+                    if (s_lastv) begin
+                        b_rd = s_lastd[31:0]; b_rdhi = s_lastd[63:32]; b_len = ldec(s_lastl);
                     end else begin
                         b_err = E_REF; b_cause = C_NOREPLY;
                     end
@@ -472,29 +516,29 @@ module cop_core #(
                     b_err = E_REF; b_cause = C_NOCALL;
                 end
             end
-        end else if (bus_req_we) begin
+        end else if (s_we) begin
             case (r)
                 R_MODE: begin
                     b_mode = 1'b1;
-                    b_mode_v = bus_req_wdata == KEY;
-                    if (bus_req_wdata != KEY && bus_req_wdata != 32'd0) begin b_err = E_REF; b_cause = C_KEY; end
+                    b_mode_v = s_wd == KEY;
+                    if (s_wd != KEY && s_wd != 32'd0) begin b_err = E_REF; b_cause = C_KEY; end
                 end
                 R_PROC: begin
-                    if (!sup[p]) begin b_err = E_REF; b_cause = C_PRIV; b_priv = 1'b1; end
-                    else if ((bus_req_wdata[3:0] >> PPN_W) != 4'd0 || (bus_req_wdata[11:4] >> PID_W) != 8'd0 ||
-                             bus_req_wdata[31:12] != 20'd0) begin b_err = E_REF; b_cause = C_RANGE; end
+                    if (!s_sup) begin b_err = E_REF; b_cause = C_PRIV; b_priv = 1'b1; end
+                    else if ((s_wd[3:0] >> PPN_W) != 4'd0 || (s_wd[11:4] >> PID_W) != 8'd0 ||
+                             s_wd[31:12] != 20'd0) begin b_err = E_REF; b_cause = C_RANGE; end
                     else b_proc = 1'b1;
                 end
                 R_ADDR: begin
-                    if ((bus_req_wdata >> RA_W) != 32'd0) begin b_err = E_REF; b_cause = C_RANGE; end
+                    if ((s_wd >> RA_W) != 32'd0) begin b_err = E_REF; b_cause = C_RANGE; end
                     else b_addr = 1'b1;
                 end
                 R_LOCK: begin
-                    if (!sup[p]) begin b_err = E_REF; b_cause = C_PRIV; b_priv = 1'b1; end
+                    if (!s_sup) begin b_err = E_REF; b_cause = C_PRIV; b_priv = 1'b1; end
                     else b_lockbrk = 1'b1;
                 end
                 R_HOLD: begin
-                    if (!sup[p]) begin b_err = E_REF; b_cause = C_PRIV; b_priv = 1'b1; end
+                    if (!s_sup) begin b_err = E_REF; b_cause = C_PRIV; b_priv = 1'b1; end
                     else b_hold = 1'b1;
                 end
                 R_ID, R_CONFIG, R_CAUSE, R_STATUS, R_INSTR, R_WAIT0_LO, R_WAIT0_HI, R_WAIT1_LO, R_WAIT1_HI,
@@ -508,13 +552,13 @@ module cop_core #(
             case (r)
                 R_ID:       b_rd = 32'h434F_5001;
                 R_CONFIG:   b_rd = CONFIG;
-                R_MODE:     b_rd = {31'd0, sup[p]};
+                R_MODE:     b_rd = {31'd0, s_sup};
                 R_PROC:     b_rd = p_proc;
-                R_ADDR:     b_rd = {{(32-RA_W){1'b0}}, ch_addr[p]};
-                R_CAUSE:    b_rd = {17'd0, cause[p]};
-                R_STATUS:   b_rd = {21'd0, mb_cnt[p], 2'd0, sup[p], lock_held && lock_ch == p, recv_w[p], rp_v[p],
+                R_ADDR:     b_rd = {{(32-RA_W){1'b0}}, s_chaddr};
+                R_CAUSE:    b_rd = {17'd0, s_cause};
+                R_STATUS:   b_rd = {21'd0, mb_cnt[p], 2'd0, s_sup, lock_held && lock_ch == p, recv_w[p], rp_v[p],
                                     rx_srv[p], rx_v[p]};
-                R_INSTR:    b_rd = instr[p];
+                R_INSTR:    b_rd = s_instr;
                 R_WAIT0_LO: b_rd = wait0[31:0];
                 R_WAIT0_HI: b_rd = wait0[63:32];
                 R_WAIT1_LO: b_rd = wait1[31:0];
@@ -594,9 +638,9 @@ module cop_core #(
 `ifdef SELFTEST_IDLE
     // negative control of cop_core_props (p6): idle whenever the controller is in IDLE, even
     // with a channel ready to serve
-    assign idle = !rst && st == S_IDLE;
+    assign idle = !rst && !s_v && st == S_IDLE;
 `else
-    assign idle = !rst && st == S_IDLE && (hold || ready == {C{1'b0}});
+    assign idle = !rst && !s_v && st == S_IDLE && (hold || ready == {C{1'b0}});
 `endif
     wire          dn_take = dn_valid && dn_ready;
     wire [C-1:0]  ptr_lo = ({{(C-1){1'b0}}, 1'b1} << ptr) - {{(C-1){1'b0}}, 1'b1};
@@ -821,11 +865,11 @@ module cop_core #(
         end else begin
             // ---- the bus side's effects (for channel p) ----
             if (take && pe_ok) begin
-                if (b_cause != 8'd0) cause[p] <= {c_op & {7{bus_req_call}}, b_cause};
+                if (b_cause != 8'd0) cause[p] <= {c_op & {7{s_call}}, b_cause};
                 if (b_start) begin
-                    rx_op[p] <= c_op; rx_mask[p] <= r[3]; rx_ppn[p] <= pr_ppn[p]; rx_pid[p] <= pr_pid[p];
-                    rx_addr[p] <= ch_addr[p]; rx_data[p] <= {bus_req_wdata_hi, bus_req_wdata}; rx_x[p] <= r[2];
-                    instr[p] <= {8'd0, wc, p_proc[11:0], r[3], sup[p], r[2], c_op};
+                    rx_op[p] <= c_op; rx_mask[p] <= r[3]; rx_ppn[p] <= s_ppn; rx_pid[p] <= s_pid;
+                    rx_addr[p] <= s_chaddr; rx_data[p] <= {s_wdhi, s_wd}; rx_x[p] <= r[2];
+                    instr[p] <= {8'd0, wc, p_proc[11:0], r[3], s_sup, r[2], c_op};
                 end
                 if (b_recv) recv_w[p] <= 1'b1;
                 if (b_pop && !b_recv) recv_w[p] <= 1'b0;
@@ -833,9 +877,9 @@ module cop_core #(
                     last_v[p] <= 1'b1; last_data[p] <= {b_rdhi, b_rd}; last_len[p] <= lcode(b_len[3:2]);
                 end
                 if (b_mode) sup[p] <= b_mode_v;
-                if (b_proc) begin pr_ppn[p] <= bus_req_wdata[PPN_W-1:0]; pr_pid[p] <= bus_req_wdata[4 +: PID_W]; end
-                if (b_addr) ch_addr[p] <= bus_req_wdata[RA_W-1:0];
-                if (b_hold) hold <= bus_req_wdata[0];
+                if (b_proc) begin pr_ppn[p] <= s_wd[PPN_W-1:0]; pr_pid[p] <= s_wd[4 +: PID_W]; end
+                if (b_addr) ch_addr[p] <= s_wd[RA_W-1:0];
+                if (b_hold) hold <= s_wd[0];
             end
             if (take && pe_ok && b_start) rx_v[p] <= 1'b1;
             if (take && pe_ok && b_hand)  rp_v[p] <= 1'b0;
@@ -1069,8 +1113,8 @@ module cop_core #(
             rsp_valid    <= take;
             rsp_err      <= take ? b_err : E_OK;
             rsp_rdata    <= (take && (b_err == E_OK)) ? b_rd : 32'd0;
-            rsp_rdata_hi <= (take && (b_err == E_OK) && bus_req_call) ? b_rdhi : 32'd0;
-            rsp_len      <= (take && (b_err == E_OK) && bus_req_call) ? b_len : 4'd0;
+            rsp_rdata_hi <= (take && (b_err == E_OK) && s_call) ? b_rdhi : 32'd0;
+            rsp_len      <= (take && (b_err == E_OK) && s_call) ? b_len : 4'd0;
         end
     end
     assign bus_rsp_valid = rsp_valid;

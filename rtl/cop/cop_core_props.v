@@ -3,8 +3,9 @@
 // the jobs; formal/run.py runs them) at C = 2 with the smallest tables.
 // Every request field is free every cycle; the only assumption is reset in
 // the first cycle.
-//   (p1) the bus contract (docs/link.md): ready is high outside rst; a
-//        response comes exactly one cycle after each taken request and at
+//   (p1) the bus contract (docs/link.md): ready is high outside rst except
+//        in the cycle after a taken request (the request stage); a
+//        response comes exactly two cycles after each taken request and at
 //        no other time; rdata, rdata_hi, len and err are 0 while
 //        bus_rsp_valid is low; a finished CALL's len is at most 8; a plain
 //        access never answers PENDING.
@@ -71,7 +72,7 @@ module cop_core_props #(
 
 `ifdef FORMAL
     reg         init = 1'b1;
-    reg         p_take = 1'b0, p_call = 1'b0, p_exec_set = 1'b0;
+    reg         p_take = 1'b0, p_call = 1'b0, p_exec_set = 1'b0, pp_take = 1'b0, pp_call = 1'b0;
     reg [C-1:0] p_tmpl0, p_bm0, p_work0, p_wd0;
     reg         p_exec0 = 1'b0;
     reg         p_open0 = 1'b0, p_rst = 1'b1;
@@ -81,8 +82,10 @@ module cop_core_props #(
     always @(posedge clk) begin
         init       <= 1'b0;
         p_rst      <= rst;
-        p_take     <= bus_req_valid && !rst;
+        p_take     <= bus_req_valid && bus_req_ready;
         p_call     <= bus_req_call;
+        pp_take    <= p_take && !rst;
+        pp_call    <= p_call;
         p_exec_set <= f_st == 4'd4 && f_lead_set && f_lead_us;
         p_exec0    <= f_exec0;
         p_wd0      <= f_wd0;
@@ -103,12 +106,12 @@ module cop_core_props #(
         if (!init) begin
             // (p1) the bus contract
             if (PROPS[0]) begin
-            assert(bus_req_ready == !rst);
-            if (!p_rst) assert(bus_rsp_valid == p_take);
+            assert(bus_req_ready == (!rst && !p_take));
+            if (!p_rst) assert(bus_rsp_valid == pp_take);
             if (!bus_rsp_valid) assert(bus_rsp_rdata == 32'd0 && bus_rsp_rdata_hi == 32'd0 && bus_rsp_len == 4'd0 &&
                                        bus_rsp_err == 2'd0);
             if (bus_rsp_valid && bus_rsp_err == 2'd0) assert(bus_rsp_len <= 4'd8);
-            if (bus_rsp_valid && !p_call) assert(bus_rsp_err != 2'd3 && bus_rsp_len == 4'd0);
+            if (bus_rsp_valid && !pp_call) assert(bus_rsp_err != 2'd3 && bus_rsp_len == 4'd0);
             end
             // (p2) no mask / TC write in user mode
             if (PROPS[1]) begin

@@ -12,8 +12,9 @@
 // group alone.
 //
 // The harness's own view, from the bus: when a CALL start for channel c is
-// taken while c's receive buffer is empty, it records the opcode (address
-// bits 10..4) and c's PROC (PPN, PID) and ADDR registers at that moment
+// applied (the cycle after the core takes it: its request stage) while c's
+// receive buffer is empty, it records the opcode (address bits 10..4) and
+// c's PROC (PPN, PID) and ADDR registers as they were when it was taken
 // (s_op, s_ridx); the start is accepted exactly when the buffer becomes
 // valid, so while it is valid these are the buffered command's.  This is
 // the seed's instruction word (figure 13b: the interface inserts PPN and PID
@@ -72,7 +73,7 @@
 //        first (the cover REACH_FAIR reaches the C-th step with c waiting).
 //        C = 3: at C = 2 the channel just served is never ready at the next
 //        snapshot (its buffer is freed or its contribution served in EXEC,
-//        a new start comes a cycle later at the earliest), so even a fixed
+//        a new start comes two cycles later at the earliest), so even a fixed
 //        priority serves both channels and the property would not tell
 //        round robin from it.
 //   bit 3: the invariants that make the groups inductive: the buffers hold
@@ -160,10 +161,23 @@ module cop_serve_props #(
     localparam [5:0] C6 = C;
     wire [C-1:0]  f_sup_sh = f_sup >> bus_req_pe;
     wire          f_sup_p = f_sup_sh[0];   // the requesting channel is supervisor
-    wire          take  = bus_req_valid && !rst && bus_req_pe < C6;
-    wire          start = take && bus_req_call && bus_req_we && bus_req_addr[11:0] != R_CANCEL;
-    wire          brk   = take && !bus_req_call && bus_req_we && bus_req_addr[11:0] == R_LOCK &&
-                          f_sup_p;
+    // the request as the core applies it: a cycle after it takes it (its request stage), with
+    // the channel's MODE and PROC / ADDR as they were when it was taken
+    wire [C*DW-1:0] f_ch_sh = f_ch_ridx >> ({2'd0, bus_req_pe} * DW);  // the requesting channel's PROC, ADDR
+    reg           h_v = 1'b0, h_call = 1'b0, h_we = 1'b0, h_sup = 1'b0;
+    reg [5:0]     h_pe = 6'd0;
+    reg [11:0]    h_addr = 12'd0;
+    reg [DW-1:0]  h_ridx = {DW{1'b0}};
+    always @(posedge clk) begin
+        h_v <= !rst && bus_req_valid && bus_req_ready;
+        if (bus_req_valid && bus_req_ready) begin
+            h_call <= bus_req_call; h_we <= bus_req_we; h_sup <= f_sup_p; h_pe <= bus_req_pe;
+            h_addr <= bus_req_addr[11:0]; h_ridx <= f_ch_sh[DW-1:0];
+        end
+    end
+    wire          take  = h_v && h_pe < C6;
+    wire          start = take && h_call && h_we && h_addr != R_CANCEL;
+    wire          brk   = take && !h_call && h_we && h_addr == R_LOCK && h_sup;
     wire [C-1:0]  waiting = f_rx_v & ~f_rx_srv;   // DATA_RDY, not yet served
     wire [C-1:0]  lead1 = {{(C-1){1'b0}}, 1'b1} << f_lead;
     wire [C-1:0]  pick1 = {{(C-1){1'b0}}, 1'b1} << f_pick;
@@ -191,8 +205,8 @@ module cop_serve_props #(
             sa <= sym_sa; sw <= f_dram[sym_sa*64 +: 64];
         end else if (f_ram_we && f_ram_idx == sa) sw <= f_ram_wd;
         for (k = 0; k < C; k = k + 1)
-            if (start && bus_req_pe == k && !f_rx_v[k]) begin
-                s_op[k] <= bus_req_addr[10:4]; s_ridx[k] <= f_ch_ridx[k*DW +: DW];
+            if (start && h_pe == k && !f_rx_v[k]) begin
+                s_op[k] <= h_addr[10:4]; s_ridx[k] <= h_ridx;
             end
         if (rst) begin
             h_lock <= 1'b0; h_lch <= 6'd0;

@@ -7,16 +7,17 @@
 // COPs in a hub).  docs/cop.md "Two levels" says what goes up and how.
 //
 // Bus: one engine bus slave (rtl/bus/bus_ports.vh) for every PE; the
-// request goes to core p / C as its PE p mod C, and every core answers in
-// the next cycle (cop_core's contract), so the answers are ORed (a core's
-// rsp_* are 0 while its bus_rsp_valid is low).  bus_req_pe >= NCOP * C has
-// no registers (NO_REG, next cycle).
+// request goes to core p / C as its PE p mod C, and every core answers two
+// cycles after it takes a request (cop_core's contract: its request stage;
+// ready is low in between), so the answers are ORed (a core's rsp_* are 0
+// while its bus_rsp_valid is low).  bus_req_pe >= NCOP * C has no
+// registers (NO_REG, with the same timing: two cycles, ready low between).
 //
 // Level 2's bus: the NCOP cop_up links are its masters through a round
-// robin arbiter: one request per cycle, the grant goes to the first
-// requesting link at or after the pointer, which then moves past it; the
-// level 2 core answers in the next cycle and the answer goes to the link
-// granted one cycle before.  No outside access to level 2: it is
+// robin arbiter: the grant goes to the first requesting link at or after
+// the pointer, which then moves past it, whenever the level 2 core is
+// ready (every other cycle); it answers two cycles after it takes the
+// request and the answer goes to the link granted then.  No outside access to level 2: it is
 // configured by supervisor commands with X from level 1 (SETTC, SETBM for
 // the level 2 key of the issuing process: one bit per level 1 core).
 //
@@ -98,7 +99,7 @@ module cop_tree #(
             cop_core #(.C(C), .PPN_W(PPN_W), .PID_W(PID_W), .RA_W(RA_W), .MB(MB), .EN_FPU(EN_FPU), .UP(1),
                        .KEY(KEY)) u_core (
                 .clk(clk), .rst(rst),
-                .bus_req_valid(bus_req_valid && which == k), .bus_req_ready(rdy1[k]), .bus_req_we(bus_req_we),
+                .bus_req_valid(bus_req_valid && bus_req_ready && which == k), .bus_req_ready(rdy1[k]), .bus_req_we(bus_req_we),
                 .bus_req_pe(sub_pe), .bus_req_addr(bus_req_addr), .bus_req_wdata(bus_req_wdata),
                 .bus_req_size(bus_req_size), .bus_req_call(bus_req_call), .bus_req_wdata_hi(bus_req_wdata_hi),
                 .bus_req_len(bus_req_len),
@@ -137,17 +138,21 @@ module cop_tree #(
             o_len = o_len | rl1[i];
         end
     end
-    always @(posedge clk) nr_q <= !rst && bus_req_valid && !pe_in;
-    assign bus_req_ready = &rdy1;
+    reg         nr_s;   // a request for a PE beyond the cores, staged as a core would
+    always @(posedge clk) begin
+        nr_s <= !rst && bus_req_valid && bus_req_ready && !pe_in;
+        nr_q <= !rst && nr_s;
+    end
+    assign bus_req_ready = &rdy1 && !nr_s;
     assign bus_rsp_valid = o_valid;
     assign bus_rsp_rdata = o_rd;
     assign bus_rsp_rdata_hi = o_rdh;
     assign bus_rsp_err = o_err;
     assign bus_rsp_len = o_len;
 
-    // ---- level 2's arbiter: round robin, one request per cycle ----
-    reg [NW-1:0] rr, gnt, gnt_q;
-    reg          any, gv_q;
+    // ---- level 2's arbiter: round robin, one request whenever level 2 is ready ----
+    reg [NW-1:0] rr, gnt, gnt_s, gnt_q;
+    reg          any, gv_s, gv_q;
     integer a;
     reg [NW:0] b;
     always @* begin
@@ -167,9 +172,10 @@ module cop_tree #(
     localparam integer NLAST_I = NCOP - 1;
     always @(posedge clk) begin
         if (rst) begin
-            rr <= {NW{1'b0}}; gv_q <= 1'b0; gnt_q <= {NW{1'b0}};
+            rr <= {NW{1'b0}}; gv_s <= 1'b0; gnt_s <= {NW{1'b0}}; gv_q <= 1'b0; gnt_q <= {NW{1'b0}};
         end else begin
-            gv_q <= b2_take; gnt_q <= gnt;
+            // the level 2 core's answer comes two cycles after it takes the request
+            gv_s <= b2_take; gnt_s <= gnt; gv_q <= gv_s; gnt_q <= gnt_s;
             if (b2_take) rr <= (gnt == NLAST_I[NW-1:0]) ? {NW{1'b0}} : gnt + 1'b1;
         end
     end

@@ -6,7 +6,7 @@
 // engine bus as a bus master, and hands level 2's answer back down (dn_*).
 //
 // Per entry, on level 2's bus (each access one request, its response
-// awaited before the next; the level 2 core answers in the next cycle):
+// awaited before the next; the level 2 core answers two cycles later):
 //   1. MODE <- KEY2 once after reset (the channel is supervisor: level 1
 //      refused every supervisor opcode from a user channel before it could
 //      go up, PRIV precedes NOUP and XOP, so up_us needs no second check)
