@@ -272,6 +272,7 @@ module cop_core #(
     reg [31:0]      privcnt, errcnt;
     reg             lock_held, hold;
     reg [CW-1:0]    lock_ch;
+    reg [C-1:0]     lock_one;   // lock_ch one-hot (the round robin's eligibility without a compare)
     // ---- the Data RAM: zero at configuration, not cleared by rst -----------------
     reg [63:0]      dram [0:DEPTH-1];
     reg [63:0]      ram_q;
@@ -362,18 +363,14 @@ module cop_core #(
     // core behaves as if the request had arrived a cycle later (the
     // reference model steps it then: tests/test_cop_core.cpp).
     reg            s_v;                 // a request is staged: decided and applied in this cycle
-    reg            s_we, s_call, s_pe_ok, s_sup, s_lastv;
+    reg            s_call, s_pe_ok, s_sup;
     reg [CW-1:0]   s_p;
     reg [11:0]     s_r;
-    reg [31:0]     s_wd, s_wdhi, s_instr;
-    reg [3:0]      s_len;
-    reg [18:0]     s_dec;
+    reg [31:0]     s_wd, s_wdhi;
+    reg [1:0]      s_wc;     // the opcode's word count code (the instruction word's WC)
     reg [PPN_W-1:0] s_ppn;
     reg [PID_W-1:0] s_pid;
     reg [RA_W-1:0] s_chaddr;
-    reg [14:0]     s_cause;
-    reg [63:0]     s_lastd;
-    reg [1:0]      s_lastl;
     assign bus_req_ready = !rst && !s_v;
     wire in_take = bus_req_valid && bus_req_ready;
     wire [CW-1:0] in_p = bus_req_pe[CW-1:0];
@@ -382,8 +379,6 @@ module cop_core #(
     wire pe_ok = s_pe_ok;
     wire [CW-1:0] p = s_p;
     wire [6:0] c_op = r[10:4];
-    wire [18:0] c_dec = s_dec;
-    wire [3:0] c_kind = c_dec[3:0];
     wire [KW-1:0] p_key0 = {s_ppn, s_pid, 1'b0};
     wire [KW-1:0] p_key1 = {s_ppn, s_pid, 1'b1};
     wire [63:0] tmpl0 = zx(tc_tmpl[p_key0]), tmpl1 = zx(tc_tmpl[p_key1]);
@@ -394,30 +389,160 @@ module cop_core #(
                              (C * MB <= 32) ? 5 : (C * MB <= 64) ? 6 : (C * MB <= 128) ? 7 : 8;
     wire [8:0] mb_base9 = {{(9-CW){1'b0}}, s_p} * {6'd0, MB3};
     wire [MBW-1:0] mb_base = mb_base9[MBW-1:0];
-    wire [31:0] p_proc = proc_word(s_ppn, s_pid);
+    wire [31:0] p_proc = proc_word(s_ppn, s_pid);  // for INSTR (its low 12 bits)
     wire [7:0] lock_ch8 = {{(8-CW){1'b0}}, lock_ch};
     wire [63:0] mb_head = mb_data[mb_base];
     wire [3:0]  mb_hlen = ldec(mb_len[mb_base]);
-    wire [1:0]  wc = c_dec[18:17];
+    wire [1:0]  wc = s_wc;
     reg  [KW-1:0] p_rkey;  // the key of channel p's buffered command (looked up in the request stage)
     reg  [C-1:0]  p_one;
     always @(posedge clk) begin
         if (rst) s_v <= 1'b0;
         else s_v <= in_take;
         if (in_take) begin
-            s_we <= bus_req_we; s_call <= bus_req_call; s_p <= in_p; s_r <= bus_req_addr[11:0];
+            s_call <= bus_req_call; s_p <= in_p; s_r <= bus_req_addr[11:0];
             s_pe_ok <= CHAN_ALL[bus_req_pe];  // PE < C, as a table (a compare is a carry chain)
-            s_wd <= bus_req_wdata; s_wdhi <= bus_req_wdata_hi; s_len <= bus_req_len;
-            s_dec <= cop_dec(bus_req_addr[10:4]);
+            s_wd <= bus_req_wdata; s_wdhi <= bus_req_wdata_hi;
             s_sup <= sup[in_p]; s_ppn <= pr_ppn[in_p]; s_pid <= pr_pid[in_p]; s_chaddr <= ch_addr[in_p];
-            s_cause <= cause[in_p]; s_instr <= instr[in_p];
-            s_lastv <= last_v[in_p]; s_lastd <= last_data[in_p]; s_lastl <= last_len[in_p];
             p_rkey <= {rx_ppn[in_p], rx_pid[in_p], rx_mask[in_p]};
             p_one <= {{(C-1){1'b0}}, 1'b1} << in_p;
         end
     end
 
-    // what the access does (decided from the staged request and the state now)
+    // ---- the request stage's plan: everything that depends only on the request and the PE's
+    // own registers (MODE, PROC, ADDR, CAUSE, INSTR, the last reply, PRIVCNT, HOLD) ----
+    // a_cls: what the decide stage still has to look at (one-hot)
+    localparam integer A_FIX = 0, A_START = 1, A_ASK = 2, A_CANCEL = 3, A_DREAD = 4;
+    wire [31:0] in_wd = bus_req_wdata;
+    wire [11:0] in_r = bus_req_addr[11:0];
+    wire [18:0] in_dec = cop_dec(in_r[10:4]);
+    wire [3:0]  in_kind = in_dec[3:0];
+    wire        in_sup = sup[in_p];
+    wire        in_lastv = last_v[in_p];
+    wire [63:0] in_lastd = last_data[in_p];
+    wire [1:0]  in_lastl = last_len[in_p];
+    reg [4:0]  a_cls;
+    reg [1:0]  a_err;
+    reg [31:0] a_rd, a_rdhi;
+    reg [3:0]  a_len;
+    reg [7:0]  a_cause;
+    reg        a_priv, a_recv, a_startp, a_mode, a_mode_v, a_proc, a_addr, a_lockbrk, a_hold;
+    always @* begin
+        a_cls = 5'd1 << A_FIX;
+        a_err = E_OK; a_rd = 32'd0; a_rdhi = 32'd0; a_len = 4'd0; a_cause = 8'd0; a_priv = 1'b0;
+        a_recv = 1'b0; a_startp = 1'b0;
+        a_mode = 1'b0; a_mode_v = 1'b0; a_proc = 1'b0; a_addr = 1'b0; a_lockbrk = 1'b0; a_hold = 1'b0;
+        if (!CHAN_ALL[bus_req_pe]) begin
+            a_err = E_NOREG;
+        end else if (bus_req_call && in_r == R_CANCEL) begin
+            // CANCEL (docs/link.md rule 8): finishes at its start, no asks
+            if (!bus_req_we) begin
+                a_err = E_NOREG;
+            end else if (bus_req_len != 4'd0) begin
+                a_err = E_REF; a_cause = C_BADLEN;
+            end else begin
+                a_cls = 5'd1 << A_CANCEL;
+            end
+        end else if (bus_req_call) begin
+            if (!in_r[11]) begin
+                a_err = E_NOREG;
+            end else if (bus_req_we) begin
+                // a CALL start: BADOP precedes BUSY (the decide stage's), the others follow it
+                if (in_kind == K_NONE || in_r[1:0] != 2'd0) begin
+                    a_err = E_REF; a_cause = C_BADOP;
+                end else begin
+                    a_cls = 5'd1 << A_START;
+                    if (bus_req_len != in_dec[11:8])                   a_cause = C_BADLEN;
+                    else if (in_dec[16] && !in_sup) begin               a_cause = C_PRIV; a_priv = 1'b1; end
+                    else if (in_kind == K_FLT && EN_FPU == 0)           a_cause = C_NOFPU;
+                    else if (in_r[2] && UP == 0)                        a_cause = C_NOUP;
+                    else if (in_r[2] && (in_kind == K_SCAN || in_kind == K_XMIT || in_kind == K_ACK ||
+                                         (in_kind == K_FLT && in_dec[6:4] == 3'd3))) a_cause = C_XOP;
+                    if (a_cause != 8'd0) begin
+                        a_err = E_REF;
+                    end else if (in_kind == K_ACK) begin
+                        a_err = E_OK;
+                    end else if (in_kind == K_XMIT) begin
+                        if (in_lastv) begin
+                            a_rd = in_lastd[31:0]; a_rdhi = in_lastd[63:32]; a_len = ldec(in_lastl);
+                        end else begin
+                            a_err = E_REF; a_cause = C_NOREPLY;
+                        end
+                    end else if (in_kind == K_RECV && !in_r[2]) begin
+                        a_recv = 1'b1;
+                    end else begin
+                        a_startp = 1'b1;
+                    end
+                end
+            end else begin
+                a_cls = 5'd1 << A_ASK;
+            end
+        end else if (bus_req_we) begin
+            case (in_r)
+                R_MODE: begin
+                    a_mode = 1'b1;
+                    a_mode_v = in_wd == KEY;
+                    if (in_wd != KEY && in_wd != 32'd0) begin a_err = E_REF; a_cause = C_KEY; end
+                end
+                R_PROC: begin
+                    if (!in_sup) begin a_err = E_REF; a_cause = C_PRIV; a_priv = 1'b1; end
+                    else if ((in_wd[3:0] >> PPN_W) != 4'd0 || (in_wd[11:4] >> PID_W) != 8'd0 ||
+                             in_wd[31:12] != 20'd0) begin a_err = E_REF; a_cause = C_RANGE; end
+                    else a_proc = 1'b1;
+                end
+                R_ADDR: begin
+                    if ((in_wd >> RA_W) != 32'd0) begin a_err = E_REF; a_cause = C_RANGE; end
+                    else a_addr = 1'b1;
+                end
+                R_LOCK: begin
+                    if (!in_sup) begin a_err = E_REF; a_cause = C_PRIV; a_priv = 1'b1; end
+                    else a_lockbrk = 1'b1;
+                end
+                R_HOLD: begin
+                    if (!in_sup) begin a_err = E_REF; a_cause = C_PRIV; a_priv = 1'b1; end
+                    else a_hold = 1'b1;
+                end
+                R_ID, R_CONFIG, R_CAUSE, R_STATUS, R_INSTR, R_WAIT0_LO, R_WAIT0_HI, R_WAIT1_LO, R_WAIT1_HI,
+                R_TC0_LO, R_TC0_HI, R_TC1_LO, R_TC1_HI, R_BM0_LO, R_BM0_HI, R_BM1_LO, R_BM1_HI,
+                R_PRIVCNT, R_ERRCNT: begin
+                    a_err = E_REF; a_cause = C_RDONLY;
+                end
+                default: a_err = E_NOREG;
+            endcase
+        end else begin
+            case (in_r)
+                R_ID:       a_rd = 32'h434F_5001;
+                R_CONFIG:   a_rd = CONFIG;
+                R_MODE:     a_rd = {31'd0, in_sup};
+                R_PROC:     a_rd = proc_word(pr_ppn[in_p], pr_pid[in_p]);
+                R_ADDR:     a_rd = {{(32-RA_W){1'b0}}, ch_addr[in_p]};
+                R_CAUSE:    a_rd = {17'd0, cause[in_p]};
+                R_INSTR:    a_rd = instr[in_p];
+                R_PRIVCNT:  a_rd = privcnt;
+                R_HOLD:     a_rd = {31'd0, hold};
+                R_STATUS, R_WAIT0_LO, R_WAIT0_HI, R_WAIT1_LO, R_WAIT1_HI, R_TC0_LO, R_TC0_HI, R_TC1_LO, R_TC1_HI,
+                R_BM0_LO, R_BM0_HI, R_BM1_LO, R_BM1_HI, R_ERRCNT, R_LOCK:
+                            a_cls = 5'd1 << A_DREAD;   // what the controller also writes
+                default:    a_err = E_NOREG;
+            endcase
+        end
+    end
+    reg [4:0]  s_cls;
+    reg [1:0]  s_err;
+    reg [31:0] s_rd, s_rdhi;
+    reg [3:0]  s_alen;
+    reg [7:0]  s_acause;
+    reg        s_priv, s_recv, s_startp, s_mode, s_mode_v, s_proc, s_addr, s_lockbrk, s_hold;
+    always @(posedge clk) begin
+        if (in_take) begin
+            s_wc <= in_dec[18:17];
+            s_cls <= a_cls; s_err <= a_err; s_rd <= a_rd; s_rdhi <= a_rdhi; s_alen <= a_len; s_acause <= a_cause;
+            s_priv <= a_priv; s_recv <= a_recv; s_startp <= a_startp; s_mode <= a_mode; s_mode_v <= a_mode_v;
+            s_proc <= a_proc; s_addr <= a_addr; s_lockbrk <= a_lockbrk; s_hold <= a_hold;
+        end
+    end
+
+    // ---- the decide stage: the plan against what the controller also writes, as it is now ----
     reg [1:0]  b_err;
     reg [31:0] b_rd, b_rdhi;
     reg [3:0]  b_len;
@@ -427,138 +552,76 @@ module cop_core #(
     reg        b_recv;         // set recv_w
     reg        b_pop;          // pop the mailbox head (handed over)
     reg        b_hand;         // hand the reply slot over
-    reg        b_last;         // remember (b_rd, b_rdhi, b_len) for XMIT
+    reg        b_last;         // remember the value handed over (b_lastd, b_lastl) for XMIT
     reg        b_mode, b_mode_v, b_proc, b_addr, b_lockbrk, b_hold;
     reg        b_keep;         // CANCEL of a finished reply: it becomes the last reply (XMIT)
     reg        b_unrecv;       // CANCEL of a pending RECV
     reg        b_wd;           // CANCEL withdraws the command in the receive buffer
+    wire       p_busy = rx_v[p] || rp_v[p] || recv_w[p];
+    // the last reply (XMIT) when b_last: a reply handed over or the mailbox's head, taken
+    // straight from its slot rather than from the answer's multiplexer (timing)
+    wire        l_from_rp = s_cls[A_ASK] && !recv_w[p];
+    wire [63:0] b_lastd = l_from_rp ? rp_data[p] : mb_head;
+    wire [1:0]  b_lastl = l_from_rp ? rp_len[p] : mb_len[mb_base];
     always @* begin
         b_keep = 1'b0; b_unrecv = 1'b0; b_wd = 1'b0;
-        b_err = E_OK; b_rd = 32'd0; b_rdhi = 32'd0; b_len = 4'd0; b_cause = 8'd0; b_priv = 1'b0;
+        b_err = s_err; b_rd = s_rd; b_rdhi = s_rdhi; b_len = s_alen; b_cause = s_acause; b_priv = s_priv;
         b_start = 1'b0; b_recv = 1'b0; b_pop = 1'b0; b_hand = 1'b0; b_last = 1'b0;
-        b_mode = 1'b0; b_mode_v = 1'b0; b_proc = 1'b0; b_addr = 1'b0; b_lockbrk = 1'b0; b_hold = 1'b0;
-        if (!pe_ok) begin
-            b_err = E_NOREG;
-        end else if (s_call && r == R_CANCEL) begin
-            // CANCEL (docs/link.md rule 8): finishes at its start, no asks
-            if (!s_we) begin
-                b_err = E_NOREG;
-            end else if (s_len != 4'd0) begin
-                b_err = E_REF; b_cause = C_BADLEN;
-            end else begin
-                b_len = 4'd4;
-                if (rp_v[p]) begin
-                    b_hand = 1'b1; b_keep = !rp_err[p];
-                    b_rd = {16'd0, rp_cause[p], 5'd0, rp_err[p], CX_FINISHED};
-                end else if (recv_w[p]) begin
-                    b_unrecv = 1'b1; b_rd = {30'd0, CX_WITHDRAWN};
-                end else if (rx_v[p] && eng[p]) begin
-                    b_rd = {30'd0, CX_RUNNING};
-                end else if (rx_v[p]) begin
-                    b_wd = 1'b1; b_rd = {30'd0, CX_WITHDRAWN};
+        b_mode = s_mode; b_mode_v = s_mode_v; b_proc = s_proc; b_addr = s_addr; b_lockbrk = s_lockbrk;
+        b_hold = s_hold;
+        if (s_cls[A_START]) begin
+            if (p_busy) begin
+                b_err = E_REF; b_cause = C_BUSY; b_priv = 1'b0; b_rd = 32'd0; b_rdhi = 32'd0; b_len = 4'd0;
+            end else if (s_recv) begin
+                if (mb_cnt[p] != 3'd0) begin
+                    b_pop = 1'b1; b_last = 1'b1;
+                    b_rd = mb_head[31:0]; b_rdhi = mb_head[63:32]; b_len = mb_hlen;
                 end else begin
-                    b_rd = {30'd0, CX_NONE};
+                    b_err = E_PEND; b_recv = 1'b1;
                 end
+            end else if (s_startp) begin
+                b_err = E_PEND; b_start = 1'b1;
             end
-        end else if (s_call) begin
-            if (!r[11]) begin
-                b_err = E_NOREG;
-            end else if (s_we) begin
-                // a CALL start
-                if (c_kind == K_NONE || r[1:0] != 2'd0)            b_cause = C_BADOP;
-                else if (rx_v[p] || rp_v[p] || recv_w[p])          b_cause = C_BUSY;
-                else if (s_len != c_dec[11:8])                     b_cause = C_BADLEN;
-                else if (c_dec[16] && !s_sup) begin                b_cause = C_PRIV; b_priv = 1'b1; end
-                else if (c_kind == K_FLT && EN_FPU == 0)           b_cause = C_NOFPU;
-                else if (r[2] && UP == 0)                          b_cause = C_NOUP;
-                else if (r[2] && (c_kind == K_SCAN || c_kind == K_XMIT || c_kind == K_ACK ||
-                                  (c_kind == K_FLT && c_dec[6:4] == 3'd3))) b_cause = C_XOP;
-                if (b_cause != 8'd0) begin
-                    b_err = E_REF;
-                end else if (c_kind == K_ACK) begin
-                    b_err = E_OK;
-                end else if (c_kind == K_XMIT) begin
-                    if (s_lastv) begin
-                        b_rd = s_lastd[31:0]; b_rdhi = s_lastd[63:32]; b_len = ldec(s_lastl);
-                    end else begin
-                        b_err = E_REF; b_cause = C_NOREPLY;
-                    end
-                end else if (c_kind == K_RECV && !r[2]) begin
-                    if (mb_cnt[p] != 3'd0) begin
-                        b_pop = 1'b1; b_last = 1'b1;
-                        b_rd = mb_head[31:0]; b_rdhi = mb_head[63:32]; b_len = mb_hlen;
-                    end else begin
-                        b_err = E_PEND; b_recv = 1'b1;
-                    end
+        end else if (s_cls[A_ASK]) begin
+            // a CALL ask
+            if (recv_w[p]) begin
+                if (mb_cnt[p] != 3'd0) begin
+                    b_pop = 1'b1; b_last = 1'b1;
+                    b_rd = mb_head[31:0]; b_rdhi = mb_head[63:32]; b_len = mb_hlen;
                 end else begin
-                    b_err = E_PEND; b_start = 1'b1;
-                end
-            end else begin
-                // a CALL ask
-                if (recv_w[p]) begin
-                    if (mb_cnt[p] != 3'd0) begin
-                        b_pop = 1'b1; b_last = 1'b1;
-                        b_rd = mb_head[31:0]; b_rdhi = mb_head[63:32]; b_len = mb_hlen;
-                    end else begin
-                        b_err = E_PEND;
-                    end
-                end else if (rp_v[p]) begin
-                    b_hand = 1'b1;
-                    if (rp_err[p]) begin
-                        b_err = E_REF; b_cause = rp_cause[p];
-                    end else begin
-                        b_last = 1'b1;
-                        b_rd = rp_data[p][31:0]; b_rdhi = rp_data[p][63:32]; b_len = ldec(rp_len[p]);
-                    end
-                end else if (rx_v[p]) begin
                     b_err = E_PEND;
+                end
+            end else if (rp_v[p]) begin
+                b_hand = 1'b1;
+                if (rp_err[p]) begin
+                    b_err = E_REF; b_cause = rp_cause[p];
                 end else begin
-                    b_err = E_REF; b_cause = C_NOCALL;
+                    b_last = 1'b1;
+                    b_rd = rp_data[p][31:0]; b_rdhi = rp_data[p][63:32]; b_len = ldec(rp_len[p]);
                 end
+            end else if (rx_v[p]) begin
+                b_err = E_PEND;
+            end else begin
+                b_err = E_REF; b_cause = C_NOCALL;
             end
-        end else if (s_we) begin
+        end else if (s_cls[A_CANCEL]) begin
+            b_len = 4'd4;
+            if (rp_v[p]) begin
+                b_hand = 1'b1; b_keep = !rp_err[p];
+                b_rd = {16'd0, rp_cause[p], 5'd0, rp_err[p], CX_FINISHED};
+            end else if (recv_w[p]) begin
+                b_unrecv = 1'b1; b_rd = {30'd0, CX_WITHDRAWN};
+            end else if (rx_v[p] && eng[p]) begin
+                b_rd = {30'd0, CX_RUNNING};
+            end else if (rx_v[p]) begin
+                b_wd = 1'b1; b_rd = {30'd0, CX_WITHDRAWN};
+            end else begin
+                b_rd = {30'd0, CX_NONE};
+            end
+        end else if (s_cls[A_DREAD]) begin
             case (r)
-                R_MODE: begin
-                    b_mode = 1'b1;
-                    b_mode_v = s_wd == KEY;
-                    if (s_wd != KEY && s_wd != 32'd0) begin b_err = E_REF; b_cause = C_KEY; end
-                end
-                R_PROC: begin
-                    if (!s_sup) begin b_err = E_REF; b_cause = C_PRIV; b_priv = 1'b1; end
-                    else if ((s_wd[3:0] >> PPN_W) != 4'd0 || (s_wd[11:4] >> PID_W) != 8'd0 ||
-                             s_wd[31:12] != 20'd0) begin b_err = E_REF; b_cause = C_RANGE; end
-                    else b_proc = 1'b1;
-                end
-                R_ADDR: begin
-                    if ((s_wd >> RA_W) != 32'd0) begin b_err = E_REF; b_cause = C_RANGE; end
-                    else b_addr = 1'b1;
-                end
-                R_LOCK: begin
-                    if (!s_sup) begin b_err = E_REF; b_cause = C_PRIV; b_priv = 1'b1; end
-                    else b_lockbrk = 1'b1;
-                end
-                R_HOLD: begin
-                    if (!s_sup) begin b_err = E_REF; b_cause = C_PRIV; b_priv = 1'b1; end
-                    else b_hold = 1'b1;
-                end
-                R_ID, R_CONFIG, R_CAUSE, R_STATUS, R_INSTR, R_WAIT0_LO, R_WAIT0_HI, R_WAIT1_LO, R_WAIT1_HI,
-                R_TC0_LO, R_TC0_HI, R_TC1_LO, R_TC1_HI, R_BM0_LO, R_BM0_HI, R_BM1_LO, R_BM1_HI,
-                R_PRIVCNT, R_ERRCNT: begin
-                    b_err = E_REF; b_cause = C_RDONLY;
-                end
-                default: b_err = E_NOREG;
-            endcase
-        end else begin
-            case (r)
-                R_ID:       b_rd = 32'h434F_5001;
-                R_CONFIG:   b_rd = CONFIG;
-                R_MODE:     b_rd = {31'd0, s_sup};
-                R_PROC:     b_rd = p_proc;
-                R_ADDR:     b_rd = {{(32-RA_W){1'b0}}, s_chaddr};
-                R_CAUSE:    b_rd = {17'd0, s_cause};
                 R_STATUS:   b_rd = {21'd0, mb_cnt[p], 2'd0, s_sup, lock_held && lock_ch == p, recv_w[p], rp_v[p],
                                     rx_srv[p], rx_v[p]};
-                R_INSTR:    b_rd = s_instr;
                 R_WAIT0_LO: b_rd = wait0[31:0];
                 R_WAIT0_HI: b_rd = wait0[63:32];
                 R_WAIT1_LO: b_rd = wait1[31:0];
@@ -571,11 +634,8 @@ module cop_core #(
                 R_BM0_HI:   b_rd = bm0[63:32];
                 R_BM1_LO:   b_rd = bm1[31:0];
                 R_BM1_HI:   b_rd = bm1[63:32];
-                R_PRIVCNT:  b_rd = privcnt;
                 R_ERRCNT:   b_rd = errcnt;
-                R_LOCK:     b_rd = {24'd0, lock_held, 1'b0, lock_ch8[5:0]};
-                R_HOLD:     b_rd = {31'd0, hold};
-                default:    b_err = E_NOREG;
+                default:    b_rd = {24'd0, lock_held, 1'b0, lock_ch8[5:0]};   // R_LOCK
             endcase
         end
     end
@@ -631,7 +691,7 @@ module cop_core #(
     wire [C-1:0]  elig   = (lock_held && rx_v[lock_ch] && !rx_srv[lock_ch]) ?
                            ({{(C-1){1'b0}}, 1'b1} << lock_ch) : {C{1'b1}};
 `else
-    wire [C-1:0]  elig   = lock_held ? ({{(C-1){1'b0}}, 1'b1} << lock_ch) : {C{1'b1}};
+    wire [C-1:0]  elig   = lock_held ? lock_one : {C{1'b1}};
 `endif
     // an X command waits while the entry before it is at level 2 (one at a time)
     wire [C-1:0]  ready  = rx_v & ~rx_srv & elig & ~(rx_x & {C{u_on}});
@@ -679,11 +739,17 @@ module cop_core #(
     // snapshot, not its pick; the ready channels, not the group being
     // formed), so that CANCEL's decision does not wait for the pick's
     // priority encoder or the group's compares (timing: docs/cop.md).
-    reg [C-1:0] same_key;
+    // same_key (GROUP, EXEC): the served channels whose buffered key is the leader's, from
+    // the key compares made in LEAD (sk_q; a channel whose buffer is loaded after LEAD is not
+    // served before the step's EXEC ends, so rx_srv leaves it out)
+    reg [C-1:0] sk_q;
     integer ei;
+    always @(posedge clk)
+        if (st == S_LEAD)
+            for (ei = 0; ei < C; ei = ei + 1)
+                sk_q[ei] <= {rx_ppn[ei], rx_pid[ei], rx_mask[ei]} == {rx_ppn[lead], rx_pid[lead], rx_mask[lead]};
+    wire [C-1:0] same_key = rx_srv & sk_q;
     always @* begin
-        for (ei = 0; ei < C; ei = ei + 1)
-            same_key[ei] = rx_srv[ei] && {rx_ppn[ei], rx_pid[ei], rx_mask[ei]} == l_key;
         case (st)
             S_IDLE:  eng = hold ? {C{1'b0}} : ready;
             S_PICK:  eng = snap;
@@ -805,9 +871,15 @@ module cop_core #(
             if (frem[ni]) fnx = ni[CW-1:0];
     end
     wire [C-1:0]  fnx_one = {{(C-1){1'b0}}, 1'b1} << fnx;
-    wire [CW-1:0] op_idx = (st == S_FADD) ? fnx : (st == S_FEX) ? fcnt[CW-1:0] : scnt;
+    wire [CW-1:0] op_idx = (st == S_FADD) ? fnx : fcnt[CW-1:0];
     wire [63:0]   op_q = rx_data[op_idx];
-    wire [63:0]   s_op = ext(l_w64, op_q);
+    // the prefix sum's operand, read a cycle ahead: channel 0's in EXEC, channel scnt + 1's
+    // in SCAN (a member's buffer holds until its own reply is placed; timing)
+    reg  [63:0]   sc_q;
+    always @(posedge clk)
+        if (st == S_EXEC) sc_q <= rx_data[{CW{1'b0}}];
+        else if (st == S_SCAN) sc_q <= rx_data[scnt + 1'b1];
+    wire [63:0]   s_op = ext(l_w64, sc_q);
     wire [63:0] s_sum = sacc + s_op;
 
     // what is placed in the reply slots this cycle
@@ -861,6 +933,7 @@ module cop_core #(
             end
             r_open <= {KEYS{1'b0}}; u_on <= 1'b0;
             privcnt <= 32'd0; errcnt <= 32'd0; lock_held <= 1'b0; lock_ch <= {CW{1'b0}}; hold <= 1'b0;
+            lock_one <= {{(C-1){1'b0}}, 1'b1};
             st <= S_IDLE; ptr <= {CW{1'b0}};
         end else begin
             // ---- the bus side's effects (for channel p) ----
@@ -874,7 +947,7 @@ module cop_core #(
                 if (b_recv) recv_w[p] <= 1'b1;
                 if (b_pop && !b_recv) recv_w[p] <= 1'b0;
                 if (b_last) begin
-                    last_v[p] <= 1'b1; last_data[p] <= {b_rdhi, b_rd}; last_len[p] <= lcode(b_len[3:2]);
+                    last_v[p] <= 1'b1; last_data[p] <= b_lastd; last_len[p] <= b_lastl;
                 end
                 if (b_mode) sup[p] <= b_mode_v;
                 if (b_proc) begin pr_ppn[p] <= s_wd[PPN_W-1:0]; pr_pid[p] <= s_wd[4 +: PID_W]; end
@@ -951,7 +1024,7 @@ module cop_core #(
                         end
                     end
                     if (x_bm_we) bmask[l_key] <= l_val;
-                    if (x_lock) begin lock_held <= 1'b1; lock_ch <= lead; end
+                    if (x_lock) begin lock_held <= 1'b1; lock_ch <= lead; lock_one <= l_one; end
                     if (x_unlock) lock_held <= 1'b0;
                     t_tmpl <= x_tmpl;  // the members of a completed round (TREE, SCAN)
                     tcnt <= {(CW+1){1'b0}}; scnt <= {CW{1'b0}}; sacc <= 64'd0;
@@ -1124,8 +1197,8 @@ module cop_core #(
     assign bus_rsp_len = rsp_len;
 
     wire unused_ok = &{1'b0, bus_req_addr[15:12], bus_req_size, l_dec[18:16], l_dec[9:8], pl_len[1:0], l_fn[2:1],
-                       c_dec[15:12], c_dec[7:4],
-                       mb_base9, lock_ch8[7:6], x_done};
+                       in_dec[15:12], in_dec[7:4],
+                       mb_base9, lock_ch8[7:6], x_done, p_proc[31:12]};
 `ifdef FORMAL
     assign f_rx_v = rx_v;
     assign f_rx_srv = rx_srv;

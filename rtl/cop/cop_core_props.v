@@ -30,14 +30,16 @@
 // completion and placement paths that these properties cover.
 // Negative controls (must FAIL, each by a trace from reset within its
 // steps): SELFTEST_NOTC claims key 0's TC vector never changes (a
-// supervisor's SETTC is served by cycle 8); SELFTEST_EARLY builds cop_core
+// supervisor's SETTC is served by cycle 10); SELFTEST_EARLY builds cop_core
 // with a barrier step that replies to its contributors before the round
-// is complete, which (p3) must catch (by cycle 12); SELFTEST_WDCLR builds
+// is complete, which (p3) must catch (by cycle 14); SELFTEST_WDCLR builds
 // cop_core with a CANCEL that clears its round's whole working vector
-// instead of setting its own bit again, which (p5) must catch (by cycle 15);
+// instead of setting its own bit again, which (p5) must catch (by cycle 16);
 // SELFTEST_IDLE builds cop_core with idle high whenever the controller is in
 // IDLE, even with a command ready to serve, which (p6) must catch (a CALL
-// start, then the controller leaves IDLE: by cycle 4).
+// start, then the controller leaves IDLE: by cycle 4, the job's run being
+// 8 steps).  The cycles are those of the shortest failing runs: a request
+// takes two cycles (the core's request stage).
 `include "bus_ports.vh"
 module cop_core_props #(
     parameter integer C = 2,

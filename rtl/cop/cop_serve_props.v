@@ -89,29 +89,31 @@
 // bounded run of its steps, "bmc" in the manifest; step 1 is the reset
 // cycle): SELFTEST_RAMPTR builds cop_core with a write index that takes PPN
 // and PID from the command buffered at the round-robin pointer (the channel
-// after the leader) instead of the leader's, which (r1) catches at step 7
+// after the leader) instead of the leader's, which (r1) catches at step 10
 // (channel 1's WSRAM32 of process PPN 0, PID 0 writes into PPN 1, PID 1,
 // the process of the command channel 0 has buffered); SELFTEST_LOCKLEAK builds it with a lock that
 // holds the round robin only while its holder has a command waiting, which
-// (l1) catches at step 9 (channel 1's barrier entry is picked while channel
+// (l1) catches at step 10 (channel 1's barrier entry is picked while channel
 // 0 holds the lock); SELFTEST_RAMRD builds it with a read index that takes
 // PPN and PID from the command buffered at the pointer, which (r2) catches
-// at step 12 (channel 0's WSRAM64 of PPN 0, PID 0 writes word 0 at step 7;
+// at step 14 (channel 0's WSRAM64 of PPN 0, PID 0 writes word 0;
 // channel 1's RSRAM64 of PPN 1, PID 0 then reads word 0, channel 0's RMW64
 // of PPN 0 being buffered at the pointer); SELFTEST_NORR builds it with a
 // pointer that never moves (fixed priority, lowest channel first), which
-// (f1) catches at C = 3 at step 18 (channels 1 and 0 lead in turn while channel 2 waits in every
+// (f1) catches at C = 3 at step 20 (channels 1 and 0 lead in turn while channel 2 waits in every
 // snapshot).
 // Covers, checked by hand (each claims its antecedent never holds and
 // FAILS on the real core, so the property is not vacuous; not CI jobs):
 // REACH_RAM, a RAM write while the other channel's current process is
 // another (within 10 steps, C = 2); REACH_RAMRD, a read of the tracked word
 // that returns a value other than zero while the word of the same ADDR in
-// another process holds another (within 12 steps, C = 2); REACH_LOCK, a PICK while the lock is held
-// and another channel waits (step 12, C = 2); REACH_FAIR, a PICK whose
+// another process holds another (within 13 steps, C = 2); REACH_LOCK, a PICK while the lock is held
+// and another channel waits (step 13, C = 2); REACH_FAIR, a PICK whose
 // snapshot holds c for the C-th time (step 18, C = 3: the bound is reached).
 // By hand: formal/run.py's script for the job, with -DREACH_... and
-// `sat -seq N` in place of the induction.
+// `sat -seq N` in place of the induction.  The steps are those of the
+// shortest failing runs, with the core's request stage (a request takes two
+// cycles).
 `include "bus_ports.vh"
 module cop_serve_props #(
     parameter integer C = 2,
