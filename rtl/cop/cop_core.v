@@ -270,6 +270,7 @@ module cop_core #(
     reg [RA_W-1:0]  r_addr  [0:KEYS-1];
     reg [KEYS-1:0]  r_x;    // the open round's X bit (fixed by its first contribution, like its opcode)
     reg [31:0]      privcnt, errcnt;
+    reg [6:0]       nref_q;     // refusals the controller placed in the last cycle, not yet in errcnt
     reg             lock_held, hold;
     reg [CW-1:0]    lock_ch;
     reg [C-1:0]     lock_one;   // lock_ch one-hot (the round robin's eligibility without a compare)
@@ -634,7 +635,7 @@ module cop_core #(
                 R_BM0_HI:   b_rd = bm0[63:32];
                 R_BM1_LO:   b_rd = bm1[31:0];
                 R_BM1_HI:   b_rd = bm1[63:32];
-                R_ERRCNT:   b_rd = errcnt;
+                R_ERRCNT:   b_rd = errcnt + {25'd0, nref_q};   // ERRCNT: with the refusals still pending
                 default:    b_rd = {24'd0, lock_held, 1'b0, lock_ch8[5:0]};   // R_LOCK
             endcase
         end
@@ -932,7 +933,7 @@ module cop_core #(
                 tc_tmpl[i] <= {C{1'b0}}; tc_work[i] <= {C{1'b0}}; bmask[i] <= {C{1'b0}};
             end
             r_open <= {KEYS{1'b0}}; u_on <= 1'b0;
-            privcnt <= 32'd0; errcnt <= 32'd0; lock_held <= 1'b0; lock_ch <= {CW{1'b0}}; hold <= 1'b0;
+            privcnt <= 32'd0; errcnt <= 32'd0; nref_q <= 7'd0; lock_held <= 1'b0; lock_ch <= {CW{1'b0}}; hold <= 1'b0;
             lock_one <= {{(C-1){1'b0}}, 1'b1};
             st <= S_IDLE; ptr <= {CW{1'b0}};
         end else begin
@@ -957,7 +958,10 @@ module cop_core #(
             if (take && pe_ok && b_start) rx_v[p] <= 1'b1;
             if (take && pe_ok && b_hand)  rp_v[p] <= 1'b0;
             privcnt <= privcnt + {31'd0, take && b_priv};
-            errcnt  <= errcnt + {31'd0, take && b_cause != 8'd0 && !b_hand} + {25'd0, nref};
+            // a step's refusals are counted a cycle after they are placed (timing); ERRCNT's
+            // read adds those still pending, so it reads as if counted at once
+            nref_q  <= nref;
+            errcnt  <= errcnt + {31'd0, take && b_cause != 8'd0 && !b_hand} + {25'd0, nref_q};
 
             // ---- the mailboxes: the bus pops channel p's head, the controller pushes ----
             for (i = 0; i < C; i = i + 1) begin

@@ -109,7 +109,7 @@
 // that returns a value other than zero while the word of the same ADDR in
 // another process holds another (within 13 steps, C = 2); REACH_LOCK, a PICK while the lock is held
 // and another channel waits (step 13, C = 2); REACH_FAIR, a PICK whose
-// snapshot holds c for the C-th time (step 18, C = 3: the bound is reached).
+// snapshot holds c for the C-th time (step 23, C = 3: the bound is reached).
 // By hand: formal/run.py's script for the job, with -DREACH_... and
 // `sat -seq N` in place of the induction.  The steps are those of the
 // shortest failing runs, with the core's request stage (a request takes two
