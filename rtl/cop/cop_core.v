@@ -918,6 +918,18 @@ module cop_core #(
         for (ci = 0; ci < C; ci = ci + 1) nref = nref + {6'd0, pl_ref[ci]};
     end
 
+    // a CANCEL that withdraws a served contribution: its TC bit is set again a cycle later
+    reg           wdp_v;
+    reg [KW-1:0]  wdp_key;
+    reg [C-1:0]   wdp_one;
+    always @(posedge clk) begin
+        wdp_v <= !rst && take && pe_ok && b_wd && rx_srv[p];
+        wdp_key <= p_rkey; wdp_one <= p_one;
+    end
+    wire [C-1:0]  wdp_row  = tc_work[wdp_key] | (wdp_one & tc_tmpl[wdp_key]);
+    wire          wdp_hit  = wdp_v && wdp_key == l_key;   // GROUP reads that row now
+    wire [C-1:0]  wdp_lrow = tc_work[l_key] | (wdp_one & tc_tmpl[l_key]);
+
     // ==== state updates ==================================================================
     integer i, j;
     wire [C-1:0] b_pop_v = (take && pe_ok && b_pop) ? ({{(C-1){1'b0}}, 1'b1} << p) : {C{1'b0}};
@@ -1015,8 +1027,11 @@ module cop_core #(
                 end
                 S_GROUP: begin
                     grp <= grp_n;
-                    t_tmpl <= tc_tmpl[l_key]; t_work <= tc_work[l_key]; t_bm <= bmask[l_key];
-                    t_open <= r_open[l_key]; t_op <= r_op[l_key]; t_addr <= r_addr[l_key]; t_x <= r_x[l_key];
+                    t_tmpl <= tc_tmpl[l_key]; t_bm <= bmask[l_key];
+                    // the row with a withdrawn contribution's TC bit that is set again in this cycle
+                    t_work <= (wdp_hit ? wdp_one & tc_tmpl[l_key] : {C{1'b0}}) | tc_work[l_key];
+                    t_open <= r_open[l_key] && !(wdp_hit && wdp_lrow == tc_tmpl[l_key]);
+                    t_op <= r_op[l_key]; t_addr <= r_addr[l_key]; t_x <= r_x[l_key];
                     t_full <= (bmask[l_key] & ~l_one & mbfull) != {C{1'b0}};
                     st <= S_EXEC;
                 end
@@ -1088,18 +1103,22 @@ module cop_core #(
             if (take && pe_ok && b_unrecv) recv_w[p] <= 1'b0;
             if (take && pe_ok && b_wd) begin
                 rx_v[p] <= 1'b0; rx_srv[p] <= 1'b0;
-                if (rx_srv[p]) begin
-                    // the contribution goes back out of its round: the TC bit is set again, and a
-                    // round left with no contribution is not open (its first one fixes it anew)
-                    // (a served channel is always in its round's TC; the mask keeps the working
-                    // vector within the template in every state, reachable or not)
+            end
+            // a served contribution withdrawn (wdp_*, from the decide stage's CANCEL a cycle
+            // before) goes back out of its round: the TC bit is set again, and a round left with
+            // no contribution is not open (its first one fixes it anew).  A cycle later than the
+            // withdrawal itself (timing): no EXEC writes that row in this cycle (in the cycle of
+            // the CANCEL the controller was not in GROUP with the contribution's key, or it would
+            // have been RUNNING), and a GROUP that reads it now takes the restored row (above).
+            // (A served channel is always in its round's TC; the mask keeps the working vector
+            // within the template in every state, reachable or not.)
+            if (wdp_v) begin
 `ifdef SELFTEST_WDCLR
-                    tc_work[p_rkey] <= {C{1'b0}};
+                tc_work[wdp_key] <= {C{1'b0}};
 `else
-                    tc_work[p_rkey] <= tc_work[p_rkey] | (p_one & tc_tmpl[p_rkey]);
+                tc_work[wdp_key] <= wdp_row;
 `endif
-                    if ((tc_work[p_rkey] | (p_one & tc_tmpl[p_rkey])) == tc_tmpl[p_rkey]) r_open[p_rkey] <= 1'b0;
-                end
+                if (wdp_row == tc_tmpl[wdp_key]) r_open[wdp_key] <= 1'b0;
             end
         end
     end
@@ -1236,7 +1255,7 @@ module cop_core #(
     assign f_coll = fv_coll;
     assign f_complete = (st == S_EXEC && x_done) || (st == S_TREE && tcnt == TREE_DONE) || st == S_SCAN ||
                         st == S_FPUT;
-    assign f_wd0 = (take && pe_ok && b_wd && rx_srv[p] && p_rkey == {KW{1'b0}}) ? p_one : {C{1'b0}};
+    assign f_wd0 = (wdp_v && wdp_key == {KW{1'b0}}) ? wdp_one : {C{1'b0}};
     assign f_exec0 = st == S_EXEC && l_key == {KW{1'b0}};
     assign f_rx_x = rx_x;
     assign f_snap = snap;
