@@ -84,7 +84,7 @@ public:
         for (auto& c : ch_) c = Chan{};
         for (auto& k : keys_) k = Key{};
         privcnt_ = errcnt_ = 0;
-        lock_held_ = hold_ = false;
+        lock_held_ = hold_ = restore_ = false;
         lock_ch_ = 0;
         ctl_ = Ctl{};
         cycle_ = 0;
@@ -98,7 +98,9 @@ public:
     bool reply_ready(unsigned c) const { return ch_.at(c).rp_v; }
     /// cop_core's idle: the controller is in IDLE with nothing to serve (no ready channel, or
     /// HOLD); until the next request nothing changes.
-    bool idle() const { return ctl_.st == IDLE && (hold_ || ready() == 0); }
+    /// (also low in the cycle after a CANCEL withdrew a served contribution: the RTL sets its
+    /// TC bit again in that cycle; here it is set at once)
+    bool idle() const { return ctl_.st == IDLE && (hold_ || ready() == 0) && !restore_; }
     uint64_t dram(unsigned idx) const { return dram_.at(idx); }
     unsigned tree_cycles() const { return cw_ + 1; }
 
@@ -108,6 +110,7 @@ public:
         if (q) b = bus(*q);
         Place pl = place();
         const Ctl next = decide(pl);
+        restore_ = q && q->pe < cfg_.C && b.wd && ch_[q->pe].rx_srv;
         // ---- apply ----
         if (q && q->pe < cfg_.C) apply_bus(*q, b);
         errcnt_ += (q && b.cause && !b.hand ? 1u : 0u) + popcount(pl.ref);
@@ -630,6 +633,7 @@ private:
     std::vector<uint64_t> dram_;
     uint32_t privcnt_ = 0, errcnt_ = 0;
     bool lock_held_ = false, hold_ = false;
+    bool restore_ = false;  // a served contribution was withdrawn in the last cycle (idle())
     unsigned lock_ch_ = 0;
     uint64_t cycle_ = 0;
     Ctl ctl_;

@@ -68,8 +68,9 @@
 //          X commands are not ready meanwhile (one entry at a time).
 //   A completed barrier's exit is placed in EXEC.  Replies are visible in
 //   the cycle after they are placed.
-//   idle: no request is staged and the controller is in IDLE with nothing
-//   to serve (no ready channel, or HOLD): until a bus request (or, with
+//   idle: no request is staged, no withdrawn contribution's TC bit is
+//   pending (below) and the controller is in IDLE with nothing to serve
+//   (no ready channel, or HOLD): until a bus request (or, with
 //   UP = 1, level 2's answer on dn_*) nothing in the core changes, so a
 //   simulation may stop its clock (cop_slot's busy is !idle).  make formal
 //   proves it (the cop_core_props header, p6).
@@ -271,9 +272,11 @@ module cop_core #(
     reg [KEYS-1:0]  r_x;    // the open round's X bit (fixed by its first contribution, like its opcode)
     reg [31:0]      privcnt, errcnt;
     reg [6:0]       nref_q;     // refusals the controller placed in the last cycle, not yet in errcnt
+    reg             wdp_v;      // a withdrawn contribution's TC bit is set again in this cycle ...
+    reg [KW-1:0]    wdp_key;    // ... in this key's row
+    reg [C-1:0]     wdp_one;    // ... for this channel
     reg             lock_held, hold;
     reg [CW-1:0]    lock_ch;
-    reg [C-1:0]     lock_one;   // lock_ch one-hot (the round robin's eligibility without a compare)
     // ---- the Data RAM: zero at configuration, not cleared by rst -----------------
     reg [63:0]      dram [0:DEPTH-1];
     reg [63:0]      ram_q;
@@ -692,16 +695,16 @@ module cop_core #(
     wire [C-1:0]  elig   = (lock_held && rx_v[lock_ch] && !rx_srv[lock_ch]) ?
                            ({{(C-1){1'b0}}, 1'b1} << lock_ch) : {C{1'b1}};
 `else
-    wire [C-1:0]  elig   = lock_held ? lock_one : {C{1'b1}};
+    wire [C-1:0]  elig   = lock_held ? ({{(C-1){1'b0}}, 1'b1} << lock_ch) : {C{1'b1}};
 `endif
     // an X command waits while the entry before it is at level 2 (one at a time)
     wire [C-1:0]  ready  = rx_v & ~rx_srv & elig & ~(rx_x & {C{u_on}});
 `ifdef SELFTEST_IDLE
     // negative control of cop_core_props (p6): idle whenever the controller is in IDLE, even
     // with a channel ready to serve
-    assign idle = !rst && !s_v && st == S_IDLE;
+    assign idle = !rst && !s_v && !wdp_v && st == S_IDLE;
 `else
-    assign idle = !rst && !s_v && st == S_IDLE && (hold || ready == {C{1'b0}});
+    assign idle = !rst && !s_v && !wdp_v && st == S_IDLE && (hold || ready == {C{1'b0}});
 `endif
     wire          dn_take = dn_valid && dn_ready;
     wire [C-1:0]  ptr_lo = ({{(C-1){1'b0}}, 1'b1} << ptr) - {{(C-1){1'b0}}, 1'b1};
@@ -919,9 +922,6 @@ module cop_core #(
     end
 
     // a CANCEL that withdraws a served contribution: its TC bit is set again a cycle later
-    reg           wdp_v;
-    reg [KW-1:0]  wdp_key;
-    reg [C-1:0]   wdp_one;
     always @(posedge clk) begin
         wdp_v <= !rst && take && pe_ok && b_wd && rx_srv[p];
         wdp_key <= p_rkey; wdp_one <= p_one;
@@ -946,7 +946,6 @@ module cop_core #(
             end
             r_open <= {KEYS{1'b0}}; u_on <= 1'b0;
             privcnt <= 32'd0; errcnt <= 32'd0; nref_q <= 7'd0; lock_held <= 1'b0; lock_ch <= {CW{1'b0}}; hold <= 1'b0;
-            lock_one <= {{(C-1){1'b0}}, 1'b1};
             st <= S_IDLE; ptr <= {CW{1'b0}};
         end else begin
             // ---- the bus side's effects (for channel p) ----
@@ -1043,7 +1042,7 @@ module cop_core #(
                         end
                     end
                     if (x_bm_we) bmask[l_key] <= l_val;
-                    if (x_lock) begin lock_held <= 1'b1; lock_ch <= lead; lock_one <= l_one; end
+                    if (x_lock) begin lock_held <= 1'b1; lock_ch <= lead; end
                     if (x_unlock) lock_held <= 1'b0;
                     t_tmpl <= x_tmpl;  // the members of a completed round (TREE, SCAN)
                     tcnt <= {(CW+1){1'b0}}; scnt <= {CW{1'b0}}; sacc <= 64'd0;
@@ -1123,7 +1122,11 @@ module cop_core #(
         end
     end
 
-    // the Data RAM (one read and one write port, registered read)
+    // the Data RAM (one read and one write port).  The leader's word is read in LEAD, from the
+    // index its buffer holds (the one LEAD latches as l_ridx; only EXEC writes the RAM, so the
+    // word is the one GROUP would read), and registered twice: the block RAM's read register,
+    // then one in the fabric, so that EXEC takes it from a flip-flop (timing: the block RAM's
+    // clock to output is over half a 100 MHz cycle).  EXEC writes it.
 `ifdef SELFTEST_RAMPTR
     // negative control of cop_serve_props (r1): the write index takes its PPN and PID from the
     // command buffered at the round-robin pointer (the channel after the leader) instead of the leader's
@@ -1134,13 +1137,15 @@ module cop_core #(
 `ifdef SELFTEST_RAMRD
     // negative control of cop_serve_props (r2): the read index takes its PPN and PID from the
     // command buffered at the round-robin pointer (the channel after the leader) instead of the leader's
-    wire [DW-1:0] ram_ridx = {rx_ppn[ptr], rx_pid[ptr], l_addr};
+    wire [DW-1:0] ram_ridx = {rx_ppn[ptr], rx_pid[ptr], rx_addr[lead]};
 `else
-    wire [DW-1:0] ram_ridx = l_ridx;
+    wire [DW-1:0] ram_ridx = {rx_ppn[lead], rx_pid[lead], rx_addr[lead]};
 `endif
+    reg  [63:0]   ram_a;
     always @(posedge clk) begin
         if (st == S_EXEC && x_ram_we) dram[ram_widx] <= x_ram_wd;
-        ram_q <= dram[ram_ridx];
+        ram_a <= dram[ram_ridx];
+        ram_q <= ram_a;
     end
 
     // the tree: leaves reloaded every cycle from the held operands, one
