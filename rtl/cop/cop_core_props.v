@@ -34,7 +34,8 @@
 // with a barrier step that replies to its contributors before the round
 // is complete, which (p3) must catch (by cycle 14); SELFTEST_WDCLR builds
 // cop_core with a CANCEL that clears its round's whole working vector
-// instead of setting its own bit again, which (p5) must catch (by cycle 16);
+// instead of setting its own bit again, which (p5) must catch (within 18
+// steps: the withdrawal sets its TC bit a cycle after the CANCEL);
 // SELFTEST_IDLE builds cop_core with idle high whenever the controller is in
 // IDLE, even with a command ready to serve, which (p6) must catch (a CALL
 // start, then the controller leaves IDLE: by cycle 4, the job's run being
