@@ -371,7 +371,6 @@ module cop_core #(
     reg [CW-1:0]   s_p;
     reg [11:0]     s_r;
     reg [31:0]     s_wd, s_wdhi;
-    reg [1:0]      s_wc;     // the opcode's word count code (the instruction word's WC)
     reg [PPN_W-1:0] s_ppn;
     reg [PID_W-1:0] s_pid;
     reg [RA_W-1:0] s_chaddr;
@@ -415,7 +414,7 @@ module cop_core #(
 
     // ---- the request stage's plan: everything that depends only on the request and the PE's
     // own registers (MODE, PROC, ADDR, CAUSE, INSTR, the last reply, PRIVCNT, HOLD) ----
-    // a_cls: what the decide stage still has to look at (one-hot)
+    // s_cls: what the decide stage still has to look at (one-hot)
     localparam integer A_FIX = 0, A_START = 1, A_ASK = 2, A_CANCEL = 3, A_DREAD = 4;
     wire [31:0] in_wd = bus_req_wdata;
     wire [11:0] in_r = bus_req_addr[11:0];
@@ -425,124 +424,119 @@ module cop_core #(
     wire        in_lastv = last_v[in_p];
     wire [63:0] in_lastd = last_data[in_p];
     wire [1:0]  in_lastl = last_len[in_p];
-    reg [4:0]  a_cls;
-    reg [1:0]  a_err;
-    reg [31:0] a_rd, a_rdhi;
-    reg [3:0]  a_len;
-    reg [7:0]  a_cause;
-    reg        a_priv, a_recv, a_startp, a_mode, a_mode_v, a_proc, a_addr, a_lockbrk, a_hold;
+    // a CALL start's refusal causes that follow BUSY, in their order (0: none)
+    reg [7:0]  in_scause;
     always @* begin
-        a_cls = 5'd1 << A_FIX;
-        a_err = E_OK; a_rd = 32'd0; a_rdhi = 32'd0; a_len = 4'd0; a_cause = 8'd0; a_priv = 1'b0;
-        a_recv = 1'b0; a_startp = 1'b0;
-        a_mode = 1'b0; a_mode_v = 1'b0; a_proc = 1'b0; a_addr = 1'b0; a_lockbrk = 1'b0; a_hold = 1'b0;
-        if (!CHAN_ALL[bus_req_pe]) begin
-            a_err = E_NOREG;
-        end else if (bus_req_call && in_r == R_CANCEL) begin
-            // CANCEL (docs/link.md rule 8): finishes at its start, no asks
-            if (!bus_req_we) begin
-                a_err = E_NOREG;
-            end else if (bus_req_len != 4'd0) begin
-                a_err = E_REF; a_cause = C_BADLEN;
-            end else begin
-                a_cls = 5'd1 << A_CANCEL;
-            end
-        end else if (bus_req_call) begin
-            if (!in_r[11]) begin
-                a_err = E_NOREG;
-            end else if (bus_req_we) begin
-                // a CALL start: BADOP precedes BUSY (the decide stage's), the others follow it
-                if (in_kind == K_NONE || in_r[1:0] != 2'd0) begin
-                    a_err = E_REF; a_cause = C_BADOP;
-                end else begin
-                    a_cls = 5'd1 << A_START;
-                    if (bus_req_len != in_dec[11:8])                   a_cause = C_BADLEN;
-                    else if (in_dec[16] && !in_sup) begin               a_cause = C_PRIV; a_priv = 1'b1; end
-                    else if (in_kind == K_FLT && EN_FPU == 0)           a_cause = C_NOFPU;
-                    else if (in_r[2] && UP == 0)                        a_cause = C_NOUP;
-                    else if (in_r[2] && (in_kind == K_SCAN || in_kind == K_XMIT || in_kind == K_ACK ||
-                                         (in_kind == K_FLT && in_dec[6:4] == 3'd3))) a_cause = C_XOP;
-                    if (a_cause != 8'd0) begin
-                        a_err = E_REF;
-                    end else if (in_kind == K_ACK) begin
-                        a_err = E_OK;
-                    end else if (in_kind == K_XMIT) begin
-                        if (in_lastv) begin
-                            a_rd = in_lastd[31:0]; a_rdhi = in_lastd[63:32]; a_len = ldec(in_lastl);
-                        end else begin
-                            a_err = E_REF; a_cause = C_NOREPLY;
-                        end
-                    end else if (in_kind == K_RECV && !in_r[2]) begin
-                        a_recv = 1'b1;
-                    end else begin
-                        a_startp = 1'b1;
-                    end
-                end
-            end else begin
-                a_cls = 5'd1 << A_ASK;
-            end
-        end else if (bus_req_we) begin
-            case (in_r)
-                R_MODE: begin
-                    a_mode = 1'b1;
-                    a_mode_v = in_wd == KEY;
-                    if (in_wd != KEY && in_wd != 32'd0) begin a_err = E_REF; a_cause = C_KEY; end
-                end
-                R_PROC: begin
-                    if (!in_sup) begin a_err = E_REF; a_cause = C_PRIV; a_priv = 1'b1; end
-                    else if ((in_wd[3:0] >> PPN_W) != 4'd0 || (in_wd[11:4] >> PID_W) != 8'd0 ||
-                             in_wd[31:12] != 20'd0) begin a_err = E_REF; a_cause = C_RANGE; end
-                    else a_proc = 1'b1;
-                end
-                R_ADDR: begin
-                    if ((in_wd >> RA_W) != 32'd0) begin a_err = E_REF; a_cause = C_RANGE; end
-                    else a_addr = 1'b1;
-                end
-                R_LOCK: begin
-                    if (!in_sup) begin a_err = E_REF; a_cause = C_PRIV; a_priv = 1'b1; end
-                    else a_lockbrk = 1'b1;
-                end
-                R_HOLD: begin
-                    if (!in_sup) begin a_err = E_REF; a_cause = C_PRIV; a_priv = 1'b1; end
-                    else a_hold = 1'b1;
-                end
-                R_ID, R_CONFIG, R_CAUSE, R_STATUS, R_INSTR, R_WAIT0_LO, R_WAIT0_HI, R_WAIT1_LO, R_WAIT1_HI,
-                R_TC0_LO, R_TC0_HI, R_TC1_LO, R_TC1_HI, R_BM0_LO, R_BM0_HI, R_BM1_LO, R_BM1_HI,
-                R_PRIVCNT, R_ERRCNT: begin
-                    a_err = E_REF; a_cause = C_RDONLY;
-                end
-                default: a_err = E_NOREG;
-            endcase
-        end else begin
-            case (in_r)
-                R_ID:       a_rd = 32'h434F_5001;
-                R_CONFIG:   a_rd = CONFIG;
-                R_MODE:     a_rd = {31'd0, in_sup};
-                R_PROC:     a_rd = proc_word(pr_ppn[in_p], pr_pid[in_p]);
-                R_ADDR:     a_rd = {{(32-RA_W){1'b0}}, ch_addr[in_p]};
-                R_CAUSE:    a_rd = {17'd0, cause[in_p]};
-                R_INSTR:    a_rd = instr[in_p];
-                R_PRIVCNT:  a_rd = privcnt;
-                R_HOLD:     a_rd = {31'd0, hold};
-                R_STATUS, R_WAIT0_LO, R_WAIT0_HI, R_WAIT1_LO, R_WAIT1_HI, R_TC0_LO, R_TC0_HI, R_TC1_LO, R_TC1_HI,
-                R_BM0_LO, R_BM0_HI, R_BM1_LO, R_BM1_HI, R_ERRCNT, R_LOCK:
-                            a_cls = 5'd1 << A_DREAD;   // what the controller also writes
-                default:    a_err = E_NOREG;
-            endcase
-        end
+        in_scause = 8'd0;
+        if (bus_req_len != in_dec[11:8])                   in_scause = C_BADLEN;
+        else if (in_dec[16] && !in_sup)                     in_scause = C_PRIV;
+        else if (in_kind == K_FLT && EN_FPU == 0)           in_scause = C_NOFPU;
+        else if (in_r[2] && UP == 0)                        in_scause = C_NOUP;
+        else if (in_r[2] && (in_kind == K_SCAN || in_kind == K_XMIT || in_kind == K_ACK ||
+                             (in_kind == K_FLT && in_dec[6:4] == 3'd3))) in_scause = C_XOP;
     end
+    // the plan, registered as the request is taken
     reg [4:0]  s_cls;
     reg [1:0]  s_err;
     reg [31:0] s_rd, s_rdhi;
     reg [3:0]  s_alen;
     reg [7:0]  s_acause;
     reg        s_priv, s_recv, s_startp, s_mode, s_mode_v, s_proc, s_addr, s_lockbrk, s_hold;
-    always @(posedge clk) begin
-        if (in_take) begin
-            s_wc <= in_dec[18:17];
-            s_cls <= a_cls; s_err <= a_err; s_rd <= a_rd; s_rdhi <= a_rdhi; s_alen <= a_len; s_acause <= a_cause;
-            s_priv <= a_priv; s_recv <= a_recv; s_startp <= a_startp; s_mode <= a_mode; s_mode_v <= a_mode_v;
-            s_proc <= a_proc; s_addr <= a_addr; s_lockbrk <= a_lockbrk; s_hold <= a_hold;
+    reg [1:0]  s_wc;     // the opcode's word count code (the instruction word's WC)
+    always @(posedge clk) if (in_take) begin
+        s_wc <= in_dec[18:17];
+        s_cls <= 5'd1 << A_FIX;
+        s_err <= E_OK; s_rd <= 32'd0; s_rdhi <= 32'd0; s_alen <= 4'd0; s_acause <= 8'd0; s_priv <= 1'b0;
+        s_recv <= 1'b0; s_startp <= 1'b0;
+        s_mode <= 1'b0; s_mode_v <= 1'b0; s_proc <= 1'b0; s_addr <= 1'b0; s_lockbrk <= 1'b0; s_hold <= 1'b0;
+        if (!CHAN_ALL[bus_req_pe]) begin
+            s_err <= E_NOREG;
+        end else if (bus_req_call && in_r == R_CANCEL) begin
+            // CANCEL (docs/link.md rule 8): finishes at its start, no asks
+            if (!bus_req_we) begin
+                s_err <= E_NOREG;
+            end else if (bus_req_len != 4'd0) begin
+                s_err <= E_REF; s_acause <= C_BADLEN;
+            end else begin
+                s_cls <= 5'd1 << A_CANCEL;
+            end
+        end else if (bus_req_call) begin
+            if (!in_r[11]) begin
+                s_err <= E_NOREG;
+            end else if (bus_req_we) begin
+                // a CALL start: BADOP precedes BUSY (the decide stage's), the others follow it
+                if (in_kind == K_NONE || in_r[1:0] != 2'd0) begin
+                    s_err <= E_REF; s_acause <= C_BADOP;
+                end else begin
+                    s_cls <= 5'd1 << A_START;
+                    s_acause <= in_scause; s_priv <= in_scause == C_PRIV;
+                    if (in_scause != 8'd0) begin
+                        s_err <= E_REF;
+                    end else if (in_kind == K_ACK) begin
+                        s_err <= E_OK;
+                    end else if (in_kind == K_XMIT) begin
+                        if (in_lastv) begin
+                            s_rd <= in_lastd[31:0]; s_rdhi <= in_lastd[63:32]; s_alen <= ldec(in_lastl);
+                        end else begin
+                            s_err <= E_REF; s_acause <= C_NOREPLY;
+                        end
+                    end else if (in_kind == K_RECV && !in_r[2]) begin
+                        s_recv <= 1'b1;
+                    end else begin
+                        s_startp <= 1'b1;
+                    end
+                end
+            end else begin
+                s_cls <= 5'd1 << A_ASK;
+            end
+        end else if (bus_req_we) begin
+            case (in_r)
+                R_MODE: begin
+                    s_mode <= 1'b1;
+                    s_mode_v <= in_wd == KEY;
+                    if (in_wd != KEY && in_wd != 32'd0) begin s_err <= E_REF; s_acause <= C_KEY; end
+                end
+                R_PROC: begin
+                    if (!in_sup) begin s_err <= E_REF; s_acause <= C_PRIV; s_priv <= 1'b1; end
+                    else if ((in_wd[3:0] >> PPN_W) != 4'd0 || (in_wd[11:4] >> PID_W) != 8'd0 ||
+                             in_wd[31:12] != 20'd0) begin s_err <= E_REF; s_acause <= C_RANGE; end
+                    else s_proc <= 1'b1;
+                end
+                R_ADDR: begin
+                    if ((in_wd >> RA_W) != 32'd0) begin s_err <= E_REF; s_acause <= C_RANGE; end
+                    else s_addr <= 1'b1;
+                end
+                R_LOCK: begin
+                    if (!in_sup) begin s_err <= E_REF; s_acause <= C_PRIV; s_priv <= 1'b1; end
+                    else s_lockbrk <= 1'b1;
+                end
+                R_HOLD: begin
+                    if (!in_sup) begin s_err <= E_REF; s_acause <= C_PRIV; s_priv <= 1'b1; end
+                    else s_hold <= 1'b1;
+                end
+                R_ID, R_CONFIG, R_CAUSE, R_STATUS, R_INSTR, R_WAIT0_LO, R_WAIT0_HI, R_WAIT1_LO, R_WAIT1_HI,
+                R_TC0_LO, R_TC0_HI, R_TC1_LO, R_TC1_HI, R_BM0_LO, R_BM0_HI, R_BM1_LO, R_BM1_HI,
+                R_PRIVCNT, R_ERRCNT: begin
+                    s_err <= E_REF; s_acause <= C_RDONLY;
+                end
+                default: s_err <= E_NOREG;
+            endcase
+        end else begin
+            case (in_r)
+                R_ID:       s_rd <= 32'h434F_5001;
+                R_CONFIG:   s_rd <= CONFIG;
+                R_MODE:     s_rd <= {31'd0, in_sup};
+                R_PROC:     s_rd <= proc_word(pr_ppn[in_p], pr_pid[in_p]);
+                R_ADDR:     s_rd <= {{(32-RA_W){1'b0}}, ch_addr[in_p]};
+                R_CAUSE:    s_rd <= {17'd0, cause[in_p]};
+                R_INSTR:    s_rd <= instr[in_p];
+                R_PRIVCNT:  s_rd <= privcnt;
+                R_HOLD:     s_rd <= {31'd0, hold};
+                R_STATUS, R_WAIT0_LO, R_WAIT0_HI, R_WAIT1_LO, R_WAIT1_HI, R_TC0_LO, R_TC0_HI, R_TC1_LO, R_TC1_HI,
+                R_BM0_LO, R_BM0_HI, R_BM1_LO, R_BM1_HI, R_ERRCNT, R_LOCK:
+                            s_cls <= 5'd1 << A_DREAD;   // what the controller also writes
+                default:    s_err <= E_NOREG;
+            endcase
         end
     end
 
