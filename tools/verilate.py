@@ -40,6 +40,15 @@ import sys
 import tempfile
 
 
+# Verilator's __Slow files (constructors, initial and settle code, the
+# trace's declarations and full dumps) run once per model or per waveform,
+# and its __Trace__N files (a waveform's per-cycle changes) only while a
+# test dumps one (AGGNET_TRACE).  They are most of a model's C++ source by
+# size, and compile many times faster without optimisation (README.md,
+# "Building", has what it saved a cold `make test`).
+COLD_OPT = "-O0"
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--verilator", required=True, help="verilator_bin")
@@ -74,9 +83,13 @@ def main(argv):
 
     # A make of its own, serial: this runs under CMake's make, whose
     # jobserver it cannot join (models build in parallel with each other).
+    # The optimisation flags are the model's -CFLAGS (CMake's
+    # AGGNET_VERILATED_OPT), except for the code that does not run per
+    # simulated cycle, which is compiled without optimisation (COLD_OPT).
     env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
     r = subprocess.run([a.make, "-s", "--no-print-directory", "-C", obj, "-f", p + ".mk", p + "__ALL.a",
-                        "OPT_FAST=", "OPT_SLOW=", "OPT_GLOBAL="] + a.vars,
+                        "--eval=%s__Trace__%%.o: override OPT_FAST := %s" % (p, COLD_OPT),
+                        "OPT_FAST=", "OPT_SLOW=" + COLD_OPT, "OPT_GLOBAL="] + a.vars,
                        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     # verilated.mk announces every archive it writes; the rest (compiler errors) is shown
     out = [line for line in r.stdout.splitlines() if not line.startswith("Archive ")]
