@@ -19,15 +19,18 @@ instantiates), the -I include folders, the -G parameters and the C++ flags
    is not compiled again; when a makefile changed (the C++ flags are in it),
    it removes every object and the archive, which no makefile rule would
    otherwise rebuild with the new flags;
-3. runs Verilator's own makefile (PREFIX.mk, which includes verilated.mk) in
-   DIR/obj/ for the archive PREFIX__ALL.a, with VAR=value (CXX=, OBJCACHE=):
-   its list of C++ files is the one Verilator has just written, so a new port
-   or a new non-inlined submodule builds and links on the first try;
-4. writes DIR/PREFIX.d, the files Verilator read (its PREFIX__ver.d) as the
+3. writes DIR/obj/PREFIX__hot.cpp and PREFIX__cold.cpp, which include the
+   C++ files Verilator has just listed (PREFIX_classes.mk): the code that
+   runs every simulated cycle, and the rest (units());
+4. runs Verilator's own makefile (PREFIX.mk, which includes verilated.mk)
+   with tools/verilated_model.mk in DIR/obj/ for the archive
+   PREFIX__model.a of the two units, with VAR=value (CXX=, OBJCACHE=): a new
+   port or a new non-inlined submodule builds and links on the first try;
+5. writes DIR/PREFIX.d, the files Verilator read (its PREFIX__ver.d) as the
    prerequisites of DIR/PREFIX.stamp, CMake's DEPFILE, and touches the stamp.
 
 A model is therefore verilated again only when a file it reads changes, and
-recompiled only where Verilator's output changed.  The archive leaves out the
+each unit recompiled only when a file it includes changed.  The archive leaves out the
 Verilator runtime (verilated.cpp, ...): CMake builds that once, as the
 library `verilated`.
 """
@@ -43,10 +46,63 @@ import tempfile
 # Verilator's __Slow files (constructors, initial and settle code, the
 # trace's declarations and full dumps) run once per model or per waveform,
 # and its __Trace__N files (a waveform's per-cycle changes) only while a
-# test dumps one (AGGNET_TRACE).  They are most of a model's C++ source by
-# size, and compile many times faster without optimisation (README.md,
-# "Building", has what it saved a cold `make test`).
+# test dumps one (AGGNET_TRACE): they make up the cold unit, compiled
+# without optimisation, many times faster (README.md, "Two commands", has
+# what the two units saved a cold `make test`).
 COLD_OPT = "-O0"
+MODEL_MK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "verilated_model.mk")
+
+
+def classes(path):
+    """Verilator's PREFIX_classes.mk: its file lists {VAR: [name, ...]} and
+    its single values {VAR: value} (VM_PARALLEL_BUILDS, ...)."""
+    lists, values, cur = {}, {}, None
+    with open(path) as f:
+        for line in f:
+            t = line.strip()
+            if t.endswith("+= \\"):
+                cur = lists.setdefault(t.split()[0], [])
+            elif cur is not None and t.endswith("\\"):
+                cur.append(t[:-1].strip())
+            else:
+                cur = None
+                if " = " in t and not t.startswith("#"):
+                    k, v = t.split(" = ", 1)
+                    values[k.strip()] = v.strip()
+    return lists, values
+
+
+def write_if_changed(path, text):
+    """Writes text unless the file already holds it (its time then stays)."""
+    if os.path.exists(path):
+        with open(path) as f:
+            if f.read() == text:
+                return
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def units(obj, p):
+    """Writes obj/PREFIX__hot.cpp and obj/PREFIX__cold.cpp, the two C++
+    units tools/verilated_model.mk compiles: the model's per-cycle code, and
+    the rest (a file named __Slow, or a waveform's __Trace__).  A model
+    Verilator did not split into parallel builds (VM_PARALLEL_BUILDS = 0:
+    it is small) is all in its hot unit: one header parse costs more than
+    optimising its cold code."""
+    lists, values = classes(os.path.join(obj, p + "_classes.mk"))
+    names = [n for v in ("VM_CLASSES_FAST", "VM_SUPPORT_FAST", "VM_CLASSES_SLOW", "VM_SUPPORT_SLOW")
+             for n in lists.get(v, [])]
+    missing = [n for n in names if not os.path.exists(os.path.join(obj, n + ".cpp"))]
+    if not names or missing:
+        raise SystemExit("tools/verilate.py: %s: %s_classes.mk lists no C++ file%s" %
+                         (p, p, "" if not missing else " it names: " + " ".join(missing)))
+    split = values.get("VM_PARALLEL_BUILDS", "1") != "0"
+    cold = [n for n in names if split and (n.endswith("__Slow") or "__Trace__" in n)]
+    hot = [n for n in names if n not in cold]
+    for unit, members in (("hot", hot), ("cold", cold)):
+        text = "// tools/verilate.py: the %s unit of %s\n" % (unit, p)
+        text += "".join('#include "%s.cpp"\n' % n for n in members)
+        write_if_changed(os.path.join(obj, "%s__%s.cpp" % (p, unit)), text)
 
 
 def main(argv):
@@ -83,13 +139,12 @@ def main(argv):
 
     # A make of its own, serial: this runs under CMake's make, whose
     # jobserver it cannot join (models build in parallel with each other).
-    # The optimisation flags are the model's -CFLAGS (CMake's
-    # AGGNET_VERILATED_OPT), except for the code that does not run per
-    # simulated cycle, which is compiled without optimisation (COLD_OPT).
+    # The hot unit's optimisation flags are the model's -CFLAGS (CMake's
+    # AGGNET_VERILATED_OPT), the cold unit's COLD_OPT.
     env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
-    r = subprocess.run([a.make, "-s", "--no-print-directory", "-C", obj, "-f", p + ".mk", p + "__ALL.a",
-                        "--eval=%s__Trace__%%.o: override OPT_FAST := %s" % (p, COLD_OPT),
-                        "OPT_FAST=", "OPT_SLOW=" + COLD_OPT, "OPT_GLOBAL="] + a.vars,
+    units(obj, p)
+    r = subprocess.run([a.make, "-s", "--no-print-directory", "-C", obj, "-f", p + ".mk", "-f", MODEL_MK,
+                        p + "__model.a", "COLD_OPT=" + COLD_OPT] + a.vars,
                        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     # verilated.mk announces every archive it writes; the rest (compiler errors) is shown
     out = [line for line in r.stdout.splitlines() if not line.startswith("Archive ")]
