@@ -110,7 +110,11 @@ module scalar_engine #(
     output wire [N*DEPTH*54-1:0] f_mem,
     output wire                  f_ins,    // this cycle inserts PE f_ptr's send
     output wire                  f_done,   // this cycle stores a scan's result (f_sp's)
-    output wire [5:0]            f_ptr
+    output wire [5:0]            f_ptr,
+    output wire [33:0]           f_copy,   // the scan's copy of f_sp's receive: {c_blk, c_anyt, c_anys, c_src, c_type, c_fill, c_last}
+    output wire [65:0]           f_rq      // the request taken and not yet applied:
+                                           // {ask or CANCEL, START to be let in unless its PE is busy,
+                                           //  pe, send, anys, anyt, blk, who, type, value}
 `endif
 );
 `include "scalar_regs.vh"
@@ -473,6 +477,10 @@ module scalar_engine #(
     assign f_ins   = st == S_IDLE && !rst && !rq_v && can_send;
     assign f_done  = st == S_FIN && !rst;
     assign f_ptr   = ptr_id;
+    assign f_copy  = {c_blk, c_anyt, c_anys, c_src, c_type, c_fill, c_last};
+    assign f_rq    = {rq_v && (rq_kind == K_ASK || rq_kind == K_CANCEL),
+                      rq_v && rq_kind == K_START && rq_lenok && rq_whook, {{(6 - PW){1'b0}}, rq_q}, rq_send,
+                      rq_anys, rq_anyt, rq_blk, rq_who, rq_type, rq_val};
 `endif
 endmodule
 `default_nettype wire

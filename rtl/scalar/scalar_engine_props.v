@@ -26,8 +26,12 @@
 //   (i)  inductive invariants: in a scan, the buffer is the queue with the
 //        entries after the match moved down as far as the scan has come,
 //        rdata holds entry chk, found and hit say whether and what the
-//        queue's first match before chk is; a pending operation's engine
-//        registers are the harness's record of its request.
+//        queue's first match before chk is, and the scan's copy of its PE's
+//        receive and fill is the PE's; a pending operation's engine
+//        registers are the harness's record of its request, and so are those
+//        of a START taken and not yet applied; an ask whose answer is a
+//        message waits with that PE's message in place.  With them the
+//        induction closes at length 2 (at length 7 without the last three).
 // Negative controls (must FAIL): SELFTEST_NOMATCH claims no scan ever
 // finds a match (false after one send and one receive: a counterexample of
 // 10 cycles); SELFTEST_NEWEST claims every match is the newest entry of the
@@ -61,6 +65,8 @@ module scalar_engine_props #(
     wire [EW-1:0]         f_hit, f_rdata, f_mrd;
     wire                  f_pv;
     wire [N*DEPTH*EW-1:0] f_mem;
+    wire [33:0]           f_copy;
+    wire [65:0]           f_rq;
 
     scalar_engine #(.N(N), .DEPTH(DEPTH)) dut (
         .clk(clk), .rst(rst),
@@ -69,7 +75,7 @@ module scalar_engine_props #(
         .busy(busy),
         .f_fill(f_fill), .f_op(f_op), .f_par(f_par), .f_crit(f_crit), .f_scan(f_scan), .f_sp(f_sp),
         .f_chk(f_chk), .f_nxt(f_nxt), .f_found(f_found), .f_hit(f_hit), .f_rdata(f_rdata), .f_mrd(f_mrd), .f_pv(f_pv), .f_mem(f_mem),
-        .f_ins(f_ins), .f_done(f_done), .f_ptr(f_ptr)
+        .f_ins(f_ins), .f_done(f_done), .f_ptr(f_ptr), .f_copy(f_copy), .f_rq(f_rq)
     );
 
 `ifdef FORMAL
@@ -190,6 +196,21 @@ module scalar_engine_props #(
             end
             // (p1) a send goes in only with room
             if (f_ins) assert (f_op[ip*3 +: 3] == SCALAR_ST_SEND[2:0] && shf[pdest[ip][0]] < DEPTH);
+            // (i) a START taken but not yet applied carries its request
+            // ({ask, start, pe, send, anys, anyt, blk, who, type, value}, from bit 65 down)
+            if (f_rq[64] && f_rq[63:58] < N && f_op[f_rq[58]*3 +: 3] == SCALAR_ST_IDLE[2:0]) begin
+                if (f_rq[57])
+                    assert (f_rq[53:0] == {pdest[f_rq[58]], pend[f_rq[58]][47:0]} && pdest[f_rq[58]] < N &&
+                            pend[f_rq[58]][53:48] == f_rq[63:58]);
+                else
+                    assert ({f_rq[54], f_rq[55], f_rq[56]} == wfl[f_rq[58]] &&
+                            (f_rq[56] || f_rq[53:48] == wsrc[f_rq[58]]) &&
+                            (f_rq[55] || f_rq[47:32] == wtype[f_rq[58]]));
+            end
+            // (i) a scan works on a copy of its PE's receive and fill
+            if (f_scan || f_done)
+                assert (f_copy[33:1] == {f_crit[sp*3 +: 3], f_par[sp*EW + 32 +: 22], f_fill[sp*8 +: 8]});
+            if (f_scan) assert (f_copy[0] == (f_chk + 8'd1 == shf[sp]));
             // (i) the scan as far as it has come
             if (f_scan) begin
                 // the first cycle reads entry 1 while the memory's output
@@ -230,6 +251,10 @@ module scalar_engine_props #(
                 assert (bus_rsp_err == LINK_BUS_OK &&
                         {bus_rsp_rdata_hi, bus_rsp_rdata} == {5'd0, SCALAR_WHAT_MESSAGE[2:0], 2'b00, exp});
             if (exp_v) assert (!bus_req_ready);  // one request in flight at a time
+            // (i) until then the ask (or CANCEL) waits, its PE's message in place
+            if (exp_v && !bus_rsp_valid)
+                assert (f_rq[65] && f_rq[63:58] < N && f_op[f_rq[58]*3 +: 3] == SCALAR_ST_MSG[2:0] &&
+                        took[f_rq[58]] == exp);
             assert (bus_rsp_valid || (bus_rsp_err == 2'd0 && bus_rsp_rdata == 32'd0 && bus_rsp_rdata_hi == 32'd0));
 `ifdef SELFTEST_NEWEST
             if (f_done && k_done >= 0) assert (k_done == shf[sp] - 1);
