@@ -48,7 +48,7 @@ import tempfile
 # and its __Trace__N files (a waveform's per-cycle changes) only while a
 # test dumps one (AGGNET_TRACE): they make up the cold unit, compiled
 # without optimisation, many times faster (README.md, "Two commands", has
-# what the two units saved a cold `make test`).
+# what the two units save).
 COLD_OPT = "-O0"
 MODEL_MK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "verilated_model.mk")
 
