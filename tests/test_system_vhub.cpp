@@ -385,6 +385,34 @@ void raw_hello(Raw& r, unsigned pe, uint8_t seq = 0) {
     REQUIRE(f.op == L::OP_HELLO_R);
 }
 
+/// HELLO for `pe` after the library has used it: a HELLO whose seq is the
+/// library's last one for that PE is a resend and gets that frame's reply
+/// again; one of two seqs far apart is not.  The next seq to use.
+uint8_t raw_hello_fresh(Raw& r, unsigned pe) {
+    uint8_t seq = 128;
+    link::Frame f;
+    r.send(frame(pe, L::OP_HELLO, seq, 0));
+    REQUIRE(r.recv(f));
+    if (f.op != L::OP_HELLO_R) {
+        seq = 0;
+        raw_hello(r, pe, seq);
+    }
+    return uint8_t(seq + 1);
+}
+
+/// Every one of the first `n` streams carried frames and the multiplexer
+/// refused, overran, dropped and cut none; the link port lost none.
+void check_streams_clean(Raw& r, uint8_t& seq, unsigned n) {
+    for (unsigned k = 0; k < n; ++k) {
+        INFO("stream " << k);
+        CHECK(raw_read(r, 0, seq++, mux_count(k, L::MUX_FRAMES)) > 0);
+        for (unsigned i : {L::MUX_BIND, L::MUX_OVERRUN, L::MUX_TXDROP, L::MUX_PARTIAL})
+            CHECK(raw_read(r, 0, seq++, mux_count(k, i)) == 0);
+    }
+    CHECK(raw_read(r, 0, seq++, info(L::INFO_STAT + L::STAT_OVERRUN)) == 0);
+    CHECK(raw_read(r, 0, seq++, info(L::INFO_STAT + L::STAT_CRC_ERR)) == 0);
+}
+
 TEST_CASE("vhub --mux: barriers and waitvec through the multiplexer, a stream per PE, nothing lost",
           "[system][vhub][mux]") {
     SimProcess hub(4, {"--mux"});
@@ -409,20 +437,11 @@ TEST_CASE("vhub --mux: barriers and waitvec through the multiplexer, a stream pe
     CHECK_THAT(besu.out, Contains("this hub was built without besu"));
     // Every PE spoke on its own stream, and the multiplexer dropped nothing.
     Raw r(hub.dir() + "/link");
-    // (a HELLO far from the library's last seq of PE0 starts it afresh)
-    uint8_t seq = 128;
-    raw_hello(r, 0, seq++);
+    uint8_t seq = raw_hello_fresh(r, 0);
     CHECK(raw_read(r, 0, seq++, info(L::INFO_MUX_STREAMS), 4) == 5);
     CHECK(raw_read(r, 0, seq++, info(L::INFO_MUX_CNT_W), 4) == 16);
     CHECK(raw_read(r, 0, seq++, info(L::INFO_MUX_USB_ANY), 4) == 1);
-    for (unsigned k = 0; k < 4; ++k) {
-        INFO("stream " << k);
-        CHECK(raw_read(r, 0, seq++, mux_count(k, L::MUX_FRAMES)) > 0);
-        for (unsigned i : {L::MUX_BIND, L::MUX_OVERRUN, L::MUX_TXDROP, L::MUX_PARTIAL})
-            CHECK(raw_read(r, 0, seq++, mux_count(k, i)) == 0);
-    }
-    CHECK(raw_read(r, 0, seq++, info(L::INFO_STAT + L::STAT_OVERRUN)) == 0);
-    CHECK(raw_read(r, 0, seq++, info(L::INFO_STAT + L::STAT_CRC_ERR)) == 0);
+    check_streams_clean(r, seq, 4);
 }
 
 TEST_CASE("vhub --mux at 16 PEs (the ULX3S configuration's streams): barriers, waitvec, every stream counted",
@@ -441,26 +460,9 @@ TEST_CASE("vhub --mux at 16 PEs (the ULX3S configuration's streams): barriers, w
     });
     for (unsigned pe = 0; pe < n; ++pe) CHECK(got[pe] == 0x8421);  // PEs 0, 5, 10, 15
     Raw r(hub.dir() + "/link");
-    // A HELLO whose seq is the library's last one for PE0 is a resend and
-    // gets that frame's reply again; one of two seqs far apart is not.
-    uint8_t seq = 128;
-    link::Frame f;
-    r.send(frame(0, L::OP_HELLO, seq, 0));
-    REQUIRE(r.recv(f));
-    if (f.op != L::OP_HELLO_R) {
-        seq = 0;
-        raw_hello(r, 0, seq);
-    }
-    ++seq;
+    uint8_t seq = raw_hello_fresh(r, 0);
     CHECK(raw_read(r, 0, seq++, info(L::INFO_MUX_STREAMS), 4) == n + 1);
-    for (unsigned k = 0; k < n; ++k) {
-        INFO("stream " << k);
-        CHECK(raw_read(r, 0, seq++, mux_count(k, L::MUX_FRAMES)) > 0);
-        for (unsigned i : {L::MUX_BIND, L::MUX_OVERRUN, L::MUX_TXDROP, L::MUX_PARTIAL})
-            CHECK(raw_read(r, 0, seq++, mux_count(k, i)) == 0);
-    }
-    CHECK(raw_read(r, 0, seq++, info(L::INFO_STAT + L::STAT_OVERRUN)) == 0);
-    CHECK(raw_read(r, 0, seq++, info(L::INFO_STAT + L::STAT_CRC_ERR)) == 0);
+    check_streams_clean(r, seq, n);
 }
 
 TEST_CASE("vhub --mux: another PE's frame on a PE's stream is refused by the multiplexer and counted",
