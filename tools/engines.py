@@ -98,10 +98,11 @@ FORMAL = {
     "name": F("str", True),
     "harness": F("file", True),    # its module is named after the file
     "params": F("params"),
-    "steps": F("int", True),       # k of the k-induction (sat -maxsteps)
+    # a proof: k of the k-induction (sat -maxsteps); a negative control: the
+    # cycles from reset within which its counterexample must come (ABC bmc3)
+    "steps": F("int", True),
     "defines": F("strs", default=[]),
     "expect_pass": F("bool", default=True),
-    "bmc": F("bool", default=False),  # a negative control checked by one bounded run of `steps` cycles
 }
 BENCH = {
     "name": F("str", True),
@@ -342,7 +343,7 @@ class Registry:
         return self._jobs("synth", "name")
 
     def formal_jobs(self):
-        """[{name, harness, module, params, steps, defines, expect_pass, bmc, engine, sources, includes}]."""
+        """[{name, harness, module, params, steps, defines, expect_pass, engine, sources, includes}]."""
         out = self._jobs("formal", "name")
         for j in out:
             j["module"] = os.path.splitext(os.path.basename(j["harness"]))[0]
@@ -702,9 +703,6 @@ def load(root=ROOT):
                 errs.append("%s.harness: %s must define module '%s' (named after the file)" % (wi, h, mod))
             if j["steps"] < 1:
                 errs.append("%s.steps: must be >= 1" % wi)
-            if j["bmc"] and j["expect_pass"]:
-                errs.append("%s.bmc: only a negative control (\"expect_pass\": false) may be a bounded run: "
-                            "a bounded pass proves nothing for all time" % wi)
             if j["expect_pass"] and h not in negative:
                 errs.append("%s: harness %s has no negative control (a job on it with "
                             "\"expect_pass\": false)" % (wi, h))
@@ -985,8 +983,6 @@ def selftest(verbose=False):
          "gives the same name for several params sets"),
         ("no negative control", lambda m, fs: m["eng"]["formal"].pop(1),
          "harness rtl/eng/e_props.v has no negative control"),
-        ("a bounded proof", lambda m, fs: m["eng"]["formal"][0].update(bmc=True),
-         "formal[0].bmc: only a negative control"),
         ("duplicate synth name", lambda m, fs: m["eng"].update(synth=[{"name": "b", "top": "e"}]),
          "synth name 'b' is already used"),
         ("unknown family", lambda m, fs: m["eng"]["tests"][0].update(families=["zz"]),
