@@ -139,8 +139,20 @@ def main():
         jobs = [j for j in jobs if j[0] == "top_" + args.board]
     else:
         jobs = [j for j in jobs if args.only in j[0]]
-    # biggest first so the 2 cores stay busy
-    jobs.sort(key=lambda j: -(j[2].get("N", 4) * (2 if "hub" in j[0] else 1)))
+    # the longest first, so that no long run starts last while the other
+    # cores idle: a run's time follows its size, and the size each run had
+    # when last measured is in docs/figures/synth.csv (a run not in it yet
+    # counts as big, so it starts early)
+    size = {}
+    try:
+        with open(os.path.join(ROOT, "docs", "figures", "synth.csv")) as f:
+            for row in f.read().splitlines()[1:]:
+                c = row.split(",")
+                size[(c[0], c[1])] = int(c[2]) + int(c[3])
+    except (OSError, ValueError, IndexError):
+        pass
+    big = max(size.values(), default=0)
+    jobs.sort(key=lambda j: -size.get((j[0], j[3]), big))
 
     t0 = time.time()
     results = []
