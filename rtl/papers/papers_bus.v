@@ -160,6 +160,12 @@ module papers_bus #(
 `include "bus_codes.vh"
     localparam integer LO = (N < 32) ? N : 32;   // PEs in MASK0 / IVEC0
     localparam integer PW = (N > 1) ? $clog2(N) : 1;  // PE index bits
+    // the stride of the per-PE N-bit vectors below: a power of two up to
+    // N = 16 (the UART-PE boards' sizes; "PE a's fields" below says why), N
+    // above: the simulator shifts these vectors every cycle, and padding a
+    // 40-PE model's to 64 cost it more than the barrel shifter costs a
+    // synthesis (the larger built hubs, 32 and 64 PEs, are powers of two)
+    localparam integer VS = (N <= 16) ? (1 << PW) : N;
 
     reg [3:0]    sig   [0:N-1];
     reg [N-1:0]  mask  [0:N-1];
@@ -188,7 +194,7 @@ module papers_bus #(
 
     // ---- read-back: status decoded, I bits in PE order ----------------------
     wire [N*4-1:0] stat_of;   // per PE: BAD, IRQ, INT, GO
-    wire [N*N-1:0] ivec_of;   // per PE: bit j = PE j
+    wire [N*VS-1:0] ivec_of;  // per PE a at [a*VS +: N]: bit j = PE j (zeros up to VS)
     generate
         for (a = 0; a < N; a = a + 1) begin : g_rd
             assign stat_of[a*4 + PAPERS_W_STAT_GO]  = !hub_stat[a*W + W - PAPERS_STATUS_GO_FROM_TOP];
@@ -197,11 +203,14 @@ module papers_bus #(
             assign stat_of[a*4 + PAPERS_W_STAT_BAD] = hub_bad[a];
             for (j = 0; j < N; j = j + 1) begin : g_iv
                 if (j == a) begin : g_self
-                    assign ivec_of[a*N + j] = 1'b0;
+                    assign ivec_of[a*VS + j] = 1'b0;
                 end else begin : g_other
                     // PE j is I_k of PE a for k = (j - a - 1) mod N (Table 4).
-                    assign ivec_of[a*N + j] = hub_stat[a*W + PAPERS_STATUS_I0 + ((j - a - 1 + N) % N)];
+                    assign ivec_of[a*VS + j] = hub_stat[a*W + PAPERS_STATUS_I0 + ((j - a - 1 + N) % N)];
                 end
+            end
+            if (VS > N) begin : g_pad
+                assign ivec_of[a*VS + N +: VS - N] = {(VS - N){1'b0}};
             end
         end
     endgenerate
@@ -350,15 +359,24 @@ module papers_bus #(
     localparam integer SG = 8;
     localparam integer NG = (RW + SG - 1) / SG;
     wire [RW-1:0] x_row;
-    wire [4*N-1:0] sig_of;
-    wire [5*N-1:0] ctrl_of;
-    wire [N*N-1:0] mask_of, last_of;
+    // PE a's fields at a power-of-two stride (VS bits for the N-bit ones up
+    // to N = 16, 8 for CTRL, zeros between), so that PE p's are a shift by
+    // p's bits alone: with a stride of N (or 5) yosys multiplies p by it and
+    // builds a barrel shifter over every PE's bits (docs/hardware.md, "UART
+    // PEs", has papers_bus's size both ways).
+    wire [4*N-1:0]  sig_of;
+    wire [8*N-1:0]  ctrl_at;
+    wire [VS*N-1:0] mask_at, last_at;
     generate
         for (a = 0; a < N; a = a + 1) begin : g_pk
             assign sig_of[a*4 +: 4] = sig[a];
-            assign ctrl_of[a*5 +: 5] = ctrl[a];
-            assign mask_of[a*N +: N] = mask[a];
-            assign last_of[a*N +: N] = last[a];
+            assign ctrl_at[a*8 +: 8] = {3'd0, ctrl[a]};
+            assign mask_at[a*VS +: N] = mask[a];
+            assign last_at[a*VS +: N] = last[a];
+            if (VS > N) begin : g_pad
+                assign mask_at[a*VS + N +: VS - N] = {(VS - N){1'b0}};
+                assign last_at[a*VS + N +: VS - N] = {(VS - N){1'b0}};
+            end
         end
     endgenerate
     genvar gs;
@@ -369,8 +387,8 @@ module papers_bus #(
             reg  [PW-1:0]   pc;
             wire [31:0]     pw = {{(32 - PW){1'b0}}, pc};
             /* verilator lint_off UNUSEDSIGNAL */ // the group keeps its WB bits of the row
-            wire [RW-1:0]   row_p = {sig_of[pw * 4 +: 4], stat_of[pw * 4 +: 4], ctrl_of[pw * 5 +: 5], owner[pc],
-                                     mask_of[pw * N +: N], ivec_of[pw * N +: N], last_of[pw * N +: N]};
+            wire [RW-1:0]   row_p = {sig_of[pw * 4 +: 4], stat_of[pw * 4 +: 4], ctrl_at[pw * 8 +: 5], owner[pc],
+                                     mask_at[pw * VS +: N], ivec_of[pw * VS +: N], last_at[pw * VS +: N]};
             /* verilator lint_on UNUSEDSIGNAL */
             reg  [WB-1:0]   xr;
             (* keep *) always @(posedge clk) pc <= q_ok ? q_pe[PW-1:0] : {PW{1'b0}};
@@ -470,7 +488,7 @@ module papers_bus #(
             reg       sticky;    // GO seen while S was being withdrawn
             reg [2:0] outc;      // the CANCEL's outcome (CDONE)
             wire      go = hub_go[gc];  // the PAL's GO, registered with the status (not Table 7's read)
-            wire [N-1:0] ivec = ivec_of[gc*N +: N];
+            wire [N-1:0] ivec = ivec_of[gc*VS +: N];
             // The data vector (PE order) of our mask, our own bit = our D;
             // the arrivals (with PROBE on) of our mask, our own bit 0 as IVEC reads.
             wire [N-1:0] own = {{(N-1){1'b0}}, dop} << gc;
