@@ -359,18 +359,19 @@ module papers_bus #(
     localparam integer SG = 8;
     localparam integer NG = (RW + SG - 1) / SG;
     wire [RW-1:0] x_row;
-    // PE a's fields at a power-of-two stride (VS bits for the N-bit ones up
-    // to N = 16, 8 for CTRL, zeros between), so that PE p's are a shift by
-    // p's bits alone: with a stride of N (or 5) yosys multiplies p by it and
-    // builds a barrel shifter over every PE's bits (docs/hardware.md, "UART
-    // PEs", has papers_bus's size both ways).
+    // PE a's N-bit fields at a power-of-two stride (VS bits up to N = 16,
+    // zeros between), so that PE p's are a shift by p's bits alone: with a
+    // stride of N yosys multiplies p by it and builds a barrel shifter over
+    // every PE's bits (docs/hardware.md, "UART PEs", has papers_bus's size
+    // both ways).  CTRL's stride of 5 is left: padding it to 8 changed
+    // nothing but the netlists.
     wire [4*N-1:0]  sig_of;
-    wire [8*N-1:0]  ctrl_at;
+    wire [5*N-1:0]  ctrl_of;
     wire [VS*N-1:0] mask_at, last_at;
     generate
         for (a = 0; a < N; a = a + 1) begin : g_pk
             assign sig_of[a*4 +: 4] = sig[a];
-            assign ctrl_at[a*8 +: 8] = {3'd0, ctrl[a]};
+            assign ctrl_of[a*5 +: 5] = ctrl[a];
             assign mask_at[a*VS +: N] = mask[a];
             assign last_at[a*VS +: N] = last[a];
             if (VS > N) begin : g_pad
@@ -387,7 +388,7 @@ module papers_bus #(
             reg  [PW-1:0]   pc;
             wire [31:0]     pw = {{(32 - PW){1'b0}}, pc};
             /* verilator lint_off UNUSEDSIGNAL */ // the group keeps its WB bits of the row
-            wire [RW-1:0]   row_p = {sig_of[pw * 4 +: 4], stat_of[pw * 4 +: 4], ctrl_at[pw * 8 +: 5], owner[pc],
+            wire [RW-1:0]   row_p = {sig_of[pw * 4 +: 4], stat_of[pw * 4 +: 4], ctrl_of[pw * 5 +: 5], owner[pc],
                                      mask_at[pw * VS +: N], ivec_of[pw * VS +: N], last_at[pw * VS +: N]};
             /* verilator lint_on UNUSEDSIGNAL */
             reg  [WB-1:0]   xr;
