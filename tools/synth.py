@@ -35,6 +35,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import boards  # noqa: E402
 import engines  # noqa: E402
+import figures  # noqa: E402
 
 # the vendor primitives behind rtl/common/pll.v, read as blackboxes first
 VENDOR_LIB = {"ice40": "+/ice40/cells_sim.v", "ecp5": "+/ecp5/cells_bb.v"}
@@ -143,14 +144,10 @@ def main():
     # cores idle: a run's time follows its size, and the size each run had
     # when last measured is in docs/figures/synth.csv (a run not in it yet
     # counts as big, so it starts early)
-    size = {}
     try:
-        with open(os.path.join(ROOT, "docs", "figures", "synth.csv")) as f:
-            for row in f.read().splitlines()[1:]:
-                c = row.split(",")
-                size[(c[0], c[1])] = int(c[2]) + int(c[3])
-    except (OSError, ValueError, IndexError):
-        pass
+        size = {(r["design"], r["family"]): int(r["luts"]) + int(r["ffs"]) for r in figures.read("synth")}
+    except (figures.FigError, ValueError):
+        size = {}  # only the order suffers; make lint reports a bad data file
     big = max(size.values(), default=0)
     jobs.sort(key=lambda j: -size.get((j[0], j[3]), big))
 
