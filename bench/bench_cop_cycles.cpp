@@ -178,7 +178,7 @@ void one_level(unsigned C, std::vector<Row>& rows) {
 void two_levels(std::vector<Row>& rows) {
     const unsigned NCOP = 4, C = 16, N = 64;
     const unsigned ops[] = {cop::OP_BENTRY, cop::OP_SUMI64, cop::OP_MAXI64, cop::OP_MAXF, cop::OP_SUMF,
-                            cop::OP_BCAST64, cop::OP_RMW64};
+                            cop::OP_SCANI64, cop::OP_BCAST64, cop::OP_RMW64};
     for (unsigned op : ops) {
         const cop::OpInfo* oi = cop::op_info(op);
         const auto run = [&](unsigned phase) {
@@ -194,7 +194,8 @@ void two_levels(std::vector<Row>& rows) {
                 b.must(b.start(pe, cop::OP_RSRAM64, 0, 0, 1), PEND, "warm-up start");
                 b.must(b.wait(pe), OK, "warm-up");
             }
-            const bool coll = oi->kind == cop::K_BAR || oi->kind == cop::K_RED || oi->kind == cop::K_FLT;
+            const bool coll = oi->kind == cop::K_BAR || oi->kind == cop::K_RED || oi->kind == cop::K_FLT ||
+                              oi->kind == cop::K_SCAN;
             if (coll) {
                 for (unsigned i = 0; i + 1 < N; ++i)
                     b.must(b.start(i, op, operand(op, i), 0, 1), PEND, "a member's start");

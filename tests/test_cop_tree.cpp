@@ -194,6 +194,56 @@ Rsp one_level(unsigned op, const std::map<unsigned, uint64_t>& contrib) {
     return r.at(m[0]);
 }
 
+/// Prefix sums (SCANI / SCANX, 32 or 64 bits) on two levels, composed from the
+/// model the way docs/cop.md "Two levels" says the tree computes them: each
+/// core's members make a level 1 prefix sum without X (in channel order);
+/// the core's total (its last member's inclusive sum) is core k's operand of
+/// a level 2 exclusive prefix sum of the same width over the cores that have
+/// members; a member's answer is its core's offset plus its level 1 sum.
+std::map<unsigned, Rsp> two_level_scan(unsigned op, const std::map<unsigned, uint64_t>& contrib) {
+    const bool w64 = operand_len(op) == 8;
+    const unsigned incl = w64 ? cop::OP_SCANI64 : cop::OP_SCANI32, excl = incl | 1u;
+    const uint64_t wmask = w64 ? ~uint64_t(0) : 0xffffffffu;
+    std::map<unsigned, std::map<unsigned, Rsp>> local;  // core -> channel -> level 1 answer
+    std::vector<unsigned> l2m;
+    std::vector<uint64_t> l2v;
+    for (unsigned k = 0; k < NCOP; ++k) {
+        std::vector<unsigned> m;
+        std::vector<uint64_t> v;
+        for (const auto& [pe, x] : contrib)
+            if (pe / CH == k) m.push_back(pe % CH), v.push_back(x);
+        if (m.empty()) continue;
+        local[k] = model_round(CH, op, m, v);
+        const auto last = model_round(CH, incl, m, v).at(m.back());
+        REQUIRE(last.err == CopModel::OK);
+        l2m.push_back(k);
+        l2v.push_back(last.rdata);
+    }
+    const auto offs = model_round(NCOP, excl, l2m, l2v);
+    std::map<unsigned, Rsp> want;
+    for (const auto& [k, r] : local) {
+        const Rsp off = offs.at(k);
+        REQUIRE(off.err == CopModel::OK);
+        for (const auto& [ch, a] : r) {
+            REQUIRE(a.err == CopModel::OK);
+            Rsp w = a;
+            w.rdata = (a.rdata + off.rdata) & wmask;
+            want[k * CH + ch] = w;
+        }
+    }
+    return want;
+}
+
+/// The one-level reference of a prefix sum: one model of 64 channels, every member's answer.
+std::map<unsigned, Rsp> one_level_all(unsigned op, const std::map<unsigned, uint64_t>& contrib) {
+    std::vector<unsigned> m;
+    std::vector<uint64_t> v;
+    for (const auto& [pe, x] : contrib) m.push_back(pe), v.push_back(x);
+    return model_round(NPE, op, m, v);
+}
+
+const unsigned kScanOps[] = {cop::OP_SCANI32, cop::OP_SCANX32, cop::OP_SCANI64, cop::OP_SCANX64};
+
 /// The tree with every core's key 0 TC and mask = all its channels, and level
 /// 2's key 0 TC and mask = all four cores (SETTC / SETBM with X from PE0).
 void setup_all(Tree& t) {
@@ -308,11 +358,49 @@ TEST_CASE("cop tree: double reductions with X (MAXF, MINF as one level; SUMF in 
     }
 }
 
-TEST_CASE("cop tree: X on prefix sums, EXSUMF, XMIT and ACK is refused XOP; EXSUMF without X works",
+TEST_CASE("cop tree: prefix sums with X equal one level's over all PEs and the composed model's",
+          "[cop][tree]") {
+    // SCANI / SCANX (aggnet's opcodes in free Table I slots, docs/cop_regmap.md) with X: the
+    // level 1 sums, level 2's exclusive sum over the cores' totals, the offsets added.
+    // Integer sums wrap, so two levels give one level's bits in PE order.
+    const uint64_t seed = aggnet::sim::test_seed("cop_tree_scan");
+    std::mt19937_64 rng(seed);
+    Tree t("cop_tree_scan");
+    setup_all(t);
+    unsigned checks = 0;
+    for (unsigned rep = 0; rep < 2; ++rep)
+        for (unsigned op : kScanOps) {
+            std::map<unsigned, uint64_t> v;
+            for (unsigned pe = 0; pe < NPE; ++pe) v[pe] = draw(rng, op);
+            std::vector<unsigned> order(NPE);
+            for (unsigned i = 0; i < NPE; ++i) order[i] = i;
+            std::shuffle(order.begin(), order.end(), rng);
+            const auto want = two_level_scan(op, v);
+            REQUIRE(want == one_level_all(op, v));
+            const auto got = tree_round(t, op, order, v);
+            for (const auto& [pe, r] : got) {
+                INFO(cop::op_info(op)->name << " PE" << pe << " seed " << seed);
+                REQUIRE(r == want.at(pe));
+                ++checks;
+            }
+        }
+    REQUIRE(checks == 8 * NPE);
+    // one member per core (TC vectors of one channel each): the offsets are the totals of
+    // the cores before, the first member of the tree gets an exclusive sum's 0
+    const uint64_t one_ch[NCOP] = {0x1, 0x2, 0x100, 0x8000};  // PEs 0, 17, 40, 63
+    for (unsigned k = 0; k < NCOP; ++k) REQUIRE(t.sup_call(k * CH, cop::OP_SETTC, one_ch[k]).err == CopModel::OK);
+    const auto got = tree_round(t, cop::OP_SCANX64, {63, 17, 0, 40}, {{0, 1}, {17, 18}, {40, 41}, {63, 64}});
+    REQUIRE(got.at(0).rdata == 0);
+    REQUIRE(got.at(17).rdata == 1);
+    REQUIRE(got.at(40).rdata == 19);
+    REQUIRE(got.at(63).rdata == 60);
+}
+
+TEST_CASE("cop tree: X on EXSUMF, XMIT and ACK is refused XOP; EXSUMF without X works",
           "[cop][tree]") {
     Tree t("cop_tree_xop");
     setup_all(t);
-    for (unsigned op : {cop::OP_SCANI32, cop::OP_SCANX64, cop::OP_EXSUMF, cop::OP_XMIT, cop::OP_ACK}) {
+    for (unsigned op : {cop::OP_EXSUMF, cop::OP_XMIT, cop::OP_ACK}) {
         const Rsp s = t.start(17, op, 0, 0, 1);
         INFO(cop::op_info(op)->name);
         REQUIRE(s.err == CopModel::REF);
@@ -436,7 +524,7 @@ TEST_CASE("cop tree: random rounds on random members against the composed model"
     Tree t("cop_tree_random");
     const unsigned ops[] = {cop::OP_BENTRY, cop::OP_SUMI32, cop::OP_MAXI64, cop::OP_MINI32, cop::OP_OR64,
                             cop::OP_AND32,  cop::OP_EXOR64, cop::OP_SUMI64, cop::OP_MAXF,   cop::OP_MINF,
-                            cop::OP_SUMF};
+                            cop::OP_SUMF,   cop::OP_SCANI32, cop::OP_SCANX64};
     unsigned checks = 0;
     for (unsigned round = 0; round < 24; ++round) {
         // members: a random subset of each core (some cores none)
@@ -462,7 +550,9 @@ TEST_CASE("cop tree: random rounds on random members against the composed model"
         std::vector<unsigned> order;
         for (const auto& [pe, x] : v) order.push_back(pe);
         std::shuffle(order.begin(), order.end(), rng);
-        const Rsp want = op == cop::OP_BENTRY ? Rsp{} : two_level(op, v);
+        const bool scan = cop::op_info(op)->kind == cop::K_SCAN;
+        const Rsp want = op == cop::OP_BENTRY || scan ? Rsp{} : two_level(op, v);
+        const auto want_scan = scan ? two_level_scan(op, v) : std::map<unsigned, Rsp>{};
         // arrivals spread over time: idle gaps between starts
         for (unsigned pe : order) {
             REQUIRE(t.start(pe, op, op == cop::OP_BENTRY ? 0 : v.at(pe), 0, 1).err == CopModel::PEND);
@@ -470,7 +560,7 @@ TEST_CASE("cop tree: random rounds on random members against the composed model"
         }
         for (const auto& [pe, r] : t.wait_all(order)) {
             INFO("round " << round << " " << cop::op_info(op)->name << " PE" << pe << " seed " << seed);
-            REQUIRE(r == want);
+            REQUIRE(r == (scan ? want_scan.at(pe) : want));
             ++checks;
         }
     }

@@ -139,7 +139,7 @@ CAUSES = [
     ("NOCALL",    15, "a CALL ask while no CALL of this channel is pending"),
     ("RDONLY",    16, "a write to a read-only register"),
     ("NOREPLY",   17, "XMIT with no earlier reply to send again"),
-    ("XOP",       18, "X bit set on an opcode with no level 2 form (prefix sums, EXSUMF, XMIT, ACK): refused at "
+    ("XOP",       18, "X bit set on an opcode with no level 2 form (EXSUMF, XMIT, ACK): refused at "
                       "level 1"),
 ]
 

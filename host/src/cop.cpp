@@ -51,7 +51,7 @@ const char* cause_name(unsigned c) {
     case C_NOCALL: return "NOCALL: no CALL of this channel is pending";
     case C_RDONLY: return "RDONLY: a read-only register";
     case C_NOREPLY: return "NOREPLY: XMIT with no earlier reply";
-    case C_XOP: return "XOP: X bit set on an opcode with no level 2 form (prefix sums, EXSUMF, XMIT, ACK)";
+    case C_XOP: return "XOP: X bit set on an opcode with no level 2 form (EXSUMF, XMIT, ACK)";
     default: return "an unknown cause";
     }
 }

@@ -61,11 +61,15 @@
 //   fpu_minmax64; a NaN member's key wins, the root's key is decoded).
 //   UP     (UP = 1) an entry for level 2 is offered on up_* until up_ready:
 //          a single command with X from EXEC, a completed X round's
-//          combined value from EXEC (barrier), TREE or FPUT instead of
+//          combined value from EXEC (barrier), TREE, SCAN or FPUT instead of
 //          placing it.  From up_ready until level 2's answer is taken (dn_*,
 //          in IDLE) the entry is at level 2 (u_on): its members (u_mem) are
 //          RUNNING for CANCEL and get that answer as their reply; the other
-//          X commands are not ready meanwhile (one entry at a time).
+//          X commands are not ready meanwhile (one entry at a time).  A
+//          prefix sum with X runs SCAN twice: the first run places nothing
+//          and sends the members' total up as level 2's exclusive prefix
+//          sum (SCANX of its width); level 2's answer, this core's offset,
+//          starts the second run, which places the members' sums from it.
 //   A completed barrier's exit is placed in EXEC.  Replies are visible in
 //   the cycle after they are placed.
 //   idle: no request is staged, no withdrawn contribution's TC bit is
@@ -93,7 +97,7 @@
 //   MB      1..4 mailbox entries per channel
 //   EN_FPU  1: the float opcodes on rtl/fpu/; 0: refused NOFPU (no FPU logic)
 //   UP      1: a level 1 COP with the up / down ports; 0: X refused NOUP
-//           (the ports idle); X on a prefix sum, EXSUMF, XMIT or ACK is
+//           (the ports idle); X on EXSUMF, XMIT or ACK is
 //           refused XOP
 //   KEY     the MODE value that makes a channel supervisor
 `include "bus_ports.vh"
@@ -432,7 +436,7 @@ module cop_core #(
         else if (in_dec[16] && !in_sup)                     in_scause = C_PRIV;
         else if (in_kind == K_FLT && EN_FPU == 0)           in_scause = C_NOFPU;
         else if (in_r[2] && UP == 0)                        in_scause = C_NOUP;
-        else if (in_r[2] && (in_kind == K_SCAN || in_kind == K_XMIT || in_kind == K_ACK ||
+        else if (in_r[2] && (in_kind == K_XMIT || in_kind == K_ACK ||
                              (in_kind == K_FLT && in_dec[6:4] == 3'd3))) in_scause = C_XOP;
     end
     // the plan, registered as the request is taken
@@ -657,6 +661,11 @@ module cop_core #(
     reg [C-1:0]    u_mem;
     reg [63:0]     u_data;
     reg            u_us;
+    // a prefix sum with X: its local sums wait for level 2's offset (the exclusive prefix of
+    // this core's total over the cores), then SCAN runs again from it placing the replies
+    reg            u_scan;   // the entry at level 2 is a prefix sum's total
+    reg [6:0]      u_op;     // its opcode, for the second SCAN (the leader registers move on)
+    reg            sc_dn;    // SCAN's second run, from level 2's offset: replies placed
     reg [6:0]      t_op;
     reg [RA_W-1:0] t_addr;
     reg [CW:0]     tcnt;
@@ -701,6 +710,7 @@ module cop_core #(
     assign idle = !rst && !s_v && !wdp_v && st == S_IDLE && (hold || ready == {C{1'b0}});
 `endif
     wire          dn_take = dn_valid && dn_ready;
+    wire          dn_scan = dn_take && u_scan && !dn_err;  // the offset of a prefix sum with X
     wire [C-1:0]  ptr_lo = ({{(C-1){1'b0}}, 1'b1} << ptr) - {{(C-1){1'b0}}, 1'b1};
     reg  [C-1:0]  mbfull;
     integer mi;
@@ -875,7 +885,7 @@ module cop_core #(
     // in SCAN (a member's buffer holds until its own reply is placed; timing)
     reg  [63:0]   sc_q;
     always @(posedge clk)
-        if (st == S_EXEC) sc_q <= rx_data[{CW{1'b0}}];
+        if (st == S_EXEC || dn_scan) sc_q <= rx_data[{CW{1'b0}}];
         else if (st == S_SCAN) sc_q <= rx_data[scnt + 1'b1];
     wire [63:0]   s_op = ext(l_w64, sc_q);
     wire [63:0] s_sum = sacc + s_op;
@@ -890,16 +900,17 @@ module cop_core #(
         if (st == S_EXEC) begin
             pl_ok = x_ok; pl_ref = x_ref;
         end else if (dn_take) begin
-            // level 2's answer to the entry: every member of it gets the same reply
+            // level 2's answer to the entry: every member of it gets the same reply (a prefix
+            // sum's offset is not a reply: SCAN places them from it, below)
             if (dn_err) begin pl_ref = u_mem; pl_cause = dn_cause; end
-            else begin pl_ok = u_mem; pl_data = dn_data; pl_len = dn_len; end
+            else if (!u_scan) begin pl_ok = u_mem; pl_data = dn_data; pl_len = dn_len; end
         end else if (st == S_TREE && tcnt == TREE_DONE && !l_x) begin
             pl_ok = t_tmpl; pl_data = t_res; pl_len = l_dec[15:12];
         end else if (st == S_FPUT && !l_x) begin
             // SUMF of one member is that term: its NaN is made canonical too (docs/fpu.md)
             pl_ok = t_tmpl; pl_len = l_dec[15:12];
             pl_data = (facc[62:52] == 11'h7FF && facc[51:0] != 52'd0) ? F_QNAN : facc;
-        end else if (st == S_SCAN && t_tmpl[scnt]) begin
+        end else if (st == S_SCAN && t_tmpl[scnt] && (!l_x || sc_dn)) begin
             pl_ok = {{(C-1){1'b0}}, 1'b1} << scnt;
             pl_data = l_fn[0] ? sacc : s_sum;
             if (!l_w64) pl_data = {32'd0, pl_data[31:0]};
@@ -938,7 +949,7 @@ module cop_core #(
             for (i = 0; i < KEYS; i = i + 1) begin
                 tc_tmpl[i] <= {C{1'b0}}; tc_work[i] <= {C{1'b0}}; bmask[i] <= {C{1'b0}};
             end
-            r_open <= {KEYS{1'b0}}; u_on <= 1'b0;
+            r_open <= {KEYS{1'b0}}; u_on <= 1'b0; u_scan <= 1'b0; sc_dn <= 1'b0;
             privcnt <= 32'd0; errcnt <= 32'd0; nref_q <= 7'd0; lock_held <= 1'b0; lock_ch <= {CW{1'b0}}; hold <= 1'b0;
             st <= S_IDLE; ptr <= {CW{1'b0}};
         end else begin
@@ -1043,6 +1054,7 @@ module cop_core #(
                     frem <= x_tmpl; fph <= 2'd0; fcnt <= 8'd0;
                     // the entry's members and operand (a round's combined value comes later)
                     u_mem <= l_coll ? x_tmpl : l_one; u_us <= instr[lead][IW_US];
+                    u_scan <= l_kind == K_SCAN; u_op <= l_op; sc_dn <= 1'b0;
                     u_data <= (l_dec[11:8] == 4'd8) ? l_data : (l_dec[11:8] == 4'd4) ? {32'd0, l_data[31:0]} : 64'd0;
                     st <= x_next;
                 end
@@ -1056,7 +1068,13 @@ module cop_core #(
                 S_SCAN: begin
                     if (t_tmpl[scnt]) sacc <= s_sum;
                     scnt <= scnt + 1'b1;
-                    if (scnt == CLAST) st <= S_IDLE;
+                    if (scnt == CLAST) begin
+                        // with X, the first run's total goes up (as level 2's exclusive prefix sum)
+                        st <= (l_x && !sc_dn) ? S_UP : S_IDLE;
+                        u_data <= t_tmpl[scnt] ? s_sum : sacc;
+                        if (!l_w64) u_data[63:32] <= 32'd0;
+                        sc_dn <= 1'b0;
+                    end
                 end
                 S_FADD: begin
                     // SUMF: the members' terms in channel order, each rounded add waiting for the last
@@ -1088,6 +1106,11 @@ module cop_core #(
             endcase
             if (take && pe_ok && b_lockbrk) lock_held <= 1'b0;
             if (dn_take) u_on <= 1'b0;
+            if (dn_scan) begin
+                // SCAN again over the entry's members, from level 2's offset, placing the replies
+                l_op <= u_op; l_dec <= cop_dec(u_op); l_x <= 1'b1; t_tmpl <= u_mem;
+                scnt <= {CW{1'b0}}; sacc <= dn_data; sc_dn <= 1'b1; st <= S_SCAN;
+            end
             if (ex_valid) facc <= ex_z;
             // ---- CANCEL (after the controller's writes: the channel is not in its step) ----
             if (take && pe_ok && b_hand && b_keep) begin
@@ -1186,7 +1209,8 @@ module cop_core #(
         l_ppn4[PPN_W-1:0] = l_ppn; l_pid8[PID_W-1:0] = l_pid; l_addr12[RA_W-1:0] = l_addr;
     end
     assign up_valid = UP != 0 && st == S_UP;
-    assign up_op    = l_op;
+    // a prefix sum's total goes up as the exclusive prefix sum of its width (SCANX = SCANI | 1)
+    assign up_op    = (l_kind == K_SCAN) ? (l_op | 7'd1) : l_op;
     assign up_mask  = l_mask;
     assign up_us    = u_us;
     assign up_ppn   = l_ppn4;

@@ -168,7 +168,7 @@ enum Cause : unsigned {
     C_NOCALL = 15,  ///< a CALL ask while no CALL of this channel is pending
     C_RDONLY = 16,  ///< a write to a read-only register
     C_NOREPLY = 17,  ///< XMIT with no earlier reply to send again
-    C_XOP = 18,  ///< X bit set on an opcode with no level 2 form (prefix sums, EXSUMF, XMIT, ACK): refused at level 1
+    C_XOP = 18,  ///< X bit set on an opcode with no level 2 form (EXSUMF, XMIT, ACK): refused at level 1
 };
 
 namespace regs {
@@ -202,7 +202,7 @@ constexpr uint16_t call(unsigned opcode, unsigned mask = 0, unsigned x = 0) {
     return uint16_t(CALL_BASE | (opcode & 0x7f) << 4 | (mask & 1) << 3 | (x & 1) << 2);
 }
 constexpr uint16_t CANCEL = 0x018;  // CALL: withdraw or collect this channel's CALL
-constexpr uint32_t MAP_HASH = 0x698A1894;  // CRC-32 of these tables (INFO MAP_HASH+4)
+constexpr uint32_t MAP_HASH = 0xA41EAC9C;  // CRC-32 of these tables (INFO MAP_HASH+4)
 constexpr uint16_t addr(uint16_t reg) { return uint16_t(WINDOW << 12 | reg); }
 }  // namespace regs
 
