@@ -99,6 +99,15 @@ struct Driver {
         if (s.err != CopModel::PEND) return s;
         return wait(pe);
     }
+    /// CANCEL (docs/link.md rule 8): the outcome word (bits 1..0 cop::CancelOutcome), at once.
+    uint32_t cancel(unsigned pe) {
+        Req q;
+        q.we = q.call = true, q.pe = pe, q.addr = R::CANCEL;
+        const Rsp r = self().cycle(&q);
+        REQUIRE(r.err == CopModel::OK);
+        return uint32_t(r.rdata);
+    }
+    unsigned cause(unsigned pe) { return read(pe, R::CAUSE) & 0xff; }
     Impl& self() { return *static_cast<Impl*>(this); }
 };
 
@@ -303,6 +312,56 @@ TEST_CASE("cop tree: a barrier with X completes only when every PE of both level
             REQUIRE(r.err == CopModel::OK);
             REQUIRE(r.len == 0u);
         }
+    }
+}
+
+TEST_CASE("cop tree: a PE that never arrives: its core's WAIT names it; supervisor aborts free both levels",
+          "[cop][tree]") {
+    // Issue 23's fault case on two levels: PE 50 (core 3, channel 2) dies before an X barrier.
+    // Cores 0-2 complete and wait at level 2; core 3's round waits for channel 2 alone, which
+    // its WAIT0 register says (a host names PE 3 * 16 + 2 from it). A survivor of core 3
+    // gives up: CANCEL withdraws its contribution (an X entry of cores 0-2 is RUNNING: it is
+    // at level 2); as supervisor it ends core 3's round (SETTC: ABORTED to its waiting members,
+    // docs/cop.md departure 7), then level 2's (SETTC with X from core 3, which has no entry
+    // up: ABORTED comes down to every member of cores 0-2). Nothing is left waiting, and the
+    // next barrier of all 64 completes as usual.
+    Tree t("cop_tree_dead_pe");
+    setup_all(t);
+    constexpr unsigned DEAD = 50, SUP = 48;
+    std::vector<unsigned> alive;
+    for (unsigned pe = 0; pe < NPE; ++pe)
+        if (pe != DEAD) alive.push_back(pe);
+    for (unsigned pe : alive) REQUIRE(t.start(pe, cop::OP_BENTRY, 0, 0, 1).err == CopModel::PEND);
+    t.idle(400);
+    for (unsigned pe : alive) REQUIRE(t.ask(pe).err == CopModel::PEND);
+    for (unsigned k = 0; k < NCOP; ++k) {
+        INFO("core " << k);
+        const uint64_t w = uint64_t(t.read(k * CH, R::WAIT0_HI)) << 32 | t.read(k * CH, R::WAIT0_LO);
+        REQUIRE(w == (k == DEAD / CH ? 1ull << (DEAD % CH) : 0ull));
+    }
+    // a member of core 0 is in the entry at level 2: RUNNING, nothing changes
+    REQUIRE((t.cancel(5) & 3u) == cop::CX_RUNNING);
+    REQUIRE(t.ask(5).err == CopModel::PEND);
+    // the survivor of core 3 withdraws, then aborts core 3's round and level 2's
+    REQUIRE((t.cancel(SUP) & 3u) == cop::CX_WITHDRAWN);
+    REQUIRE(t.sup_call(SUP, cop::OP_SETTC, 0xffff).err == CopModel::OK);
+    REQUIRE(t.sup_call(SUP, cop::OP_SETTC, 0xf, 0, 1).err == CopModel::OK);
+    std::vector<unsigned> waiting;
+    for (unsigned pe : alive)
+        if (pe != SUP) waiting.push_back(pe);
+    for (const auto& [pe, r] : t.wait_all(waiting)) {
+        INFO("PE" << pe);
+        REQUIRE(r.err == CopModel::REF);
+        REQUIRE(t.cause(pe) == cop::C_ABORTED);
+    }
+    for (unsigned k = 0; k < NCOP; ++k) REQUIRE(t.read(k * CH, R::WAIT0_LO) == 0u);
+    // PE 50 is back: a barrier of all 64 completes
+    std::vector<unsigned> all(NPE);
+    for (unsigned i = 0; i < NPE; ++i) all[i] = (i * 29 + 7) % NPE;
+    for (unsigned pe : all) REQUIRE(t.start(pe, cop::OP_BENTRY, 0, 0, 1).err == CopModel::PEND);
+    for (const auto& [pe, r] : t.wait_all(all)) {
+        INFO("after the aborts, PE" << pe);
+        REQUIRE(r.err == CopModel::OK);
     }
 }
 
