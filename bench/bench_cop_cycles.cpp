@@ -129,9 +129,10 @@ struct Bus {
     }
 };
 
+bool is_float(unsigned op) { return cop::op_info(op)->kind == cop::K_FLT; }
+
 uint64_t operand(unsigned op, unsigned i) {
-    if (op == cop::OP_MAXF || op == cop::OP_MINF || op == cop::OP_SUMF || op == cop::OP_EXSUMF)
-        return aggnet::sim::fp::to_b(double(i) * 0.75 - 3.0);
+    if (is_float(op)) return aggnet::sim::fp::to_b(double(i) * 0.75 - 3.0);
     return i + 1;
 }
 
@@ -141,14 +142,15 @@ struct Row {
 };
 
 unsigned t_op(unsigned op) {
-    return (op == cop::OP_MAXF || op == cop::OP_MINF || op == cop::OP_SUMF || op == cop::OP_EXSUMF) ? 7 : 3;
+    return is_float(op) ? 7 : 3;
 }
 
 /// One level: C channels, all members of key 0's TC and mask.
 template <class V>
 void one_level(unsigned C, std::vector<Row>& rows) {
     const unsigned ops[] = {cop::OP_BENTRY, cop::OP_SUMI64, cop::OP_MAXI64, cop::OP_BCAST64, cop::OP_RMW64,
-                            cop::OP_MAXF,   cop::OP_MINF,   cop::OP_EXSUMF, cop::OP_SUMF,    cop::OP_SCANI64};
+                            cop::OP_MAXF,   cop::OP_MINF,   cop::OP_EXSUMF, cop::OP_SUMF,    cop::OP_SCANI64,
+                            cop::OP_SCANIF};
     for (unsigned op : ops) {
         const cop::OpInfo* oi = cop::op_info(op);
         const auto run = [&](unsigned phase) {
@@ -168,7 +170,7 @@ void one_level(unsigned C, std::vector<Row>& rows) {
         Row r{1, C, C, std::min(run(0), run(1)), 0, 0, 0, oi->name};
         r.seed_cop = C * t_op(op);
         r.seed_total = 11 + r.seed_cop + 17;
-        if (C == 64 && op != cop::OP_SUMF && op != cop::OP_SCANI64 && op != cop::OP_RMW64)
+        if (C == 64 && op != cop::OP_SUMF && op != cop::OP_SCANI64 && op != cop::OP_SCANIF && op != cop::OP_RMW64)
             r.goal = op == cop::OP_EXSUMF ? 129 : 45;
         rows.push_back(r);
     }

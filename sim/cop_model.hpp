@@ -15,7 +15,9 @@
 //   EXEC   the step's effect, replies placed                     1 cycle
 //   TREE   a completed reduction: ceil(log2 C) + 1 cycles, result placed in the last
 //   SCAN   a completed prefix: C cycles, channel i placed in cycle i
-//   FADD   a completed SUMF: 2 + 6 (M - 1) cycles for M members (M = 1: 2)
+//   FADD   a completed SUMF: 2 + 6 (M - 1) cycles for M members (M = 1: 2);
+//          SCANIF / SCANXF the same, member k's reply placed in cycle 0 (k = 0)
+//          or 6 k + 1 (k-th member in channel order), nothing in FPUT
 //   FEX    a completed EXSUMF: C + 45 cycles
 //   FPUT   the float result placed (after FADD or FEX)                1 cycle
 //
@@ -38,6 +40,7 @@
 
 #include <aggnet/cop_regs.hpp>
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <optional>
@@ -170,6 +173,12 @@ private:
         bool mode = false, mode_v = false, proc = false, addr = false, lockbrk = false, hold = false;
         bool keep = false, unrecv = false, wd = false;  // CANCEL's effects
     };
+    // SCANIF / SCANXF: the members in channel order and each one's reply
+    struct FScan {
+        unsigned n = 0;
+        std::array<uint8_t, 64> ch{};
+        std::array<uint64_t, 64> res{};
+    };
     struct Place {
         uint64_t ok = 0, ref = 0, srv = 0, push = 0;
         unsigned cause = 0, len = 0, push_len = 0;
@@ -179,6 +188,7 @@ private:
         uint64_t tmpl = 0, work = 0, ram_wd = 0, result = 0;
         State next = IDLE;
         unsigned fwait = 0;  // cycles in FADD / FEX
+        FScan fs;            // a prefix sum of doubles: each member's reply
     };
     // the controller's registers
     struct Ctl {
@@ -186,6 +196,7 @@ private:
         unsigned ptr = 0, lead = 0, lkey = 0, tcnt = 0, scnt = 0, fwait = 0;
         uint64_t snap = 0, snap_hi = 0, grp = 0, ram_q = 0, result = 0, sacc = 0;
         bool t_full = false;
+        FScan fs;
         Key t;
         const cop::OpInfo* li = nullptr;
     };
@@ -431,11 +442,22 @@ private:
             pl.ok = 1ull << ctl_.scnt;
             pl.data = trunc(ctl_.li->w64, (ctl_.li->fn & 1) ? ctl_.sacc : ctl_.sacc + d);
             pl.len = unsigned(ctl_.li->result_len);
-        } else if (ctl_.st == FPUT) {
+        } else if (ctl_.st == FADD && fscan()) {
+            // FADD's cycle i: the lowest member's reply in cycle 0, member k's when its add is
+            // done, 6 k + 1 cycles later (the adder's latency)
+            const unsigned i = 2 + 6 * (ctl_.fs.n - 1) - ctl_.fwait;
+            unsigned k = ~0u;
+            if (i == 0) k = 0;
+            else if (i >= 7 && (i - 1) % 6 == 0) k = (i - 1) / 6;
+            if (k < ctl_.fs.n)
+                pl.ok = 1ull << ctl_.fs.ch[k], pl.data = ctl_.fs.res[k], pl.len = unsigned(ctl_.li->result_len);
+        } else if (ctl_.st == FPUT && !fscan()) {
             pl.ok = ctl_.t.tmpl, pl.data = ctl_.result, pl.len = unsigned(ctl_.li->result_len);
         }
         return pl;
     }
+
+    bool fscan() const { return ctl_.li->kind == cop::K_FLT && (ctl_.li->fn & 4); }
 
     void exec(Place& pl) {
         const Chan& L = ch_[ctl_.lead];
@@ -537,6 +559,23 @@ private:
             pl.next = FADD, pl.fwait = unsigned(2 + 6 * (xs.size() - 1));
             break;
         }
+        case 4:    // SCANIF, SCANXF: SUMF's adds; each member's running sum (or the one before)
+        case 5: {
+            const auto canon = [](uint64_t v) { return fp::is_nan(v) ? fp::QNAN : v; };
+            unsigned k = 0;
+            uint64_t acc = 0, prev = 0;
+            for (unsigned i = 0; i < cfg_.C; ++i)
+                if (ctl_.t.tmpl >> i & 1) {
+                    prev = acc;
+                    acc = k == 0 ? ch_[i].data : fp::ref_add(acc, ch_[i].data);
+                    pl.fs.ch[k] = uint8_t(i);
+                    pl.fs.res[k] = ctl_.li->fn == 4 ? canon(acc) : k == 0 ? 0 : canon(prev);
+                    ++k;
+                }
+            pl.fs.n = k;
+            pl.next = FADD, pl.fwait = unsigned(2 + 6 * (xs.size() - 1));
+            break;
+        }
         case 3: {  // EXSUMF: exact, rounded once
             fp::ExactRef r;
             for (uint64_t x : xs) r.add(x);
@@ -588,7 +627,7 @@ private:
         case EXEC:
             n.t.tmpl = pl.tmpl;
             n.result = pl.result;
-            n.tcnt = 0, n.scnt = 0, n.sacc = 0, n.fwait = pl.fwait;
+            n.tcnt = 0, n.scnt = 0, n.sacc = 0, n.fwait = pl.fwait, n.fs = pl.fs;
             n.st = pl.next;
             break;
         case FADD:

@@ -247,18 +247,43 @@ uint64_t float_want(unsigned op, const std::vector<uint64_t>& v, uint64_t tc) {
     return acc;
 }
 
+// SCANIF / SCANXF (aggnet's prefix sums of doubles): member p's reply is
+// SUMF's running sum over the members up to p in channel order (SCANXF: up
+// to the member before p, +0 for the first), every NaN the canonical one.
+std::vector<uint64_t> scanf_want(unsigned op, const std::vector<uint64_t>& v, uint64_t tc) {
+    const auto canon = [](uint64_t x) { return fp::is_nan(x) ? fp::QNAN : x; };
+    std::vector<uint64_t> w(v.size(), 0);
+    uint64_t acc = 0;
+    bool first = true;
+    for (unsigned i = 0; i < v.size(); ++i)
+        if (tc >> i & 1) {
+            const uint64_t before = acc;
+            acc = first ? v[i] : fp::ref_add(acc, v[i]);
+            w[i] = op == cop::OP_SCANIF ? canon(acc) : first ? 0 : canon(before);
+            first = false;
+        }
+    return w;
+}
+
+bool is_fscan(unsigned op) { return op == cop::OP_SCANIF || op == cop::OP_SCANXF; }
+
+// What member pe of a float round of `op` gets.
+uint64_t member_want(unsigned op, const std::vector<uint64_t>& v, uint64_t tc, unsigned pe) {
+    return is_fscan(op) ? scanf_want(op, v, tc)[pe] : float_want(op, v, tc);
+}
+
 // One float round: the terms of `tc`'s members started in `order` (with
-// random gaps), every member's reply checked against `want`.
+// random gaps), every member's reply checked against member_want.
 template <class V>
 void float_round(Dut<V>& d, std::mt19937_64& rng, unsigned op, const std::vector<uint64_t>& v,
-                 const std::vector<unsigned>& order, uint64_t want) {
+                 const std::vector<unsigned>& order, uint64_t tc) {
     for (unsigned pe : order) {
         REQUIRE(d.start(pe, op, v[pe]).err == CopModel::PEND);
         if (rng() % 4 == 0) d.idle(unsigned(rng() % 8));
     }
     for (unsigned pe : order) {
         INFO(cop::op_info(op)->name << " pe " << pe);
-        REQUIRE(d.wait(pe) == Rsp{0, want, 8});
+        REQUIRE(d.wait(pe) == Rsp{0, member_want(op, v, tc, pe), 8});
     }
 }
 
@@ -284,7 +309,7 @@ void every_float(const char* name, unsigned C, unsigned rounds) {
     std::mt19937_64 rng(aggnet::sim::test_seed(name));
     for (unsigned k = 0; k < rounds; ++k) {
         for (unsigned op : {unsigned(cop::OP_SUMF), unsigned(cop::OP_MAXF), unsigned(cop::OP_MINF),
-                            unsigned(cop::OP_EXSUMF)}) {
+                            unsigned(cop::OP_EXSUMF), unsigned(cop::OP_SCANIF), unsigned(cop::OP_SCANXF)}) {
             auto [v, tc] = float_set(rng, C, k);
             d.set_tc(0, tc);
             d.user(0);
@@ -292,7 +317,18 @@ void every_float(const char* name, unsigned C, unsigned rounds) {
             for (unsigned pe = 0; pe < C; ++pe)
                 if (tc >> pe & 1) order.push_back(pe);
             std::shuffle(order.begin(), order.end(), rng);
-            float_round(d, rng, op, v, order, float_want(op, v, tc));
+            float_round(d, rng, op, v, order, tc);
+            if (is_fscan(op)) {
+                // the last member's inclusive sum is SUMF's; an exclusive sum is the inclusive one before
+                const auto w = scanf_want(op, v, tc), wi = scanf_want(cop::OP_SCANIF, v, tc);
+                const unsigned last = 63 - unsigned(__builtin_clzll(tc));
+                if (op == cop::OP_SCANIF) REQUIRE(w[last] == float_want(cop::OP_SUMF, v, tc));
+                for (unsigned p = 0, prev = 64; p < C; ++p)
+                    if (tc >> p & 1) {
+                        if (op == cop::OP_SCANXF) REQUIRE(w[p] == (prev == 64 ? 0 : wi[prev]));
+                        prev = p;
+                    }
+            }
         }
     }
 }
@@ -328,7 +364,10 @@ void random_programs(const char* name, unsigned C, unsigned cycles) {
     for (const auto& oi : cop::OPCODES) {
         if (oi.supervisor) continue;
         pool.push_back(oi.opcode);
-        if (oi.kind == cop::K_RED || oi.kind == cop::K_BAR || oi.kind == cop::K_SCAN) coll.push_back(oi.opcode);
+        // (of the float opcodes, the prefix sums of doubles: each member's reply placed on its own)
+        if (oi.kind == cop::K_RED || oi.kind == cop::K_BAR || oi.kind == cop::K_SCAN ||
+            (oi.kind == cop::K_FLT && oi.fn >= 4))
+            coll.push_back(oi.opcode);
     }
     std::vector<bool> pending(C, false);
     unsigned phase[2] = {coll[0], coll[1]};
@@ -873,13 +912,12 @@ TEST_CASE("cop_core: float special values (docs/fpu.md) and EXSUMF's slowest ROU
     };
     for (const auto& c : cases) {
         for (unsigned op : {unsigned(cop::OP_SUMF), unsigned(cop::OP_MAXF), unsigned(cop::OP_MINF),
-                            unsigned(cop::OP_EXSUMF)}) {
+                            unsigned(cop::OP_EXSUMF), unsigned(cop::OP_SCANIF), unsigned(cop::OP_SCANXF)}) {
             d.set_tc(0, 0xf);
             d.user(0);
             for (unsigned pe = 0; pe < 4; ++pe) REQUIRE(d.start(pe, op, c.v[pe]).err == CopModel::PEND);
-            const uint64_t want = float_want(op, c.v, 0xf);
             INFO(c.what << ": " << cop::op_info(op)->name);
-            for (unsigned pe = 0; pe < 4; ++pe) REQUIRE(d.wait(pe) == Rsp{0, want, 8});
+            for (unsigned pe = 0; pe < 4; ++pe) REQUIRE(d.wait(pe) == Rsp{0, member_want(op, c.v, 0xf, pe), 8});
         }
     }
     // the values the cases name, from their definitions
@@ -891,6 +929,10 @@ TEST_CASE("cop_core: float special values (docs/fpu.md) and EXSUMF's slowest ROU
     REQUIRE(float_want(cop::OP_SUMF, cases[3].v, 0xf) == fp::QNAN);
     REQUIRE(float_want(cop::OP_MAXF, cases[4].v, 0xf) == fp::QNAN);
     REQUIRE(float_want(cop::OP_EXSUMF, cases[6].v, 0xf) == fp::make(0, 0x7E7, 0));
+    REQUIRE(scanf_want(cop::OP_SCANIF, cases[0].v, 0xf) == std::vector<uint64_t>{ONE, BIG, 0, 0});
+    REQUIRE(scanf_want(cop::OP_SCANXF, cases[0].v, 0xf) == std::vector<uint64_t>{0, ONE, BIG, 0});
+    REQUIRE(scanf_want(cop::OP_SCANIF, cases[3].v, 0xf)[3] == fp::QNAN);
+    REQUIRE(scanf_want(cop::OP_SCANXF, cases[4].v, 0xf)[1] == fp::QNAN);  // the first term's NaN, canonical
 }
 
 TEST_CASE("cop_core: EXSUMF gives the same bits for every arrival order and channel assignment", "[cop][seeded]") {
@@ -917,7 +959,8 @@ TEST_CASE("cop_core: EXSUMF gives the same bits for every arrival order and chan
             std::shuffle(order.begin(), order.end(), rng);
             d.set_tc(0, tc);
             d.user(0);
-            float_round(d, rng, cop::OP_EXSUMF, v, order, want);
+            REQUIRE(fp::ref_sum(terms) == want);
+            float_round(d, rng, cop::OP_EXSUMF, v, order, tc);
         }
     }
     std::fprintf(stderr, "cop_exsum_orders_c16: 40 term sets, %u orders, identical bits in each set\n", orders);
@@ -1041,7 +1084,7 @@ TEST_CASE("cop_core: a core without the FPU refuses the float opcodes (EN_FPU = 
     Dut<Vcop_core_nofpu> d("cop_nofpu_c4", 4, false);
     REQUIRE((d.read(0, R::CONFIG) >> 7 & 1) == 0);
     for (unsigned op : {unsigned(cop::OP_SUMF), unsigned(cop::OP_MAXF), unsigned(cop::OP_MINF),
-                        unsigned(cop::OP_EXSUMF)}) {
+                        unsigned(cop::OP_EXSUMF), unsigned(cop::OP_SCANIF), unsigned(cop::OP_SCANXF)}) {
         REQUIRE(d.start(0, op, 0x3ff0000000000000ull).err == CopModel::REF);
         REQUIRE(d.cause(0) == cop::C_NOFPU);
     }

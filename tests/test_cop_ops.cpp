@@ -165,7 +165,7 @@ TEST_CASE("cop: every integer reduction and prefix sum against plain arithmetic"
 }
 
 TEST_CASE("cop: double reductions through the hub against the FPU's references", "[cop][link][fpu]") {
-    // Seed 004 Table I SUMF, MAXF, MINF and aggnet's EXSUMF (docs/cop.md):
+    // Seed 004 Table I SUMF, MAXF, MINF and aggnet's EXSUMF, SCANIF, SCANXF (docs/cop.md):
     // SUMF adds in ascending channel order, one rounded add at a time;
     // MAXF/MINF are IEEE 754-2019 maximum/minimum; EXSUMF is the exact sum
     // rounded once, so the same terms give the same bits whichever PE
@@ -191,9 +191,14 @@ TEST_CASE("cop: double reductions through the hub against the FPU's references",
     }
     const C::FOp ops[] = {C::FOp::Sum, C::FOp::Max, C::FOp::Min, C::FOp::ExactSum};
     std::vector<std::vector<uint64_t>> got(n, std::vector<uint64_t>(terms.size() * 4));
+    std::vector<std::vector<uint64_t>> gscan(n, std::vector<uint64_t>(terms.size() * 2));
     b.run([&](unsigned pe, C::Channel& ch) {
-        for (size_t r = 0; r < terms.size(); ++r)
+        for (size_t r = 0; r < terms.size(); ++r) {
             for (unsigned o = 0; o < 4; ++o) got[pe][r * 4 + o] = fp::to_b(ch.reduce(ops[o], fp::to_d(terms[r][pe])));
+            const double x = fp::to_d(terms[r][pe]);
+            gscan[pe][r * 2] = fp::to_b(ch.scan(x, C::Scan::Inclusive));
+            gscan[pe][r * 2 + 1] = fp::to_b(ch.scan(x, C::Scan::Exclusive));
+        }
     });
     for (size_t r = 0; r < terms.size(); ++r) {
         const auto& t = terms[r];
@@ -212,6 +217,20 @@ TEST_CASE("cop: double reductions through the hub against the FPU's references",
             }
         // the shuffled round: the same exact sum, bit for bit
         if (r % 2) CHECK(got[0][r * 4 + 3] == got[0][(r - 1) * 4 + 3]);
+        // SCANIF / SCANXF: PE p gets SUMF's running sum up to p (exclusive: up to p - 1, +0 for
+        // PE 0), every NaN the canonical one
+        uint64_t acc = 0;
+        for (unsigned pe = 0; pe < n; ++pe) {
+            const uint64_t before = acc;
+            acc = pe == 0 ? t[0] : fp::ref_add(acc, t[pe]);
+            const uint64_t wi = fp::is_nan(acc) ? fp::QNAN : acc;
+            const uint64_t wx = pe == 0 ? 0 : fp::is_nan(before) ? fp::QNAN : before;
+            INFO("round " << r << " PE" << pe << std::hex << ": scan got 0x" << gscan[pe][r * 2] << " / 0x"
+                          << gscan[pe][r * 2 + 1] << ", want 0x" << wi << " / 0x" << wx);
+            CHECK(gscan[pe][r * 2] == wi);
+            CHECK(gscan[pe][r * 2 + 1] == wx);
+        }
+        CHECK(gscan[n - 1][r * 2] == want[0]);  // the last PE's inclusive sum is SUMF's
     }
 }
 

@@ -35,7 +35,8 @@ KINDS = [
     ("K_RMW",    3,  "Data RAM read-modify-write: fetch-and-add, the result is the old value"),
     ("K_RED",    4,  "integer reduction over the key's TC members (ALU function FN)"),
     ("K_FLT",    5,  "floating point reduction over the key's TC members (the FPU, FN: 0 sum in channel order, "
-                     "1 maximum, 2 minimum, 3 exact sum; refused NOFPU when EN_FPU = 0)"),
+                     "1 maximum, 2 minimum, 3 exact sum, 4 / 5 inclusive / exclusive prefix sum in channel "
+                     "order; refused NOFPU when EN_FPU = 0)"),
     ("K_BAR",    6,  "barrier entry: the exit goes to every TC member"),
     ("K_LOCK",   7,  "lock the controller on this channel"),
     ("K_UNLOCK", 8,  "unlock; from a channel that does not hold the lock nothing changes (NOTLOCKER)"),
@@ -101,6 +102,10 @@ OPCODES = [
     ("SCANX32", 0b1000001, "U/S", "K_SCAN",   1, 0, 4, 4, "aggnet", "32-bit integer exclusive prefix sum"),
     ("SCANI64", 0b1100000, "U/S", "K_SCAN",   0, 1, 8, 8, "aggnet", "64-bit integer inclusive prefix sum"),
     ("SCANX64", 0b1100001, "U/S", "K_SCAN",   1, 1, 8, 8, "aggnet", "64-bit integer exclusive prefix sum"),
+    ("SCANIF",  0b1100100, "U/S", "K_FLT",    4, 1, 8, 8, "aggnet",
+     "floating point inclusive prefix sum: rounded adds in channel order (the FPU)"),
+    ("SCANXF",  0b1100101, "U/S", "K_FLT",    5, 1, 8, 8, "aggnet",
+     "floating point exclusive prefix sum (the first member's is +0)"),
     ("RECV",    0b0000101, "U/S", "K_RECV",   0, 0, 0, -1, "aggnet", "collect one broadcast delivery from the mailbox"),
 ]
 
@@ -139,7 +144,7 @@ CAUSES = [
     ("NOCALL",    15, "a CALL ask while no CALL of this channel is pending"),
     ("RDONLY",    16, "a write to a read-only register"),
     ("NOREPLY",   17, "XMIT with no earlier reply to send again"),
-    ("XOP",       18, "X bit set on an opcode with no level 2 form (EXSUMF, XMIT, ACK): refused at "
+    ("XOP",       18, "X bit set on an opcode with no level 2 form (EXSUMF, SCANIF, SCANXF, XMIT, ACK): refused at "
                       "level 1"),
 ]
 
@@ -203,6 +208,10 @@ FPU_UNITS = [
     ("EXSUMF", "fpu_exact_acc", "every member's term added exactly, one per cycle in channel order, one "
      "ROUND_CLEAR", "C + 45 cycles after the completing step (the ROUND's worst case, so the timing "
      "does not depend on the terms)"),
+    ("SCANIF, SCANXF", "fpu_add64", "SUMF's adds in SUMF's order; each member's reply is placed when its "
+     "own add is done: the running sum (SCANIF) or the one before it (SCANXF, +0 for the first member)",
+     "the lowest member's in the completing step's next cycle, member k's (k = 1, 2, ... in channel order) "
+     "6 k + 1 cycles after that; 2 + 6 (M - 1) cycles in all, as SUMF"),
 ]
 
 

@@ -51,7 +51,7 @@ const char* cause_name(unsigned c) {
     case C_NOCALL: return "NOCALL: no CALL of this channel is pending";
     case C_RDONLY: return "RDONLY: a read-only register";
     case C_NOREPLY: return "NOREPLY: XMIT with no earlier reply";
-    case C_XOP: return "XOP: X bit set on an opcode with no level 2 form (EXSUMF, XMIT, ACK)";
+    case C_XOP: return "XOP: X bit set on an opcode with no level 2 form (EXSUMF, SCANIF, SCANXF, XMIT, ACK)";
     default: return "an unknown cause";
     }
 }
@@ -74,6 +74,7 @@ unsigned scan_opcode(Scan s, bool w64) {
     if (w64) return s == Scan::Inclusive ? OP_SCANI64 : OP_SCANX64;
     return s == Scan::Inclusive ? OP_SCANI32 : OP_SCANX32;
 }
+unsigned scan_opcode(Scan s) { return s == Scan::Inclusive ? OP_SCANIF : OP_SCANXF; }
 
 // ---- one PE's channel --------------------------------------------------------------
 
@@ -228,6 +229,7 @@ int64_t Channel::reduce(Op op, int64_t v) { return int64_t(call(reduce_opcode(op
 double Channel::reduce(FOp op, double v) { return bitsd(call(reduce_opcode(op), dbits(v))); }
 int32_t Channel::scan(int32_t v, Scan s) { return int32_t(uint32_t(call(scan_opcode(s, false), uint32_t(v)))); }
 int64_t Channel::scan(int64_t v, Scan s) { return int64_t(call(scan_opcode(s, true), uint64_t(v))); }
+double Channel::scan(double v, Scan s) { return bitsd(call(scan_opcode(s), dbits(v))); }
 void Channel::broadcast(uint32_t v) { call(OP_BCAST32, v); }
 void Channel::broadcast(uint64_t v) { call(OP_BCAST64, v); }
 uint64_t Channel::receive(unsigned* len) {
@@ -346,6 +348,7 @@ Rounds run_rounds(const std::vector<Channel*>& chans, const std::string& op, uns
             else if (op == "scan") h[p] = c.start_scan(int64_t(v[p]));
             else if (op == "fetch-add") h[p] = c.start(OP_RMW64, 1);
             else if (op == "exsum") h[p] = c.start(OP_EXSUMF, dbits(double(int64_t(v[p] % 2000) - 1000)));
+            else if (op == "fscan") h[p] = c.start(OP_SCANIF, dbits(double(int64_t(v[p] % 2000) - 1000) / 4));
             else if (op == "bcast") h[p] = p == root ? Channel::Handle{} : c.start(OP_RECV);
             else
                 for (const auto& e : reds)
@@ -388,6 +391,11 @@ Rounds run_rounds(const std::vector<Channel*>& chans, const std::string& op, uns
             for (unsigned p = 0; p < n; ++p) acc += double(int64_t(v[p] % 2000) - 1000);
             for (unsigned p = 0; p < n; ++p)
                 if (got[p] != dbits(acc)) bad(p, dbits(acc));
+        } else if (op == "fscan") {
+            // quarters of small integers: every running sum is exact
+            double acc = 0;
+            for (unsigned p = 0; p < n; ++p)
+                if (got[p] != dbits(acc += double(int64_t(v[p] % 2000) - 1000) / 4)) bad(p, dbits(acc));
         } else if (op != "barrier") {
             for (const auto& e : reds) {
                 if (op != e.first) continue;

@@ -51,7 +51,10 @@
 //   SCAN   a prefix round that completed: one member per cycle in channel
 //          order
 //   FADD   a completed SUMF: fpu_add64 adds the members' terms in channel
-//          order, one dependent add at a time (2 + 6 (M - 1) cycles)
+//          order, one dependent add at a time (2 + 6 (M - 1) cycles); a
+//          prefix sum of doubles (SCANIF, SCANXF) the same, placing the
+//          lowest member's reply in its first cycle and each next member's
+//          when its add is done (FPUT then places nothing)
 //   FEX    a completed EXSUMF: fpu_exact_acc takes channel i's term in cycle
 //          i (members only), ROUND_CLEAR in cycle C, the result is held by
 //          cycle C + 44 (the ROUND's worst case: the timing is data-free)
@@ -330,6 +333,12 @@ module cop_core #(
         end
     endfunction
 
+    // a double as placed: any NaN the canonical one (docs/fpu.md)
+    function automatic [63:0] fcanon(input [63:0] v);
+        begin
+            fcanon = (v[62:52] == 11'h7FF && v[51:0] != 52'd0) ? F_QNAN : v;
+        end
+    endfunction
     // a channel vector, or a PPN / PID, zero-extended
     function automatic [63:0] zx(input [C-1:0] v);
         begin
@@ -437,7 +446,7 @@ module cop_core #(
         else if (in_kind == K_FLT && EN_FPU == 0)           in_scause = C_NOFPU;
         else if (in_r[2] && UP == 0)                        in_scause = C_NOUP;
         else if (in_r[2] && (in_kind == K_XMIT || in_kind == K_ACK ||
-                             (in_kind == K_FLT && in_dec[6:4] == 3'd3))) in_scause = C_XOP;
+                             (in_kind == K_FLT && (in_dec[6:4] == 3'd3 || in_dec[6])))) in_scause = C_XOP;
     end
     // the plan, registered as the request is taken
     reg [4:0]  s_cls;
@@ -677,6 +686,8 @@ module cop_core #(
     reg [1:0]      fph;     // SUMF: 0 first term, 1 first add, 2 waiting for the adder
     reg [7:0]      fcnt;    // EXSUMF: cycles since the first term
     reg [63:0]     facc;
+    reg [C-1:0]    fs_one;  // SCANIF / SCANXF: the member whose add is in the adder ...
+    reg [63:0]     fs_prev; // ... and the running sum before it (its exclusive sum)
     wire           fa_valid, ex_valid;  // fpu_add64, fpu_exact_acc results
     wire [63:0]    fa_z, ex_z;
 
@@ -852,7 +863,7 @@ module cop_core #(
                         else if (l_kind == K_BAR) x_ok = t_tmpl;
                         else if (l_kind == K_RED) x_next = S_TREE;
                         else if (l_kind == K_SCAN) x_next = S_SCAN;
-                        else if (l_fn == 3'd0) x_next = S_FADD;   // SUMF
+                        else if (l_fn == 3'd0 || l_fn[2]) x_next = S_FADD;   // SUMF, SCANIF, SCANXF
                         else if (l_fn == 3'd3) x_next = S_FEX;    // EXSUMF
                         else x_next = S_TREE;                     // MAXF, MINF
                     end else begin
@@ -906,7 +917,15 @@ module cop_core #(
             else if (!u_scan) begin pl_ok = u_mem; pl_data = dn_data; pl_len = dn_len; end
         end else if (st == S_TREE && tcnt == TREE_DONE && !l_x) begin
             pl_ok = t_tmpl; pl_data = t_res; pl_len = l_dec[15:12];
-        end else if (st == S_FPUT && !l_x) begin
+        end else if (st == S_FADD && l_fn[2] && fph == 2'd0) begin
+            // a prefix sum of doubles: the lowest member's reply is its term (exclusive: +0)
+            pl_ok = fnx_one; pl_len = l_dec[15:12];
+            pl_data = l_fn[0] ? 64'd0 : fcanon(op_q);
+        end else if (st == S_FADD && l_fn[2] && fph == 2'd2 && fa_valid) begin
+            // ... and each next member's when its add is done
+            pl_ok = fs_one; pl_len = l_dec[15:12];
+            pl_data = fcanon(l_fn[0] ? fs_prev : fa_z);
+        end else if (st == S_FPUT && !l_x && !l_fn[2]) begin
             // SUMF of one member is that term: its NaN is made canonical too (docs/fpu.md)
             pl_ok = t_tmpl; pl_len = l_dec[15:12];
             pl_data = (facc[62:52] == 11'h7FF && facc[51:0] != 52'd0) ? F_QNAN : facc;
@@ -917,7 +936,9 @@ module cop_core #(
             pl_len = l_dec[15:12];
         end
     end
-    wire [C-1:0] pl_clr = pl_ok | pl_ref;  // these commands are finished: the buffers are free
+    wire [C-1:0] pl_clr = pl_ok | pl_ref;
+    always @(posedge clk)
+        if (fa_go) begin fs_one <= fnx_one; fs_prev <= (fph == 2'd2) ? fa_z : facc; end  // these commands are finished: the buffers are free
 
     reg [6:0] nref;
     integer ci;
@@ -1276,8 +1297,9 @@ module cop_core #(
     assign f_rx_priv_ok = fv_priv;
     wire f_unused = &{1'b0, fv_dec[18:17], fv_dec[15:4]};
     assign f_coll = fv_coll;
+    // (FADD and FEX follow a completing step only; SCANIF / SCANXF place their replies in FADD)
     assign f_complete = (st == S_EXEC && x_done) || (st == S_TREE && tcnt == TREE_DONE) || st == S_SCAN ||
-                        st == S_FPUT;
+                        st == S_FADD || st == S_FEX || st == S_FPUT;
     assign f_wd0 = (wdp_v && wdp_key == {KW{1'b0}}) ? wdp_one : {C{1'b0}};
     assign f_exec0 = st == S_EXEC && l_key == {KW{1'b0}};
     assign f_rx_x = rx_x;

@@ -62,6 +62,7 @@ enum class Scan { Inclusive, Exclusive };         ///< prefix sums in channel or
 unsigned reduce_opcode(Op op, bool w64);
 unsigned reduce_opcode(FOp op);
 unsigned scan_opcode(Scan s, bool w64);
+unsigned scan_opcode(Scan s);  ///< of doubles: SCANIF / SCANXF (SUMF's rounded adds, channel order)
 
 /// One PE's channel.
 class Channel {
@@ -87,6 +88,8 @@ public:
     double reduce(FOp op, double v);
     int32_t scan(int32_t v, Scan s = Scan::Inclusive);
     int64_t scan(int64_t v, Scan s = Scan::Inclusive);
+    /// Doubles: the running SUMF in channel order (Exclusive: +0 for the first member).
+    double scan(double v, Scan s = Scan::Inclusive);
     /// Every other channel of the key's broadcast mask gets v in its mailbox.
     void broadcast(uint32_t v);
     void broadcast(uint64_t v);
@@ -203,7 +206,8 @@ private:
 /// (inclusive), bcast (root k mod n; the others receive), fetch-add (every
 /// PE takes a ticket from Data RAM word 1: each round's tickets are the next
 /// n numbers), exsum (the exact double sum of small integers; CopError
-/// NOFPU without the FPU).  The channels' TC and broadcast mask must hold every one of
+/// NOFPU without the FPU), fscan (SCANIF over quarters of small integers:
+/// every running sum exact; NOFPU without the FPU).  The channels' TC and broadcast mask must hold every one of
 /// them.  A wrong result throws Error naming the round, PE, got and want.
 struct Rounds {
     std::string op;
@@ -213,7 +217,8 @@ struct Rounds {
     uint64_t last = 0;       ///< the last round's result at the first channel (bcast: the value sent)
     double percentile(double q) const;  ///< 0.5: the median
 };
-const char* const kRoundOps[] = {"barrier", "sum", "max", "min", "or", "and", "xor", "scan", "bcast", "fetch-add", "exsum"};
+const char* const kRoundOps[] = {"barrier", "sum", "max", "min", "or", "and", "xor", "scan", "bcast", "fetch-add", "exsum",
+                                 "fscan"};
 Rounds run_rounds(const std::vector<Channel*>& chans, const std::string& op, unsigned count, uint64_t seed = 1);
 
 /// Every PE in 0..n-1 (a TC or mask word).

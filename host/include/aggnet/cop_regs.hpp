@@ -14,7 +14,7 @@ enum Kind : unsigned {
     K_RAMW = 2,  ///< Data RAM write
     K_RMW = 3,  ///< Data RAM read-modify-write: fetch-and-add, the result is the old value
     K_RED = 4,  ///< integer reduction over the key's TC members (ALU function FN)
-    K_FLT = 5,  ///< floating point reduction over the key's TC members (the FPU, FN: 0 sum in channel order, 1 maximum, 2 minimum, 3 exact sum; refused NOFPU when EN_FPU = 0)
+    K_FLT = 5,  ///< floating point reduction over the key's TC members (the FPU, FN: 0 sum in channel order, 1 maximum, 2 minimum, 3 exact sum, 4 / 5 inclusive / exclusive prefix sum in channel order; refused NOFPU when EN_FPU = 0)
     K_BAR = 6,  ///< barrier entry: the exit goes to every TC member
     K_LOCK = 7,  ///< lock the controller on this channel
     K_UNLOCK = 8,  ///< unlock; from a channel that does not hold the lock nothing changes (NOTLOCKER)
@@ -72,6 +72,8 @@ enum Opcode : unsigned {
     OP_SCANX32 = 0b1000001,  ///< U/S aggnet: 32-bit integer exclusive prefix sum
     OP_SCANI64 = 0b1100000,  ///< U/S aggnet: 64-bit integer inclusive prefix sum
     OP_SCANX64 = 0b1100001,  ///< U/S aggnet: 64-bit integer exclusive prefix sum
+    OP_SCANIF = 0b1100100,  ///< U/S aggnet: floating point inclusive prefix sum: rounded adds in channel order (the FPU)
+    OP_SCANXF = 0b1100101,  ///< U/S aggnet: floating point exclusive prefix sum (the first member's is +0)
     OP_RECV = 0b0000101,  ///< U/S aggnet: collect one broadcast delivery from the mailbox
 };
 /// One row of the opcode table (result_len -1: the delivery's own length).
@@ -122,6 +124,8 @@ constexpr OpInfo OPCODES[] = {
     {"SCANX32", 0b1000001, false, K_SCAN, 1, false, 4, 4, false},
     {"SCANI64", 0b1100000, false, K_SCAN, 0, true, 8, 8, false},
     {"SCANX64", 0b1100001, false, K_SCAN, 1, true, 8, 8, false},
+    {"SCANIF", 0b1100100, false, K_FLT, 4, true, 8, 8, false},
+    {"SCANXF", 0b1100101, false, K_FLT, 5, true, 8, 8, false},
     {"RECV", 0b0000101, false, K_RECV, 0, false, 0, -1, false},
 };
 /// The row of an opcode, or nullptr (refused BADOP).
@@ -168,7 +172,7 @@ enum Cause : unsigned {
     C_NOCALL = 15,  ///< a CALL ask while no CALL of this channel is pending
     C_RDONLY = 16,  ///< a write to a read-only register
     C_NOREPLY = 17,  ///< XMIT with no earlier reply to send again
-    C_XOP = 18,  ///< X bit set on an opcode with no level 2 form (EXSUMF, XMIT, ACK): refused at level 1
+    C_XOP = 18,  ///< X bit set on an opcode with no level 2 form (EXSUMF, SCANIF, SCANXF, XMIT, ACK): refused at level 1
 };
 
 namespace regs {
@@ -202,7 +206,7 @@ constexpr uint16_t call(unsigned opcode, unsigned mask = 0, unsigned x = 0) {
     return uint16_t(CALL_BASE | (opcode & 0x7f) << 4 | (mask & 1) << 3 | (x & 1) << 2);
 }
 constexpr uint16_t CANCEL = 0x018;  // CALL: withdraw or collect this channel's CALL
-constexpr uint32_t MAP_HASH = 0xA41EAC9C;  // CRC-32 of these tables (INFO MAP_HASH+4)
+constexpr uint32_t MAP_HASH = 0xF9B2053B;  // CRC-32 of these tables (INFO MAP_HASH+4)
 constexpr uint16_t addr(uint16_t reg) { return uint16_t(WINDOW << 12 | reg); }
 }  // namespace regs
 
