@@ -288,6 +288,21 @@ uint64_t draw(std::mt19937_64& rng, unsigned op) {
     return operand_len(op) == 4 ? (u & 0xffffffffu) : u;
 }
 
+/// Every PE's operand of `op`, drawn in PE order.
+std::map<unsigned, uint64_t> draw_all(std::mt19937_64& rng, unsigned op) {
+    std::map<unsigned, uint64_t> v;
+    for (unsigned pe = 0; pe < NPE; ++pe) v[pe] = draw(rng, op);
+    return v;
+}
+
+/// The 64 PEs in a random order (their arrivals).
+std::vector<unsigned> shuffled_pes(std::mt19937_64& rng) {
+    std::vector<unsigned> order(NPE);
+    for (unsigned i = 0; i < NPE; ++i) order[i] = i;
+    std::shuffle(order.begin(), order.end(), rng);
+    return order;
+}
+
 }  // namespace
 
 TEST_CASE("cop tree: a barrier with X completes only when every PE of both levels entered", "[cop][tree]") {
@@ -373,11 +388,8 @@ TEST_CASE("cop tree: integer reductions with X equal one level's and the compose
     setup_all(t);
     unsigned checks = 0;
     for (unsigned op : kIntOps) {
-        std::map<unsigned, uint64_t> v;
-        for (unsigned pe = 0; pe < NPE; ++pe) v[pe] = draw(rng, op);
-        std::vector<unsigned> order(NPE);
-        for (unsigned i = 0; i < NPE; ++i) order[i] = i;
-        std::shuffle(order.begin(), order.end(), rng);
+        const auto v = draw_all(rng, op);
+        const auto order = shuffled_pes(rng);
         const Rsp want = two_level(op, v);
         REQUIRE(want == one_level(op, v));
         const auto got = tree_round(t, op, order, v);
@@ -403,9 +415,7 @@ TEST_CASE("cop tree: double reductions with X (MAXF, MINF as one level; SUMF in 
         std::map<unsigned, uint64_t> v;
         for (unsigned pe = 0; pe < NPE; ++pe) v[pe] = terms[pe];
         for (unsigned op : {cop::OP_MAXF, cop::OP_MINF, cop::OP_SUMF}) {
-            std::vector<unsigned> order(NPE);
-            for (unsigned i = 0; i < NPE; ++i) order[i] = i;
-            std::shuffle(order.begin(), order.end(), rng);
+            const auto order = shuffled_pes(rng);
             const Rsp want = two_level(op, v);
             if (op != cop::OP_SUMF) REQUIRE(want == one_level(op, v));
             const auto got = tree_round(t, op, order, v);
@@ -429,11 +439,8 @@ TEST_CASE("cop tree: prefix sums with X equal one level's over all PEs and the c
     unsigned checks = 0;
     for (unsigned rep = 0; rep < 2; ++rep)
         for (unsigned op : kScanOps) {
-            std::map<unsigned, uint64_t> v;
-            for (unsigned pe = 0; pe < NPE; ++pe) v[pe] = draw(rng, op);
-            std::vector<unsigned> order(NPE);
-            for (unsigned i = 0; i < NPE; ++i) order[i] = i;
-            std::shuffle(order.begin(), order.end(), rng);
+            const auto v = draw_all(rng, op);
+            const auto order = shuffled_pes(rng);
             const auto want = two_level_scan(op, v);
             REQUIRE(want == one_level_all(op, v));
             const auto got = tree_round(t, op, order, v);
