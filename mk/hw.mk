@@ -58,9 +58,8 @@ formal: deps
 # The measured figures in the README and docs are generated (tools/figures.py):
 # after make synth / bench-hw / bitstreams, `make figures` records what they
 # measured in docs/figures/*.csv (stamped with the revision) and rewrites the
-# tables; `make lint` fails when a table differs from its data.  It also
-# records each test suite's time (tests.csv), which orders `make test`.
-figures: ## record the last synth / bench-hw / bitstream results and test times in docs/figures and regenerate the docs' tables
+# tables; `make lint` fails when a table differs from its data.
+figures: ## record the last synth / bench-hw / bitstream results in docs/figures and regenerate the docs' tables
 	@$(PYTHON) tools/figures.py collect --build $(BUILD)
 
 bench-hw: deps ## nextpnr Fmax / LUTs of every manifest's bench_hw points (place and route, slow)

@@ -12,17 +12,9 @@ date it was measured at:
   bitstreams.csv  `make bitstream(s)`: each board top at its PLL clock,
                   nextpnr's Fmax and logic use, icetime's second opinion.
 
-and one that orders work rather than documents it:
-
-  tests.csv       `make test`: each CTest entry's seconds (CTest's own average,
-                  build/Testing/Temporary/CTestCostData.txt); CMakeLists.txt
-                  gives them to CTest as COST, so `ctest -j` starts the longest
-                  suites first in a fresh build too (no idle core at the end).
-
   tools/figures.py collect [--build DIR]
       merge what the last runs left in DIR (build/synth/synth.csv,
-      build/bench/hw.csv, build/fw/<board>/<board>.report.json, CTest's
-      cost data) into the data
+      build/bench/hw.csv, build/fw/<board>/<board>.report.json) into the data
       files, replacing the rows they re-measured and keeping the others, then
       render.  (`make figures`)
   tools/figures.py render
@@ -61,13 +53,11 @@ DOCS = ["README.md"] + sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.pat
 SYNTH_COLS = ["design", "family", "luts", "ffs", "carry", "rev", "date"]
 HW_COLS = ["device", "design", "engine", "n", "luts", "ffs", "chain_ffs", "fmax_mhz", "target_mhz", "note",
            "rev", "date"]
-TEST_COLS = ["test", "seconds", "rev", "date"]
 BIT_COLS = ["board", "device", "hub_mhz", "fmax_mhz", "met", "icetime_mhz", "logic_used", "logic_total",
             "ffs_used", "rev", "date"]
 FILES = {"synth": ("synth.csv", SYNTH_COLS, ("design", "family")),
          "bench_hw": ("bench_hw.csv", HW_COLS, ("device", "design")),
-         "bitstreams": ("bitstreams.csv", BIT_COLS, ("board",)),
-         "tests": ("tests.csv", TEST_COLS, ("test",))}
+         "bitstreams": ("bitstreams.csv", BIT_COLS, ("board",))}
 
 
 class FigError(Exception):
@@ -136,31 +126,6 @@ def stamp():
 
 
 # ---- collect ---------------------------------------------------------------------
-
-def collect_tests(build, rev, date):
-    """CTest's average seconds per test ("name runs seconds" lines up to "---"),
-    rounded to a tenth; a test whose time moved by less than a fifth (or a
-    second) keeps its row, so an ordinary run does not churn the file."""
-    path = os.path.join(build, "Testing", "Temporary", "CTestCostData.txt")
-    if not os.path.exists(path):
-        return []
-    old = {r["test"]: r for r in read("tests")}
-    out = []
-    with open(path) as f:
-        for line in f:
-            t = line.split()
-            if t == ["---"]:
-                break
-            if len(t) != 3:
-                raise FigError("%s: unexpected line %r" % (path, line.rstrip()))
-            secs = float(t[2])
-            o = old.get(t[0])
-            if o is not None and abs(float(o["seconds"]) - secs) < max(1.0, 0.2 * secs):
-                out.append(o)
-            else:
-                out.append({"test": t[0], "seconds": "%.1f" % secs, "rev": rev, "date": date})
-    return out
-
 
 def collect_synth(build, rev, date):
     path = os.path.join(build, "synth", "synth.csv")
@@ -394,7 +359,7 @@ def main():
             build = os.path.join(ROOT, args.build)
             rev, date = stamp()
             got = {"synth": collect_synth(build, rev, date), "bench_hw": collect_hw(build, rev, date),
-                   "bitstreams": collect_bitstreams(build, rev, date), "tests": collect_tests(build, rev, date)}
+                   "bitstreams": collect_bitstreams(build, rev, date)}
             for kind, rows in got.items():
                 if rows:
                     write(kind, merge(kind, rows))
