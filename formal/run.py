@@ -72,7 +72,7 @@ def control_script(job, aig, asserts):
     init value or 0, as `sat -set-init-zero` has it), and its $assert cells in
     the order write_aiger numbers them, for ABC's bounded model check."""
     return "; ".join(prefix(job) + [
-        "opt_clean", "setundef -undriven -expose", "opt -fast", "techmap", "opt -fast", "dffunmap",
+        "opt_clean", "setundef -undriven -expose", "opt -fast", "techmap", "dffunmap",
         "abc -g AND -fast", "opt_clean", "setundef -zero -init",
         "tee -q -o %s select -list t:$assert" % asserts,
         "write_aiger -zinit %s" % aig])
