@@ -26,6 +26,7 @@
 #include <functional>
 #include <mutex>
 #include <random>
+#include <memory>
 #include <set>
 #include <vector>
 
@@ -232,6 +233,39 @@ TEST_CASE("cop: double reductions through the hub against the FPU's references",
         }
         CHECK(gscan[n - 1][r * 2] == want[0]);  // the last PE's inclusive sum is SUMF's
     }
+}
+
+TEST_CASE("cop: exact_orders: EXSUMF's bits are the exact sum's in every order, SUMF's follow it",
+          "[cop][link][fpu]") {
+    // aggnet cop DEVICE orders (the demo's): one thread drives the 4 PEs' channels, each on
+    // its own client; the terms cancel in pairs of 2^60, so SUMF in channel order loses or
+    // keeps the small terms by where the large ones sit
+    const unsigned n = 4;
+    Bench b(n, "cop_ops_orders");
+    b.setup(C::all_pes(n), C::all_pes(n));
+    std::vector<std::unique_ptr<link::LinkClient>> clients;
+    std::vector<std::unique_ptr<C::Channel>> own;
+    std::vector<C::Channel*> chans;
+    for (unsigned pe = 0; pe < n; ++pe) {
+        clients.push_back(std::make_unique<link::LinkClient>(b.hub.endpoint(pe), "linkhub:pe" + std::to_string(pe),
+                                                             b.cfg()));
+        own.push_back(std::make_unique<C::Channel>(*clients.back(), pe, milliseconds(5000)));
+        chans.push_back(own.back().get());
+    }
+    const C::Orders o = C::exact_orders(chans, 8, sim::test_seed("cop_ops_orders"));
+    REQUIRE(o.rows.size() == 8);
+    REQUIRE(o.exact == 2.0);  // the quarters 0.75 and 1.25; the pair of 2^60 cancels
+    std::set<uint64_t> sumf;
+    for (const auto& r : o.rows) {
+        // the terms are the same multiset in every order; EXSUMF is exact (the library checked it too)
+        REQUIRE(std::is_permutation(r.terms.begin(), r.terms.end(), o.rows[0].terms.begin()));
+        CHECK(r.exsumf == 0x4000000000000000ull);
+        sumf.insert(r.sumf);
+    }
+    // the list's order keeps 1.25 of 2 (2^60 + 0.75 rounds to 2^60), the reversed one none
+    CHECK(o.rows[0].sumf == 0x3FF4000000000000ull);
+    CHECK(o.rows[1].sumf == 0);
+    CHECK(sumf.size() >= 2);
 }
 
 TEST_CASE("cop: barrier order, start/finish overlap, broadcast and receive", "[cop][link]") {

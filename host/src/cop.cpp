@@ -9,7 +9,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <cmath>
 #include <exception>
+#include <random>
 
 namespace aggnet::cop {
 
@@ -317,6 +319,19 @@ uint64_t draw(uint64_t seed, unsigned round, unsigned pe) {
     z ^= z >> 31;
     return (round & 1) ? z % 1000 : z;  // every other round small values
 }
+
+// Finishes every started CALL of h (into got), even after one failed; then rethrows the first error.
+void finish_all(const std::vector<Channel*>& chans, std::vector<Channel::Handle>& h, std::vector<uint64_t>& got) {
+    std::exception_ptr first;
+    for (size_t p = 0; p < chans.size(); ++p) {
+        try {
+            if (h[p].open) got[p] = chans[p]->finish(h[p]);
+        } catch (...) {
+            if (!first) first = std::current_exception();
+        }
+    }
+    if (first) std::rethrow_exception(first);
+}
 }  // namespace
 
 Rounds run_rounds(const std::vector<Channel*>& chans, const std::string& op, unsigned count, uint64_t seed) {
@@ -355,16 +370,7 @@ Rounds run_rounds(const std::vector<Channel*>& chans, const std::string& op, uns
                     if (op == e.first) h[p] = c.start_reduce(e.second, int64_t(v[p]));
         }
         if (op == "bcast") chans[root]->broadcast(v[root]);
-        // every started CALL is finished, even after one failed (the first error is thrown)
-        std::exception_ptr first;
-        for (unsigned p = 0; p < n; ++p) {
-            try {
-                if (h[p].open) got[p] = chans[p]->finish(h[p]);
-            } catch (...) {
-                if (!first) first = std::current_exception();
-            }
-        }
-        if (first) std::rethrow_exception(first);
+        finish_all(chans, h, got);
         const auto t1 = std::chrono::steady_clock::now();
         r.us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
         // the references: plain arithmetic over the round's contributions
@@ -420,6 +426,52 @@ Rounds run_rounds(const std::vector<Channel*>& chans, const std::string& op, uns
     for (Channel* c : chans) r.calls += c->calls();
     r.calls -= calls0;
     return r;
+}
+
+Orders exact_orders(const std::vector<Channel*>& chans, unsigned shuffles, uint64_t seed) {
+    const unsigned n = unsigned(chans.size());
+    // the terms: groups of four, a large power of two, a small value, its negative, another
+    // small value (a group that does not fit, small values only); the small values are
+    // quarters, so their sum, the exact sum of all the terms, is exact in a double
+    std::vector<double> terms;
+    Orders o;
+    for (unsigned i = 0; i < n; ++i) {
+        const unsigned g = i / 4;
+        const bool pair = (g + 1) * 4 <= n;
+        const double big = std::ldexp(1.0, int(60 + 60 * g));  // 2^60 .. 2^960 at 64 PEs
+        const double small = double(int(i % 7) - 3) / 4 + 1.25;
+        if (pair && i % 4 == 0) terms.push_back(big);
+        else if (pair && i % 4 == 2) terms.push_back(-big);
+        else terms.push_back(small), o.exact += small;
+    }
+    std::vector<unsigned> perm(n);
+    std::mt19937_64 rng(seed);
+    std::vector<Channel::Handle> h(n);
+    std::vector<uint64_t> got(n);
+    const auto round = [&](unsigned opcode, const OrderRow& row) {
+        for (unsigned p = 0; p < n; ++p) h[p] = chans[p]->start(opcode, dbits(row.terms[p]));
+        finish_all(chans, h, got);
+        for (unsigned p = 1; p < n; ++p)
+            if (got[p] != got[0])
+                throw Error(strf("COP %s: PE%u got 0x%llx, PE%u 0x%llx: every member gets the same bits",
+                                 op_name(opcode), chans[p]->pe(), (unsigned long long)got[p], chans[0]->pe(),
+                                 (unsigned long long)got[0]));
+        return got[0];
+    };
+    for (unsigned k = 0; k < shuffles; ++k) {
+        // the list's order, then reversed, then shuffled
+        for (unsigned i = 0; i < n; ++i) perm[i] = k == 1 ? n - 1 - i : i;
+        if (k >= 2) std::shuffle(perm.begin(), perm.end(), rng);
+        OrderRow row;
+        for (unsigned p = 0; p < n; ++p) row.terms.push_back(terms[perm[p]]);
+        row.sumf = round(OP_SUMF, row);
+        row.exsumf = round(OP_EXSUMF, row);
+        if (row.exsumf != dbits(o.exact))
+            throw Error(strf("COP EXSUMF order %u: 0x%llx, want the exact sum 0x%llx", k,
+                             (unsigned long long)row.exsumf, (unsigned long long)dbits(o.exact)));
+        o.rows.push_back(row);
+    }
+    return o;
 }
 
 }  // namespace aggnet::cop

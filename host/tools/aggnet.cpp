@@ -8,8 +8,9 @@
 //   aggnet board-check DEVICE [--round-trips R] [--barriers B] [--timeout-ms T]
 //   aggnet board-check --stream DEVICE [--stream DEVICE ...] [--usb DEVICE] [--round-trips R] [--timeout-ms T]
 //   aggnet barr DEVICE [--key K] [--timeout-ms T]    (BESU engine, seed 001's diagnostic)
-//   aggnet cop DEVICE OP[,OP...]|all [--count C] [--pes P] [--key K] [--seed S] [--timeout-ms T]
-//                                   (COP engine, seed 004: checked rounds, latency distribution)
+//   aggnet cop DEVICE OP[,OP...]|all|orders [--count C] [--pes P] [--key K] [--seed S] [--timeout-ms T]
+//                                   (COP engine, seed 004: checked rounds, latency distribution;
+//                                    orders: the exact double sum against SUMF over shuffled terms)
 //   aggnet scalar ping|ring DEVICE [--count C] [--to P] [--timeout-ms T]
 //                                   (scalar engine, seed 003: ping-pong latency, a token round the ring)
 //   aggnet sim DIR status|cycle|hold|release|step K|trace FILE|trace off|cut|mend|quit
@@ -118,7 +119,7 @@ const char* kBarr =
     "  every BESU unconfigured and idle.  Run it on an idle hub (it rewrites BAR_CFG).  T: each\n"
     "  wait (default 1000 ms).  Exit 0: all ok; 1: a check failed; 2: usage.\n";
 const char* kCop =
-    "usage: aggnet cop DEVICE OP[,OP...]|all [--count C] [--pes P] [--key K] [--seed S] [--timeout-ms T]\n"
+    "usage: aggnet cop DEVICE OP[,OP...]|all|orders [--count C] [--pes P] [--key K] [--seed S] [--timeout-ms T]\n"
     "  Hall's coordination processor (seed 004, docs/cop.md) in the hub's COP engine.  Acting as\n"
     "  PEs first..first+P-1 of the port (default: every PE it serves; a port for one PE, such as\n"
     "  sim:DIR/peK, gives P = 1), in supervisor mode with K (the hub's COP_KEY, default 0x434F5053)\n"
@@ -126,7 +127,11 @@ const char* kCop =
     "  times (default 1000) with every one of them at once: barrier, sum, max, min, or, and, xor\n"
     "  (64-bit), scan (inclusive prefix sum), bcast (root k mod P, the others receive), fetch-add\n"
     "  (tickets from Data RAM word 1: each round's must be the next P numbers), exsum (the exact\n"
-    "  double sum; refused NOFPU, and said so, while the COP has no FPU), or all of them.\n"
+    "  double sum; refused NOFPU, and said so, while the COP has no FPU), fscan (the prefix sum\n"
+    "  of doubles), or all of them.  orders instead runs one SUMF and one EXSUMF round over the\n"
+    "  same P terms (large powers of two that cancel, small quarters) assigned to the PEs in C\n"
+    "  orders (default 8), and prints each order's two results: EXSUMF's bits must be the exact\n"
+    "  sum every time; SUMF's follow the order.\n"
     "  Each result is checked against plain arithmetic over the round's contributions (drawn from\n"
     "  S, default 1).  Prints per OP the round time (first CALL sent to last result) min / p50 /\n"
     "  p99 / max in microseconds and the CALLs per PE per round.  Run it on a hub no other program\n"
@@ -476,6 +481,17 @@ int barr_cmd(int argc, char** argv) {
     return r.ok() ? 0 : 1;
 }
 
+uint64_t bits_of(double d) {
+    uint64_t u;
+    std::memcpy(&u, &d, sizeof u);
+    return u;
+}
+std::string strf_g(double d) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%g", d);
+    return b;
+}
+
 int cop_cmd(int argc, char** argv) {
     std::string device, op;
     uint32_t key = cop::DEFAULT_KEY;
@@ -497,7 +513,9 @@ int cop_cmd(int argc, char** argv) {
     if (device.empty()) throw Usage("missing DEVICE");
     if (op.empty()) throw Usage("missing OP");
     std::vector<std::string> ops;  // OP, a comma-separated list of them, or all
-    for (size_t a = 0; a <= op.size();) {
+    const bool orders = op == "orders";
+    if (orders && !seen_c) count = 8;
+    for (size_t a = 0; !orders && a <= op.size();) {
         const size_t b = std::min(op.find(',', a), op.size());
         const std::string one = op.substr(a, b - a);
         bool found = false;
@@ -544,6 +562,20 @@ int cop_cmd(int argc, char** argv) {
     }
     std::printf("cop %s: PEs %u..%u of %u, %u channels, %s\n", device.c_str(), first, first + n - 1, hi.hub_pes,
                 chans[0]->channels(), chans[0]->has_fpu() ? "FPU" : "no FPU (the double ops are refused NOFPU)");
+    if (orders) {
+        const cop::Orders o = cop::exact_orders(chans, unsigned(count), seed);
+        std::printf("the same %u terms on PEs %u..%u in %zu orders; their exact sum %.17g (0x%016llx)\n", n, first,
+                    first + n - 1, o.rows.size(), o.exact, (unsigned long long)bits_of(o.exact));
+        std::printf("%-5s %-22s %-22s  %s\n", "order", "SUMF (channel order)", "EXSUMF (exact)", "terms by PE");
+        for (size_t k = 0; k < o.rows.size(); ++k) {
+            std::string t;
+            for (double x : o.rows[k].terms) t += strf_g(x) + " ";
+            std::printf("%-5zu 0x%016llx     0x%016llx      %s\n", k, (unsigned long long)o.rows[k].sumf,
+                        (unsigned long long)o.rows[k].exsumf, t.c_str());
+        }
+        std::printf("cop orders: EXSUMF gave the exact sum's bits in every order\n");
+        return 0;
+    }
     std::printf("%-10s %8s %10s %10s %10s %10s %10s  %s\n", "op", "rounds", "min us", "p50 us", "p99 us", "max us",
                 "CALLs/PE", "last result");
     for (const auto& o : ops) {

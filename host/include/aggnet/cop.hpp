@@ -221,6 +221,24 @@ const char* const kRoundOps[] = {"barrier", "sum", "max", "min", "or", "and", "x
                                  "fscan"};
 Rounds run_rounds(const std::vector<Channel*>& chans, const std::string& op, unsigned count, uint64_t seed = 1);
 
+/// The exact double sum against SUMF over shuffled terms (`aggnet cop DEVICE
+/// orders`, the demo): one term per channel (large powers of two that cancel
+/// in pairs, and small quarters, so the exact sum is the quarters' and is known),
+/// assigned to the PEs in `shuffles` orders (the list's, reversed, then
+/// shuffled from `seed`); each order runs one SUMF round and one EXSUMF round
+/// (the channels' key 0 TC must hold every one of them). Throws Error unless
+/// every PE gets the same bits in each round and EXSUMF is the exact sum every
+/// time; SUMF's rounded sum depends on the order (it is a row's business).
+struct OrderRow {
+    std::vector<double> terms;  ///< by PE (the channels' order)
+    uint64_t sumf = 0, exsumf = 0;
+};
+struct Orders {
+    double exact = 0;
+    std::vector<OrderRow> rows;
+};
+Orders exact_orders(const std::vector<Channel*>& chans, unsigned shuffles, uint64_t seed = 1);
+
 /// Every PE in 0..n-1 (a TC or mask word).
 constexpr uint64_t all_pes(unsigned n) { return n >= 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1; }
 
