@@ -917,11 +917,11 @@ module cop_core #(
             else if (!u_scan) begin pl_ok = u_mem; pl_data = dn_data; pl_len = dn_len; end
         end else if (st == S_TREE && tcnt == TREE_DONE && !l_x) begin
             pl_ok = t_tmpl; pl_data = t_res; pl_len = l_dec[15:12];
-        end else if (st == S_FADD && l_fn[2] && fph == 2'd0) begin
+        end else if (EN_FPU != 0 && st == S_FADD && l_fn[2] && fph == 2'd0) begin
             // a prefix sum of doubles: the lowest member's reply is its term (exclusive: +0)
             pl_ok = fnx_one; pl_len = l_dec[15:12];
             pl_data = l_fn[0] ? 64'd0 : fcanon(op_q);
-        end else if (st == S_FADD && l_fn[2] && fph == 2'd2 && fa_valid) begin
+        end else if (EN_FPU != 0 && st == S_FADD && l_fn[2] && fph == 2'd2 && fa_valid) begin
             // ... and each next member's when its add is done
             pl_ok = fs_one; pl_len = l_dec[15:12];
             pl_data = fcanon(l_fn[0] ? fs_prev : fa_z);
@@ -929,7 +929,7 @@ module cop_core #(
             // SUMF of one member is that term: its NaN is made canonical too (docs/fpu.md)
             pl_ok = t_tmpl; pl_len = l_dec[15:12];
             pl_data = (facc[62:52] == 11'h7FF && facc[51:0] != 52'd0) ? F_QNAN : facc;
-        end else if (st == S_SCAN && t_tmpl[scnt] && (!l_x || sc_dn)) begin
+        end else if (st == S_SCAN && t_tmpl[scnt] && (UP == 0 || !l_x || sc_dn)) begin
             pl_ok = {{(C-1){1'b0}}, 1'b1} << scnt;
             pl_data = l_fn[0] ? sacc : s_sum;
             if (!l_w64) pl_data = {32'd0, pl_data[31:0]};
