@@ -936,9 +936,10 @@ module cop_core #(
             pl_len = l_dec[15:12];
         end
     end
-    wire [C-1:0] pl_clr = pl_ok | pl_ref;
+    wire [C-1:0] pl_clr = pl_ok | pl_ref;  // these commands are finished: the buffers are free
+    // SCANIF / SCANXF: which member an add is for, and the running sum before it
     always @(posedge clk)
-        if (fa_go) begin fs_one <= fnx_one; fs_prev <= (fph == 2'd2) ? fa_z : facc; end  // these commands are finished: the buffers are free
+        if (fa_go) begin fs_one <= fnx_one; fs_prev <= (fph == 2'd2) ? fa_z : facc; end
 
     reg [6:0] nref;
     integer ci;
