@@ -419,7 +419,12 @@ private:
         case LEAD: return 1ull << ctl_.lead;
         case GROUP: return ready() | 1ull << ctl_.lead | same;  // every ready channel, not only the group
         case EXEC: return ctl_.grp | 1ull << ctl_.lead | same;
-        default: return ctl_.t.tmpl;
+        default: {  // a completed round: its members not yet answered
+            uint64_t srv = 0;
+            for (unsigned i = 0; i < cfg_.C; ++i)
+                if (ch_[i].rx_srv) srv |= 1ull << i;
+            return ctl_.t.tmpl & srv;
+        }
         }
     }
 

@@ -1080,6 +1080,38 @@ TEST_CASE("cop_core: CANCEL during a SUMF at C = 64 is RUNNING until the result 
     REQUIRE(d.start(63, cop::OP_XMIT) == Rsp{0, fp::to_b(63 * 64 / 4.0), 8});
 }
 
+TEST_CASE("cop_core: a member answered early in SCAN or SCANIF starts another command: CANCEL withdraws it",
+          "[cop]") {
+    // docs/link.md rule 8: RUNNING is a command in the controller's step or in a completed
+    // round whose results are being placed. SCAN answers channel 0 in its first cycle and
+    // SCANIF in FADD's first; channel 0's next command then waits in its buffer while the
+    // round's other replies are placed, and CANCEL takes it back (WITHDRAWN), not RUNNING.
+    for (unsigned op : {unsigned(cop::OP_SCANI64), unsigned(cop::OP_SCANIF)}) {
+        Dut<Vcop_core_c64> d("cop_cancel_early_c64", 64);
+        d.set_tc(0, d.m.all());
+        d.user(0);
+        for (unsigned pe = 0; pe < 64; ++pe) {
+            const uint64_t v = op == cop::OP_SCANIF ? fp::to_b(pe * 0.5) : pe + 1;
+            REQUIRE(d.start(pe, op, v).err == CopModel::PEND);
+        }
+        Rsp r;
+        do r = d.ask(0);  // channel 0's reply, as soon as it is placed
+        while (r.err == CopModel::PEND);
+        REQUIRE(r == Rsp{0, op == cop::OP_SCANIF ? 0u : 1u, 8});
+        const CopModel::State in = d.m.state();
+        REQUIRE((in == CopModel::SCAN || in == CopModel::FADD));
+        REQUIRE(d.start(0, cop::OP_RSRAM64).err == CopModel::PEND);
+        INFO(cop::op_info(op)->name);
+        REQUIRE(d.m.state() == in);  // the round is still placing its replies
+        REQUIRE((d.cancel(0) & 3u) == cop::CX_WITHDRAWN);
+        REQUIRE(d.m.state() == in);
+        // the others get theirs as before
+        const Rsp last = d.wait(63);
+        REQUIRE(last.err == CopModel::OK);
+        REQUIRE(last.rdata == (op == cop::OP_SCANIF ? fp::to_b(63 * 64 / 4.0) : 64 * 65 / 2));
+    }
+}
+
 TEST_CASE("cop_core: a core without the FPU refuses the float opcodes (EN_FPU = 0)", "[cop]") {
     Dut<Vcop_core_nofpu> d("cop_nofpu_c4", 4, false);
     REQUIRE((d.read(0, R::CONFIG) >> 7 & 1) == 0);

@@ -776,7 +776,10 @@ module cop_core #(
             S_GROUP: eng = ready | l_one | same_key;
             S_EXEC:  eng = grp | l_one | same_key;
             S_UP:    eng = u_mem;
-            default: eng = t_tmpl;
+            // a completed round (TREE, SCAN, FADD, FEX, FPUT): its members not yet answered (SCAN
+            // and the prefix sums of doubles answer one member at a time, who may start another
+            // command meanwhile: that one is not running)
+            default: eng = t_tmpl & rx_srv;
         endcase
         if (u_on) eng = eng | u_mem;
     end
