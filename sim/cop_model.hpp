@@ -566,17 +566,10 @@ private:
         }
         case 4:    // SCANIF, SCANXF: SUMF's adds; each member's running sum (or the one before)
         case 5: {
-            const auto canon = [](uint64_t v) { return fp::is_nan(v) ? fp::QNAN : v; };
+            const auto res = fp::ref_prefix_sum(xs, ctl_.li->fn == 5);
             unsigned k = 0;
-            uint64_t acc = 0, prev = 0;
             for (unsigned i = 0; i < cfg_.C; ++i)
-                if (ctl_.t.tmpl >> i & 1) {
-                    prev = acc;
-                    acc = k == 0 ? ch_[i].data : fp::ref_add(acc, ch_[i].data);
-                    pl.fs.ch[k] = uint8_t(i);
-                    pl.fs.res[k] = ctl_.li->fn == 4 ? canon(acc) : k == 0 ? 0 : canon(prev);
-                    ++k;
-                }
+                if (ctl_.t.tmpl >> i & 1) pl.fs.ch[k] = uint8_t(i), pl.fs.res[k] = res[k], ++k;
             pl.fs.n = k;
             pl.next = FADD, pl.fwait = unsigned(2 + 6 * (xs.size() - 1));
             break;

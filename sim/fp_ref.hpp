@@ -37,6 +37,20 @@ inline uint64_t ref_add(uint64_t a, uint64_t b) {
     return is_nan(z) ? QNAN : z;
 }
 
+/// docs/cop.md SCANIF / SCANXF: the running SUMF over the terms in their order (term k's
+/// inclusive sum adds term k to term k - 1's with ref_add, starting from the first term), or
+/// for `exclusive` the one before it (+0 for the first); every NaN canonical.
+inline std::vector<uint64_t> ref_prefix_sum(const std::vector<uint64_t>& xs, bool exclusive) {
+    std::vector<uint64_t> out;
+    uint64_t acc = 0;
+    for (size_t k = 0; k < xs.size(); ++k) {
+        const uint64_t before = acc;
+        acc = k == 0 ? (is_nan(xs[0]) ? QNAN : xs[0]) : ref_add(acc, xs[k]);
+        out.push_back(exclusive ? before : acc);
+    }
+    return out;
+}
+
 inline uint64_t make(uint64_t sign, uint64_t exp, uint64_t frac) {
     return (sign << 63) | ((exp & 0x7FF) << 52) | (frac & 0xFFFFFFFFFFFFFull);
 }

@@ -251,17 +251,13 @@ uint64_t float_want(unsigned op, const std::vector<uint64_t>& v, uint64_t tc) {
 // SUMF's running sum over the members up to p in channel order (SCANXF: up
 // to the member before p, +0 for the first), every NaN the canonical one.
 std::vector<uint64_t> scanf_want(unsigned op, const std::vector<uint64_t>& v, uint64_t tc) {
-    const auto canon = [](uint64_t x) { return fp::is_nan(x) ? fp::QNAN : x; };
-    std::vector<uint64_t> w(v.size(), 0);
-    uint64_t acc = 0;
-    bool first = true;
+    std::vector<uint64_t> xs;
     for (unsigned i = 0; i < v.size(); ++i)
-        if (tc >> i & 1) {
-            const uint64_t before = acc;
-            acc = first ? v[i] : fp::ref_add(acc, v[i]);
-            w[i] = op == cop::OP_SCANIF ? canon(acc) : first ? 0 : canon(before);
-            first = false;
-        }
+        if (tc >> i & 1) xs.push_back(v[i]);
+    const auto s = fp::ref_prefix_sum(xs, op == cop::OP_SCANXF);
+    std::vector<uint64_t> w(v.size(), 0);
+    for (unsigned i = 0, k = 0; i < v.size(); ++i)
+        if (tc >> i & 1) w[i] = s[k++];
     return w;
 }
 

@@ -220,12 +220,9 @@ TEST_CASE("cop: double reductions through the hub against the FPU's references",
         if (r % 2) CHECK(got[0][r * 4 + 3] == got[0][(r - 1) * 4 + 3]);
         // SCANIF / SCANXF: PE p gets SUMF's running sum up to p (exclusive: up to p - 1, +0 for
         // PE 0), every NaN the canonical one
-        uint64_t acc = 0;
+        const auto incl = fp::ref_prefix_sum(t, false), excl = fp::ref_prefix_sum(t, true);
         for (unsigned pe = 0; pe < n; ++pe) {
-            const uint64_t before = acc;
-            acc = pe == 0 ? t[0] : fp::ref_add(acc, t[pe]);
-            const uint64_t wi = fp::is_nan(acc) ? fp::QNAN : acc;
-            const uint64_t wx = pe == 0 ? 0 : fp::is_nan(before) ? fp::QNAN : before;
+            const uint64_t wi = incl[pe], wx = excl[pe];
             INFO("round " << r << " PE" << pe << std::hex << ": scan got 0x" << gscan[pe][r * 2] << " / 0x"
                           << gscan[pe][r * 2 + 1] << ", want 0x" << wi << " / 0x" << wx);
             CHECK(gscan[pe][r * 2] == wi);

@@ -215,6 +215,22 @@ FPU_UNITS = [
 ]
 
 
+def _check_tables():
+    """What the RTL and the tests take from the opcode encoding rather than from a table: a
+    prefix sum's exclusive form is its inclusive opcode with bit 0 set, FN bit 0 set, the same
+    width (cop_core sends a level 1 total up as level 2's exclusive sum by `| 1`)."""
+    by_code = {o[1]: o for o in OPCODES}
+    for name, code, _, kind, fn, w64, *_ in OPCODES:
+        if kind in ("K_SCAN", "K_FLT") and (kind == "K_SCAN" or fn & 4) and not fn & 1:
+            x = by_code.get(code | 1)
+            if x is None or x[3] != kind or x[4] != fn | 1 or x[5] != w64:
+                raise SystemExit("copgen: %s's exclusive form must be opcode %s with FN %d" %
+                                 (name, bin(code | 1), fn | 1))
+
+
+_check_tables()
+
+
 def map_hash():
     return gentables.map_hash((OPCODES, IWORD, CAUSES, REGS, CALL_BASE, KINDS, FNS, CANCEL, CANCEL_OUTCOMES))
 

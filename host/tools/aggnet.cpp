@@ -564,8 +564,9 @@ int cop_cmd(int argc, char** argv) {
                 chans[0]->channels(), chans[0]->has_fpu() ? "FPU" : "no FPU (the double ops are refused NOFPU)");
     if (orders) {
         const cop::Orders o = cop::exact_orders(chans, unsigned(count), seed);
-        std::printf("the same %u terms on PEs %u..%u in %zu orders; their exact sum %.17g (0x%016llx)\n", n, first,
-                    first + n - 1, o.rows.size(), o.exact, (unsigned long long)bits_of(o.exact));
+        std::printf("the same %u terms on PEs %u..%u in %zu orders (shuffled with --seed %llu); their exact sum %.17g "
+                    "(0x%016llx)\n", n, first, first + n - 1, o.rows.size(), (unsigned long long)seed, o.exact,
+                    (unsigned long long)bits_of(o.exact));
         std::printf("%-5s %-22s %-22s  %s\n", "order", "SUMF (channel order)", "EXSUMF (exact)", "terms by PE");
         for (size_t k = 0; k < o.rows.size(); ++k) {
             std::string t;
