@@ -179,7 +179,7 @@ void one_level(unsigned C, std::vector<Row>& rows) {
 /// Two levels: cop_tree, 4 x 16; every PE a member (level 1 TCs all 16, level 2's all 4).
 void two_levels(std::vector<Row>& rows) {
     const unsigned NCOP = 4, C = 16, N = 64;
-    const unsigned ops[] = {cop::OP_BENTRY, cop::OP_SUMI64, cop::OP_MAXI64, cop::OP_MAXF, cop::OP_SUMF,
+    const unsigned ops[] = {cop::OP_BENTRY, cop::OP_SUMI64, cop::OP_MAXI64, cop::OP_MAXF, cop::OP_SUMF, cop::OP_EXSUMF,
                             cop::OP_SCANI64, cop::OP_BCAST64, cop::OP_RMW64};
     for (unsigned op : ops) {
         const cop::OpInfo* oi = cop::op_info(op);

@@ -254,6 +254,8 @@ private:
                 else if (q.len != oi->operand_len) b.cause = cop::C_BADLEN;
                 else if (oi->supervisor && !c.sup) b.cause = cop::C_PRIV, b.priv = true;
                 else if (oi->kind == cop::K_FLT && !cfg_.en_fpu) b.cause = cop::C_NOFPU;
+                // (the model is a core with neither level: UP = 0, DOWN = 0)
+                else if (op == cop::OP_EXMRG) b.cause = cop::C_NODOWN;
                 else if (r & 4) b.cause = cop::C_NOUP;
                 if (b.cause) {
                     b.err = REF;
@@ -462,7 +464,7 @@ private:
         return pl;
     }
 
-    bool fscan() const { return ctl_.li->kind == cop::K_FLT && (ctl_.li->fn & 4); }
+    bool fscan() const { return ctl_.li->kind == cop::K_FLT && (ctl_.li->fn == 4 || ctl_.li->fn == 5); }
 
     void exec(Place& pl) {
         const Chan& L = ch_[ctl_.lead];

@@ -599,6 +599,17 @@ TEST_CASE("cop_core: refusals at the CALL start (Table I: unused codes, lengths,
     REQUIRE(d.start(0, cop::OP_BENTRY, 0, 0, 0, 1).err == CopModel::REF);  // X: no level 2 COP
     REQUIRE(d.cause(0) == cop::C_NOUP);
     REQUIRE((d.read(0, R::CAUSE) >> 8) == cop::OP_BENTRY);
+    // EXMRG (aggnet's level 2 form of EXSUMF, docs/cop_regmap.md): supervisor only, and this
+    // core has no level 1 cores below it (DOWN = 0); X on it is refused before X is looked at
+    REQUIRE(d.start(3, cop::OP_EXMRG).err == CopModel::REF);
+    REQUIRE(d.cause(3) == cop::C_PRIV);
+    d.supervisor(3);
+    REQUIRE(d.start(3, cop::OP_EXMRG).err == CopModel::REF);
+    REQUIRE(d.cause(3) == cop::C_NODOWN);
+    REQUIRE(d.start(3, cop::OP_EXMRG, 0, 0, 0, 1).err == CopModel::REF);
+    REQUIRE(d.cause(3) == cop::C_NODOWN);
+    REQUIRE((d.read(3, R::CONFIG) >> 23 & 3) == 0u);
+    d.user(3);
     // ACK (Table I) is answered at once; XMIT before any reply is refused
     REQUIRE(d.start(1, cop::OP_ACK).err == CopModel::OK);
     REQUIRE(d.start(1, cop::OP_XMIT).err == CopModel::REF);

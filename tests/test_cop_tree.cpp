@@ -10,7 +10,10 @@
 // 4 channels).  Results are compared per PE, not per cycle (the tree's
 // timing is the links' and the arbiter's, docs/cop.md).  For the integer
 // reductions, MAXF and MINF the same contributions are also run through
-// one CopModel of 64 channels: two levels give the same bits as one.
+// one CopModel of 64 channels: two levels give the same bits as one.  The
+// exact sum (EXSUMF) with X is checked against one level only: level 2
+// merges the level 1 accumulators' exact values (EXMRG), which no
+// composition of rounded level 1 results can model.
 // Random programs use the seed printed (AGGNET_SEED overrides it).
 #include "cop_model.hpp"
 #include "fp_ref.hpp"
@@ -22,6 +25,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -462,16 +466,25 @@ TEST_CASE("cop tree: prefix sums with X equal one level's over all PEs and the c
     REQUIRE(got.at(63).rdata == 60);
 }
 
-TEST_CASE("cop tree: X on EXSUMF, XMIT and ACK is refused XOP; EXSUMF without X works",
+TEST_CASE("cop tree: X on SCANIF, SCANXF, XMIT and ACK is refused XOP; EXMRG is level 2's; EXSUMF without X",
           "[cop][tree]") {
     Tree t("cop_tree_xop");
     setup_all(t);
-    for (unsigned op : {cop::OP_EXSUMF, cop::OP_XMIT, cop::OP_ACK}) {
+    for (unsigned op : {cop::OP_SCANIF, cop::OP_SCANXF, cop::OP_XMIT, cop::OP_ACK}) {
         const Rsp s = t.start(17, op, 0, 0, 1);
         INFO(cop::op_info(op)->name);
         REQUIRE(s.err == CopModel::REF);
         REQUIRE((t.read(17, R::CAUSE) & 0xff) == cop::C_XOP);
     }
+    // EXMRG (docs/cop_regmap.md) reads other cores' accumulators: supervisor only, and only a
+    // core built with DOWN = 1 (level 2) takes it; a level 1 core refuses it NODOWN, with X XOP
+    REQUIRE(t.write(18, R::MODE, 0).err == CopModel::OK);
+    REQUIRE(t.start(18, cop::OP_EXMRG).err == CopModel::REF);
+    REQUIRE(t.cause(18) == cop::C_PRIV);
+    REQUIRE(t.write(18, R::MODE, KEY).err == CopModel::OK);
+    REQUIRE(t.start(18, cop::OP_EXMRG).err == CopModel::REF);
+    REQUIRE(t.cause(18) == cop::C_NODOWN);
+    REQUIRE(t.write(18, R::MODE, 0).err == CopModel::OK);
     // the level 1 round of core 1 without X (its own 16 channels)
     std::vector<unsigned> pes;
     for (unsigned pe = CH; pe < 2 * CH; ++pe) pes.push_back(pe);
@@ -482,8 +495,120 @@ TEST_CASE("cop tree: X on EXSUMF, XMIT and ACK is refused XOP; EXSUMF without X 
         REQUIRE(r.err == CopModel::OK);
         REQUIRE(r.rdata == fp::to_b(want));
     }
-    // CONFIG bit 23: the level 1 cores are built with UP = 1
-    REQUIRE((t.read(5, R::CONFIG) >> 23 & 1) == 1u);
+    // CONFIG bits 23 and 24: the level 1 cores are built with UP = 1 and DOWN = 0
+    REQUIRE((t.read(5, R::CONFIG) >> 23 & 3) == 1u);
+}
+
+TEST_CASE("cop tree: exact sums with X give one level's bits for every split of the terms",
+          "[cop][tree][fpu]") {
+    // aggnet's EXSUMF (docs/cop.md "Beyond the seed") with X: each level 1 core adds its
+    // members' terms exactly and keeps them; level 2's EXMRG merges the cores' accumulators
+    // (34 words each) and rounds once, so the result is the correctly rounded exact sum of all
+    // the terms, whatever cores and channels they sit on (issue 23: "bit-identical for every
+    // arrival order, batching and tree split"). fp_ref's term sets: wide ranges, cancellation,
+    // overflow, subnormals, ties far below the result, NaNs and infinities, signed zeros.
+    const uint64_t seed = aggnet::sim::test_seed("cop_tree_exsum");
+    std::printf("cop tree exact sums: seed %llu (AGGNET_SEED overrides)\n", (unsigned long long)seed);
+    std::mt19937_64 rng(seed);
+    Tree t("cop_tree_exsum");
+    setup_all(t);
+    unsigned checks = 0;
+    for (unsigned k = 0; k < 16; ++k) {
+        std::vector<uint64_t> terms = fp::term_set(rng, k);
+        terms.resize(NPE, fp::SIGN);  // -0 leaves every sum as it is (an all -0 sum too)
+        std::shuffle(terms.begin(), terms.end(), rng);
+        // the split: all 64 PEs in even sets; in odd ones a random subset of each core (a core
+        // with none stays out of level 2's round)
+        std::map<unsigned, uint64_t> v;
+        uint64_t cores = 0;
+        for (unsigned c = 0; c < NCOP; ++c) {
+            uint64_t m = (k % 2 == 0) ? 0xffff : (rng() % 4 == 0 ? 0 : rng() & 0xffff);
+            if (c == k % NCOP && !m) m = 1;
+            if (m) cores |= 1ull << c;
+            REQUIRE(t.sup_call(c * CH, cop::OP_SETTC, m ? m : 0xffff).err == CopModel::OK);
+            for (unsigned ch = 0; ch < CH; ++ch)
+                if (m >> ch & 1) v[c * CH + ch] = terms[c * CH + ch];
+        }
+        REQUIRE(t.sup_call(0, cop::OP_SETTC, cores, 0, 1).err == CopModel::OK);
+        std::vector<uint64_t> mine;
+        for (const auto& [pe, x] : v) mine.push_back(x);
+        const Rsp want = one_level(cop::OP_EXSUMF, v);
+        REQUIRE(want.err == CopModel::OK);
+        REQUIRE(want.rdata == fp::ref_sum(mine));
+        std::vector<unsigned> order;
+        for (const auto& [pe, x] : v) order.push_back(pe);
+        std::shuffle(order.begin(), order.end(), rng);
+        for (const auto& [pe, r] : tree_round(t, cop::OP_EXSUMF, order, v)) {
+            INFO("set " << k << " PE" << pe << " seed " << seed);
+            REQUIRE(r == want);
+            ++checks;
+        }
+    }
+    REQUIRE(checks >= 8 * NPE);
+}
+
+TEST_CASE("cop tree: while a core's exact sum is at level 2 its other exact sums wait; an abort clears it",
+          "[cop][tree][fpu]") {
+    // The level 1 accumulator holds its export until level 2's answer comes down (docs/cop.md
+    // departure 17): an EXSUMF round without X on the same core must not run meanwhile (its
+    // terms would go into the export, and its ROUND_CLEAR would empty it). Key 0 (mask 0):
+    // channels 0-7 of core 0 and all of cores 1-3, with X; key 1 (mask 1): channels 8-15 of
+    // core 0, without X.
+    Tree t("cop_tree_exhold");
+    setup_all(t);
+    REQUIRE(t.sup_call(0, cop::OP_SETTC, 0x00ff).err == CopModel::OK);
+    REQUIRE(t.sup_call(0, cop::OP_SETTC, 0xff00, 1).err == CopModel::OK);
+    const auto term = [](unsigned pe) { return fp::to_b(std::ldexp(double(pe) + 0.5, int(pe % 7) * 40 - 100)); };
+    std::map<unsigned, uint64_t> x_terms;
+    std::vector<uint64_t> x_list, k1_list;
+    for (unsigned pe = 0; pe < NPE; ++pe)
+        if (pe >= 8 && pe < CH) k1_list.push_back(term(pe));
+        else x_terms[pe] = term(pe), x_list.push_back(term(pe));
+    // core 0's X round completes and goes up; the other cores have not arrived
+    for (unsigned pe = 0; pe < 8; ++pe) REQUIRE(t.start(pe, cop::OP_EXSUMF, x_terms[pe], 0, 1).err == CopModel::PEND);
+    t.idle(200);
+    // key 1's round completes its contributions, but does not run while the export is at level 2
+    for (unsigned pe = 8; pe < CH; ++pe) REQUIRE(t.start(pe, cop::OP_EXSUMF, term(pe), 1).err == CopModel::PEND);
+    t.idle(400);
+    for (unsigned pe = 0; pe < CH; ++pe) REQUIRE(t.ask(pe).err == CopModel::PEND);
+    // cores 1-3 arrive: level 2 merges, the answer comes down, then key 1's round runs
+    std::vector<unsigned> rest, k1;
+    for (unsigned pe = CH; pe < NPE; ++pe) rest.push_back(pe);
+    for (unsigned pe = 8; pe < CH; ++pe) k1.push_back(pe);
+    for (unsigned pe : rest) REQUIRE(t.start(pe, cop::OP_EXSUMF, x_terms[pe], 0, 1).err == CopModel::PEND);
+    std::vector<unsigned> xs(rest);
+    for (unsigned pe = 0; pe < 8; ++pe) xs.push_back(pe);
+    for (const auto& [pe, r] : t.wait_all(xs)) {
+        INFO("X round, PE" << pe);
+        REQUIRE(r.err == CopModel::OK);
+        REQUIRE(r.rdata == fp::ref_sum(x_list));
+    }
+    for (const auto& [pe, r] : t.wait_all(k1)) {
+        INFO("key 1, PE" << pe);
+        REQUIRE(r.err == CopModel::OK);
+        REQUIRE(r.rdata == fp::ref_sum(k1_list));
+    }
+    // a level 2 round that is aborted: core 3 never arrives; the ABORTED that comes down
+    // clears each held export, so the next round counts no term twice
+    for (unsigned pe = 0; pe < 3 * CH; ++pe)
+        if (x_terms.count(pe)) REQUIRE(t.start(pe, cop::OP_EXSUMF, fp::to_b(1e300), 0, 1).err == CopModel::PEND);
+    t.idle(400);
+    REQUIRE(t.sup_call(3 * CH, cop::OP_SETTC, 0xf, 0, 1).err == CopModel::OK);
+    std::vector<unsigned> aborted;
+    for (unsigned pe = 0; pe < 3 * CH; ++pe)
+        if (x_terms.count(pe)) aborted.push_back(pe);
+    for (const auto& [pe, r] : t.wait_all(aborted)) {
+        INFO("aborted, PE" << pe);
+        REQUIRE(r.err == CopModel::REF);
+        REQUIRE(t.cause(pe) == cop::C_ABORTED);
+    }
+    std::vector<unsigned> all;
+    for (const auto& [pe, x] : x_terms) all.push_back(pe);
+    for (const auto& [pe, r] : tree_round(t, cop::OP_EXSUMF, all, x_terms)) {
+        INFO("after the abort, PE" << pe);
+        REQUIRE(r.err == CopModel::OK);
+        REQUIRE(r.rdata == fp::ref_sum(x_list));
+    }
 }
 
 TEST_CASE("cop tree: fetch-and-add with X through level 2: 64 unique dense tickets", "[cop][tree]") {
@@ -590,7 +715,7 @@ TEST_CASE("cop tree: random rounds on random members against the composed model"
     Tree t("cop_tree_random");
     const unsigned ops[] = {cop::OP_BENTRY, cop::OP_SUMI32, cop::OP_MAXI64, cop::OP_MINI32, cop::OP_OR64,
                             cop::OP_AND32,  cop::OP_EXOR64, cop::OP_SUMI64, cop::OP_MAXF,   cop::OP_MINF,
-                            cop::OP_SUMF,   cop::OP_SCANI32, cop::OP_SCANX64};
+                            cop::OP_SUMF,   cop::OP_SCANI32, cop::OP_SCANX64, cop::OP_EXSUMF};
     unsigned checks = 0;
     for (unsigned round = 0; round < 24; ++round) {
         // members: a random subset of each core (some cores none)
@@ -606,6 +731,8 @@ TEST_CASE("cop tree: random rounds on random members against the composed model"
                     uint64_t x = draw(rng, op);
                     if (op == cop::OP_MAXF || op == cop::OP_MINF || op == cop::OP_SUMF)
                         x = fp::to_b(double(int64_t(rng() % 2001) - 1000) / 8.0);
+                    if (op == cop::OP_EXSUMF)  // wide exponents: the order and split would show in a rounded sum
+                        x = fp::make(rng() & 1, 1023 - 60 + rng() % 121, rng());
                     v[k * CH + c] = x;
                 }
             REQUIRE(t.sup_call(k * CH, cop::OP_SETTC, m).err == CopModel::OK);
@@ -617,7 +744,8 @@ TEST_CASE("cop tree: random rounds on random members against the composed model"
         for (const auto& [pe, x] : v) order.push_back(pe);
         std::shuffle(order.begin(), order.end(), rng);
         const bool scan = cop::op_info(op)->kind == cop::K_SCAN;
-        const Rsp want = op == cop::OP_BENTRY || scan ? Rsp{} : two_level(op, v);
+        // (EXSUMF: one level's exact sum; the others: the model composed in two levels)
+        const Rsp want = op == cop::OP_BENTRY || scan ? Rsp{} : op == cop::OP_EXSUMF ? one_level(op, v) : two_level(op, v);
         const auto want_scan = scan ? two_level_scan(op, v) : std::map<unsigned, Rsp>{};
         // arrivals spread over time: idle gaps between starts
         for (unsigned pe : order) {

@@ -36,7 +36,7 @@ KINDS = [
     ("K_RED",    4,  "integer reduction over the key's TC members (ALU function FN)"),
     ("K_FLT",    5,  "floating point reduction over the key's TC members (the FPU, FN: 0 sum in channel order, "
                      "1 maximum, 2 minimum, 3 exact sum, 4 / 5 inclusive / exclusive prefix sum in channel "
-                     "order; refused NOFPU when EN_FPU = 0)"),
+                     "order, 6 exact sum of the level 1 cores' exact sums; refused NOFPU when EN_FPU = 0)"),
     ("K_BAR",    6,  "barrier entry: the exit goes to every TC member"),
     ("K_LOCK",   7,  "lock the controller on this channel"),
     ("K_UNLOCK", 8,  "unlock; from a channel that does not hold the lock nothing changes (NOTLOCKER)"),
@@ -106,6 +106,10 @@ OPCODES = [
      "floating point inclusive prefix sum: rounded adds in channel order (the FPU)"),
     ("SCANXF",  0b1100101, "U/S", "K_FLT",    5, 1, 8, 8, "aggnet",
      "floating point exclusive prefix sum (the first member's is +0)"),
+    ("EXMRG",   0b1100110, "S",   "K_FLT",    6, 1, 0, 8, "aggnet",
+     "EXSUMF's level 2 form: merge each member's level 1 exact sum (its core's accumulator, read by the "
+     "DOWN port), rounded once; sent by cop_up for an EXSUMF with X, refused NODOWN in a core built "
+     "without DOWN"),
     ("RECV",    0b0000101, "U/S", "K_RECV",   0, 0, 0, -1, "aggnet", "collect one broadcast delivery from the mailbox"),
 ]
 
@@ -144,15 +148,17 @@ CAUSES = [
     ("NOCALL",    15, "a CALL ask while no CALL of this channel is pending"),
     ("RDONLY",    16, "a write to a read-only register"),
     ("NOREPLY",   17, "XMIT with no earlier reply to send again"),
-    ("XOP",       18, "X bit set on an opcode with no level 2 form (EXSUMF, SCANIF, SCANXF, XMIT, ACK): refused at "
+    ("XOP",       18, "X bit set on an opcode with no level 2 form (SCANIF, SCANXF, EXMRG, XMIT, ACK): refused at "
                       "level 1"),
+    ("NODOWN",    19, "EXMRG in a core built without level 1 cores below it (DOWN = 0): there are no exact sums "
+                      "to merge"),
 ]
 
 # ---- registers per channel (name, addr[11:0], access, meaning) --------------------------
 REGS = [
     ("ID",       0x000, "ro", "0x434F5001 (\"COP\", version 1)"),
     ("CONFIG",   0x001, "ro", "bits 6..0 C, 7 EN_FPU, 11..8 PPN_W, 15..12 PID_W, 19..16 RA_W, 22..20 MB, "
-                              "23 a level 2 COP above (0 in this build)"),
+                              "23 a level 2 COP above (UP), 24 level 1 cores below (DOWN)"),
     ("MODE",     0x002, "rw", "bit 0 supervisor; write KEY: supervisor, 0: user, anything else: user (cause KEY)"),
     ("PROC",     0x003, "rw (write: supervisor)", "the channel's current process: bits 3..0 PPN, 11..4 PID; "
                               "a value beyond PPN_W / PID_W bits is refused (RANGE)"),
@@ -208,6 +214,9 @@ FPU_UNITS = [
     ("EXSUMF", "fpu_exact_acc", "every member's term added exactly, one per cycle in channel order, one "
      "ROUND_CLEAR", "C + 45 cycles after the completing step (the ROUND's worst case, so the timing "
      "does not depend on the terms)"),
+    ("EXMRG", "fpu_exact_acc", "each member's level 1 export (33 limbs and the flag word, read from its "
+     "core's accumulator over the DOWN port) merged, 34 words per member in channel order, one ROUND_CLEAR",
+     "34 C + 1 cycles of merges after the completing step, then the ROUND (at most 44 cycles)"),
     ("SCANIF, SCANXF", "fpu_add64", "SUMF's adds in SUMF's order; each member's reply is placed when its "
      "own add is done: the running sum (SCANIF) or the one before it (SCANXF, +0 for the first member)",
      "the lowest member's in the completing step's next cycle, member k's (k = 1, 2, ... in channel order) "
@@ -221,7 +230,7 @@ def _check_tables():
     width (cop_core sends a level 1 total up as level 2's exclusive sum by `| 1`)."""
     by_code = {o[1]: o for o in OPCODES}
     for name, code, _, kind, fn, w64, *_ in OPCODES:
-        if kind in ("K_SCAN", "K_FLT") and (kind == "K_SCAN" or fn & 4) and not fn & 1:
+        if kind in ("K_SCAN", "K_FLT") and (kind == "K_SCAN" or fn in (4, 5)) and not fn & 1:
             x = by_code.get(code | 1)
             if x is None or x[3] != kind or x[4] != fn | 1 or x[5] != w64:
                 raise SystemExit("copgen: %s's exclusive form must be opcode %s with FN %d" %

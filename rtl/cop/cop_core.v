@@ -4,7 +4,8 @@
 // channels, one per PE (PE p = channel p).  The float opcodes run on the
 // units of rtl/fpu/ (EN_FPU = 1; 0 refuses them NOFPU).  UP = 1 makes it
 // a level 1 COP under a level 2 one (the X bit; docs/cop.md "Two levels"),
-// UP = 0 refuses X NOUP.
+// UP = 0 refuses X NOUP; DOWN = 1 makes it a level 2 COP that reads its
+// level 1 cores' exact sums (EXMRG), DOWN = 0 refuses EXMRG NODOWN.
 // The tables (opcodes, instruction word, causes, registers) are generated
 // by tools/copgen.py into cop_regs.vh; docs/cop_regmap.md lists them and
 // docs/cop.md says what the COP does and where it departs from the seed.
@@ -57,7 +58,13 @@
 //          when its add is done (FPUT then places nothing)
 //   FEX    a completed EXSUMF: fpu_exact_acc takes channel i's term in cycle
 //          i (members only), ROUND_CLEAR in cycle C, the result is held by
-//          cycle C + 44 (the ROUND's worst case: the timing is data-free)
+//          cycle C + 44 (the ROUND's worst case: the timing is data-free);
+//          with X (UP = 1) a ROUND instead, so the accumulator keeps its
+//          exact value for level 2 to read (ex_*) until the answer comes
+//          down, then a CLEAR.  A completed EXMRG (DOWN = 1): word w of
+//          channel i's level 1 export is read (xp_*) in cycle 34 i + w and
+//          merged in the next (members only), ROUND_CLEAR after the last,
+//          FPUT when the result is out
 //   FPUT   the float result is placed in every member's reply slot
 //   MAXF / MINF go through TREE, the integer tree's signed maximum or
 //   minimum on the members' order keys (rtl/fpu/fpu_key.vh, the order of
@@ -73,6 +80,10 @@
 //          and sends the members' total up as level 2's exclusive prefix
 //          sum (SCANX of its width); level 2's answer, this core's offset,
 //          starts the second run, which places the members' sums from it.
+//          An EXSUMF with X goes up as EXMRG (no operand): level 2 reads
+//          this core's accumulator over ex_* and answers the rounded exact
+//          sum of the whole tree; meanwhile this core's other EXSUMF rounds
+//          are not ready (the accumulator holds the export).
 //   A completed barrier's exit is placed in EXEC.  Replies are visible in
 //   the cycle after they are placed.
 //   idle: no request is staged, no withdrawn contribution's TC bit is
@@ -99,9 +110,11 @@
 //           PPN_W + PID_W <= 5 (key table rows), PPN_W + PID_W + RA_W <= 14
 //   MB      1..4 mailbox entries per channel
 //   EN_FPU  1: the float opcodes on rtl/fpu/; 0: refused NOFPU (no FPU logic)
-//   UP      1: a level 1 COP with the up / down ports; 0: X refused NOUP
-//           (the ports idle); X on EXSUMF, XMIT or ACK is
-//           refused XOP
+//   UP      1: a level 1 COP with the up / down ports and the export port
+//           ex_*; 0: X refused NOUP (the ports idle); X on SCANIF,
+//           SCANXF, EXMRG, XMIT or ACK is refused XOP
+//   DOWN    1: a level 2 COP whose channel i is level 1 core i's link: EXMRG
+//           reads that core's export over xp_*; 0: EXMRG refused NODOWN
 //   KEY     the MODE value that makes a channel supervisor
 `include "bus_ports.vh"
 module cop_core #(
@@ -112,6 +125,7 @@ module cop_core #(
     parameter integer MB     = 2,
     parameter integer EN_FPU = 1,
     parameter integer UP     = 0,
+    parameter integer DOWN   = 0,
     parameter [31:0]  KEY    = 32'h434F_5053
 ) (
     input  wire        clk,
@@ -136,6 +150,16 @@ module cop_core #(
     input  wire [7:0]  dn_cause,
     input  wire [63:0] dn_data,    // the result, dn_len bytes (0, 4 or 8)
     input  wire [3:0]  dn_len,
+    // the exact sum's export (UP = 1): one edge after ex_idx, word ex_idx of this core's
+    // accumulator (fpu_exact_acc's rd_*: limbs 0..32, the flag word 33); 0 with UP = 0
+    input  wire [5:0]  ex_idx,
+    output wire [63:0] ex_data,
+    // the level 1 exports (DOWN = 1): xp_data must be, one edge after xp_ch and xp_idx, word
+    // xp_idx of the export of the level 1 core behind channel xp_ch (cop_tree wires it);
+    // xp_ch and xp_idx are 0 with DOWN = 0, and xp_data is then never used
+    output wire [5:0]  xp_ch,
+    output wire [5:0]  xp_idx,
+    input  wire [63:0] xp_data,
     output wire        idle        // nothing changes without a request or dn_valid (above)
 `ifdef FORMAL
     ,
@@ -213,6 +237,9 @@ module cop_core #(
         if (UP < 0 || UP > 1) begin : g_bad_up
             $error("cop_core: UP must be 0 or 1");
         end
+        if (DOWN < 0 || DOWN > 1) begin : g_bad_down
+            $error("cop_core: DOWN must be 0 or 1");
+        end
     endgenerate
 
 `include "cop_regs.vh"
@@ -237,8 +264,8 @@ module cop_core #(
     localparam [7:0] FEX_END = FEX_END_I[7:0];
     localparam integer C_I = C, PPN_I = PPN_W, PID_I = PID_W, RA_I = RA_W, MB_I = MB, FPU_I = EN_FPU;
     localparam [7:0] C8 = C_I[7:0];
-    localparam integer UP_I = UP;
-    localparam [31:0] CONFIG = {8'd0, UP_I[0], MB_I[2:0], RA_I[3:0], PID_I[3:0], PPN_I[3:0], FPU_I[0], C_I[6:0]};
+    localparam integer UP_I = UP, DOWN_I = DOWN;
+    localparam [31:0] CONFIG = {7'd0, DOWN_I[0], UP_I[0], MB_I[2:0], RA_I[3:0], PID_I[3:0], PPN_I[3:0], FPU_I[0], C_I[6:0]};
     localparam [63:0] CHAN_ALL = (C == 64) ? {64{1'b1}} : ((64'd1 << C) - 64'd1);
     localparam integer CW_I = CW;
     localparam [CW:0] TREE_DONE = CW_I[CW:0];  // leaves valid in EXEC, one tree level per cycle after
@@ -249,6 +276,7 @@ module cop_core #(
     // ---- per-channel state -------------------------------------------------------
     reg [C-1:0]     rx_v, rx_srv, rp_v, rp_err, recv_w, last_v, sup;
     reg [C-1:0]     rx_x;  // the buffered command has the X bit (UP = 1): it goes on to level 2
+    reg [C-1:0]     rx_exs; // the buffered command is an EXSUMF (it waits while an export is at level 2)
     reg [C-1:0]     eng;   // commands the controller's step (or a completed round) is using: CANCEL says RUNNING
     reg [6:0]       rx_op   [0:C-1];
     reg             rx_mask [0:C-1];
@@ -444,9 +472,10 @@ module cop_core #(
         if (bus_req_len != in_dec[11:8])                   in_scause = C_BADLEN;
         else if (in_dec[16] && !in_sup)                     in_scause = C_PRIV;
         else if (in_kind == K_FLT && EN_FPU == 0)           in_scause = C_NOFPU;
+        else if (in_kind == K_FLT && in_dec[6:4] == 3'd6 && DOWN == 0) in_scause = C_NODOWN;
         else if (in_r[2] && UP == 0)                        in_scause = C_NOUP;
-        else if (in_r[2] && (in_kind == K_XMIT || in_kind == K_ACK ||
-                             (in_kind == K_FLT && (in_dec[6:4] == 3'd3 || in_dec[6])))) in_scause = C_XOP;
+        else if (in_r[2] && (in_kind == K_XMIT || in_kind == K_ACK || (in_kind == K_FLT && in_dec[6])))
+                                                             in_scause = C_XOP;
     end
     // the plan, registered as the request is taken
     reg [4:0]  s_cls;
@@ -674,6 +703,7 @@ module cop_core #(
     // this core's total over the cores), then SCAN runs again from it placing the replies
     reg            u_scan;   // the entry at level 2 is a prefix sum's total
     reg [6:0]      u_op;     // its opcode, for the second SCAN (the leader registers move on)
+    reg            u_exm;    // the entry at level 2 is an exact sum: the accumulator holds its export
     reg            sc_dn;    // SCAN's second run, from level 2's offset: replies placed
     reg [6:0]      t_op;
     reg [RA_W-1:0] t_addr;
@@ -685,6 +715,11 @@ module cop_core #(
     reg [C-1:0]    frem;    // SUMF: members not yet added
     reg [1:0]      fph;     // SUMF: 0 first term, 1 first add, 2 waiting for the adder
     reg [7:0]      fcnt;    // EXSUMF: cycles since the first term
+    // EXMRG (DOWN = 1): the export word being read (channel, word), and the one read a cycle before
+    reg [CW-1:0]   m_ch;
+    reg [5:0]      m_w;
+    reg            m_rd, m_q, m_qmem, m_rnd;  // reading; a word to merge; of a member; ROUND_CLEAR issued
+    reg [5:0]      m_qw;
     reg [63:0]     facc;
     reg [C-1:0]    fs_one;  // SCANIF / SCANXF: the member whose add is in the adder ...
     reg [63:0]     fs_prev; // ... and the running sum before it (its exclusive sum)
@@ -697,6 +732,9 @@ module cop_core #(
     wire [KW-1:0] l_key  = {l_ppn, l_pid, l_mask};
     wire [DW-1:0] l_ridx = {l_ppn, l_pid, l_addr};
     wire          l_flt  = l_kind == K_FLT;
+    wire          l_fscan = l_flt && l_fn[2:1] == 2'b10;      // SCANIF, SCANXF
+    wire          l_exs  = l_flt && l_fn == 3'd3;             // EXSUMF
+    wire          fx_mrg = DOWN != 0 && l_fn == 3'd6;         // EXMRG (FEX's merge of exports)
     // the tree's result: MAXF / MINF decoded from the root's key, a NaN key
     // made the canonical NaN; a 32-bit function's low word
     wire [63:0]   t_dbl  = fpu_okey(tn[1]);
@@ -711,8 +749,11 @@ module cop_core #(
 `else
     wire [C-1:0]  elig   = lock_held ? ({{(C-1){1'b0}}, 1'b1} << lock_ch) : {C{1'b1}};
 `endif
-    // an X command waits while the entry before it is at level 2 (one at a time)
-    wire [C-1:0]  ready  = rx_v & ~rx_srv & elig & ~(rx_x & {C{u_on}});
+    // an X command waits while the entry before it is at level 2 (one at a time), and an EXSUMF
+    // while this core's exact sum is there (the accumulator holds its export)
+    // (u_exm is set only with u_on, which UP = 0 never sets)
+    wire          exm_on = UP != 0 && u_on && u_exm;
+    wire [C-1:0]  ready  = rx_v & ~rx_srv & elig & ~(rx_x & {C{u_on}}) & ~(rx_exs & {C{exm_on}});
 `ifdef SELFTEST_IDLE
     // negative control of cop_core_props (p6): idle whenever the controller is in IDLE, even
     // with a channel ready to serve
@@ -866,8 +907,8 @@ module cop_core #(
                         else if (l_kind == K_BAR) x_ok = t_tmpl;
                         else if (l_kind == K_RED) x_next = S_TREE;
                         else if (l_kind == K_SCAN) x_next = S_SCAN;
-                        else if (l_fn == 3'd0 || l_fn[2]) x_next = S_FADD;   // SUMF, SCANIF, SCANXF
-                        else if (l_fn == 3'd3) x_next = S_FEX;    // EXSUMF
+                        else if (l_fn == 3'd0 || l_fscan) x_next = S_FADD;   // SUMF, SCANIF, SCANXF
+                        else if (l_fn == 3'd3 || l_fn == 3'd6) x_next = S_FEX;  // EXSUMF, EXMRG
                         else x_next = S_TREE;                     // MAXF, MINF
                     end else begin
                         x_work = t_work & ~gin; x_open = 1'b1;
@@ -920,15 +961,15 @@ module cop_core #(
             else if (!u_scan) begin pl_ok = u_mem; pl_data = dn_data; pl_len = dn_len; end
         end else if (st == S_TREE && tcnt == TREE_DONE && !l_x) begin
             pl_ok = t_tmpl; pl_data = t_res; pl_len = l_dec[15:12];
-        end else if (EN_FPU != 0 && st == S_FADD && l_fn[2] && fph == 2'd0) begin
+        end else if (EN_FPU != 0 && st == S_FADD && l_fscan && fph == 2'd0) begin
             // a prefix sum of doubles: the lowest member's reply is its term (exclusive: +0)
             pl_ok = fnx_one; pl_len = l_dec[15:12];
             pl_data = l_fn[0] ? 64'd0 : fcanon(op_q);
-        end else if (EN_FPU != 0 && st == S_FADD && l_fn[2] && fph == 2'd2 && fa_valid) begin
+        end else if (EN_FPU != 0 && st == S_FADD && l_fscan && fph == 2'd2 && fa_valid) begin
             // ... and each next member's when its add is done
             pl_ok = fs_one; pl_len = l_dec[15:12];
             pl_data = fcanon(l_fn[0] ? fs_prev : fa_z);
-        end else if (st == S_FPUT && !l_x && !l_fn[2]) begin
+        end else if (st == S_FPUT && !l_x && !l_fscan) begin
             // SUMF of one member is that term: its NaN is made canonical too (docs/fpu.md)
             pl_ok = t_tmpl; pl_len = l_dec[15:12];
             pl_data = (facc[62:52] == 11'h7FF && facc[51:0] != 52'd0) ? F_QNAN : facc;
@@ -974,7 +1015,7 @@ module cop_core #(
             for (i = 0; i < KEYS; i = i + 1) begin
                 tc_tmpl[i] <= {C{1'b0}}; tc_work[i] <= {C{1'b0}}; bmask[i] <= {C{1'b0}};
             end
-            r_open <= {KEYS{1'b0}}; u_on <= 1'b0; u_scan <= 1'b0; sc_dn <= 1'b0;
+            r_open <= {KEYS{1'b0}}; u_on <= 1'b0; u_scan <= 1'b0; u_exm <= 1'b0; sc_dn <= 1'b0;
             privcnt <= 32'd0; errcnt <= 32'd0; nref_q <= 7'd0; lock_held <= 1'b0; lock_ch <= {CW{1'b0}}; hold <= 1'b0;
             st <= S_IDLE; ptr <= {CW{1'b0}};
         end else begin
@@ -984,6 +1025,7 @@ module cop_core #(
                 if (b_start) begin
                     rx_op[p] <= c_op; rx_mask[p] <= r[3]; rx_ppn[p] <= s_ppn; rx_pid[p] <= s_pid;
                     rx_addr[p] <= s_chaddr; rx_data[p] <= {s_wdhi, s_wd}; rx_x[p] <= r[2];
+                    rx_exs[p] <= c_op == OP_EXSUMF;
                     instr[p] <= {8'd0, wc, p_proc[11:0], r[3], s_sup, r[2], c_op};
                 end
                 if (b_recv) recv_w[p] <= 1'b1;
@@ -1116,9 +1158,10 @@ module cop_core #(
                     endcase
                 end
                 S_FEX: begin
-                    // EXSUMF: one term per cycle (channel fcnt), ROUND_CLEAR at C, the result by FEX_END
+                    // EXSUMF: one term per cycle (channel fcnt), ROUND_CLEAR at C, the result by FEX_END;
+                    // EXMRG: the exports merged (below), FPUT once the result is out
                     fcnt <= fcnt + 1'b1;
-                    if (fcnt == FEX_END) st <= S_FPUT;
+                    if (fx_mrg ? ex_valid : fcnt == FEX_END) st <= S_FPUT;
                 end
                 S_FPUT: begin
                     st <= l_x ? S_UP : S_IDLE;
@@ -1126,11 +1169,12 @@ module cop_core #(
                 end
                 S_UP: if (up_ready) begin
                     u_on <= 1'b1; st <= S_IDLE;
+                    u_exm <= l_exs;
                 end
                 default: st <= S_IDLE;
             endcase
             if (take && pe_ok && b_lockbrk) lock_held <= 1'b0;
-            if (dn_take) u_on <= 1'b0;
+            if (dn_take) begin u_on <= 1'b0; u_exm <= 1'b0; end
             if (dn_scan) begin
                 // SCAN again over the entry's members, from level 2's offset, placing the replies
                 l_op <= u_op; l_dec <= cop_dec(u_op); l_x <= 1'b1; t_tmpl <= u_mem;
@@ -1204,8 +1248,35 @@ module cop_core #(
     // MAXF / MINF run on the ALU tree above (order keys); SUMF: fpu_add64,
     // one dependent add at a time; EXSUMF: fpu_exact_acc, one term per cycle
     wire        fa_go = st == S_FADD && frem != {C{1'b0}} && (fph == 2'd1 || (fph == 2'd2 && fa_valid));
-    wire        ex_go = st == S_FEX && (fcnt < C8 ? t_tmpl[fcnt[CW-1:0]] : fcnt == C8);
-    wire [2:0]  ex_op = (fcnt < C8) ? 3'd0 : 3'd3;  // ADD, then ROUND_CLEAR
+    // EXSUMF: ADD each member's term, then ROUND_CLEAR (with X: ROUND, the export kept until
+    // level 2's answer comes down, then CLEAR); EXMRG: MERGE_LIMB 0..32 and MERGE_FLAGS of each
+    // member's export, then ROUND_CLEAR
+    wire        ex_go = (st == S_FEX && !fx_mrg && (fcnt < C8 ? t_tmpl[fcnt[CW-1:0]] : fcnt == C8)) ||
+                        (st == S_FEX && fx_mrg && ((m_q && m_qmem) || (!m_rd && !m_q && !m_rnd))) ||
+                        (dn_take && u_exm);
+    wire [2:0]  ex_op = (dn_take && u_exm) ? 3'd1 :
+                        fx_mrg ? (m_q ? ((m_qw == 6'd33) ? 3'd5 : 3'd4) : 3'd3) :
+                        (fcnt < C8) ? 3'd0 : (l_x ? 3'd2 : 3'd3);
+    localparam integer MLAST_I = C - 1;
+    localparam [CW-1:0] MLAST = MLAST_I[CW-1:0];
+    always @(posedge clk) begin
+        if (rst || st != S_FEX || !fx_mrg || DOWN == 0 || EN_FPU == 0) begin
+            m_ch <= {CW{1'b0}}; m_w <= 6'd0; m_rd <= st == S_EXEC; m_q <= 1'b0; m_qmem <= 1'b0; m_qw <= 6'd0;
+            m_rnd <= 1'b0;
+        end else begin
+            // the read side: word m_w of channel m_ch is on xp_data in the next cycle
+            m_q <= m_rd; m_qw <= m_w; m_qmem <= t_tmpl[m_ch];
+            if (m_rd) begin
+                if (m_w == 6'd33) begin
+                    m_w <= 6'd0;
+                    if (m_ch == MLAST) m_rd <= 1'b0; else m_ch <= m_ch + 1'b1;
+                end else m_w <= m_w + 1'b1;
+            end
+            if (!m_rd && !m_q) m_rnd <= 1'b1;
+        end
+    end
+    assign xp_ch  = (DOWN != 0) ? {{(6-CW){1'b0}}, m_ch} : 6'd0;
+    assign xp_idx = (DOWN != 0) ? m_w : 6'd0;
     generate
         if (EN_FPU != 0) begin : g_fpu
             wire          fa_t, ex_rdy;
@@ -1215,13 +1286,16 @@ module cop_core #(
                 .in_tag(1'b0), .out_valid(fa_valid), .out_z(fa_z), .out_tag(fa_t)
             );
             fpu_exact_acc u_exact (
-                .clk(clk), .rst(rst), .cmd_valid(ex_go), .cmd_ready(ex_rdy), .cmd_op(ex_op), .cmd_idx(6'd0),
-                .cmd_x(op_q), .res_valid(ex_valid), .res_z(ex_z), .rd_idx(6'd0), .rd_data(ex_rd)
+                .clk(clk), .rst(rst), .cmd_valid(ex_go), .cmd_ready(ex_rdy), .cmd_op(ex_op),
+                .cmd_idx((DOWN != 0 && fx_mrg) ? m_qw : 6'd0), .cmd_x((DOWN != 0 && fx_mrg) ? xp_data : op_q),
+                .res_valid(ex_valid), .res_z(ex_z), .rd_idx(UP != 0 ? ex_idx : 6'd0), .rd_data(ex_rd)
             );
-            wire unused_fpu = &{1'b0, fa_t, ex_rdy, ex_rd};
+            assign ex_data = (UP != 0) ? ex_rd : 64'd0;
+            wire unused_fpu = &{1'b0, fa_t, ex_rdy};
         end else begin : g_nofpu
             assign fa_valid = 1'b0; assign fa_z = 64'd0; assign ex_valid = 1'b0; assign ex_z = 64'd0;
-            wire unused_nofpu = &{1'b0, fa_go, ex_go, ex_op};
+            assign ex_data = 64'd0;
+            wire unused_nofpu = &{1'b0, fa_go, ex_go, ex_op, ex_idx, xp_data, m_qw};
         end
     endgenerate
 
@@ -1234,15 +1308,16 @@ module cop_core #(
         l_ppn4[PPN_W-1:0] = l_ppn; l_pid8[PID_W-1:0] = l_pid; l_addr12[RA_W-1:0] = l_addr;
     end
     assign up_valid = UP != 0 && st == S_UP;
-    // a prefix sum's total goes up as the exclusive prefix sum of its width (SCANX = SCANI | 1)
-    assign up_op    = (l_kind == K_SCAN) ? (l_op | 7'd1) : l_op;
+    // a prefix sum's total goes up as the exclusive prefix sum of its width (SCANX = SCANI | 1),
+    // an exact sum as EXMRG (level 2 reads the export: no operand)
+    assign up_op    = (l_kind == K_SCAN) ? (l_op | 7'd1) : l_exs ? OP_EXMRG : l_op;
     assign up_mask  = l_mask;
     assign up_us    = u_us;
     assign up_ppn   = l_ppn4;
     assign up_pid   = l_pid8;
     assign up_addr  = l_addr12;
     assign up_data  = u_data;
-    assign up_len   = l_dec[11:8];
+    assign up_len   = l_exs ? 4'd0 : l_dec[11:8];
     assign dn_ready = UP != 0 && !rst && u_on && st == S_IDLE;
 
     // ---- the response ----

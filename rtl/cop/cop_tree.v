@@ -17,7 +17,14 @@
 // robin arbiter: the grant goes to the first requesting link at or after
 // the pointer, which then moves past it, whenever the level 2 core is
 // ready (every other cycle); it answers two cycles after it takes the
-// request and the answer goes to the link granted then.  No outside access to level 2: it is
+// request and the answer goes to the link granted then.
+//
+// Exact sums: level 2 is built with DOWN = 1, and its export port reads
+// the level 1 cores' accumulators directly: every level 1 core's ex_idx is
+// level 2's xp_idx, and level 2's xp_data is core xp_ch's ex_data, chosen
+// by xp_ch a cycle later (the accumulators answer one edge after the
+// index).  An EXSUMF with X reaches level 2 as an EXMRG from each core's
+// link, which merges the 34 words of every member core's export.  No outside access to level 2: it is
 // configured by supervisor commands with X from level 1 (SETTC, SETBM for
 // the level 2 key of the issuing process: one bit per level 1 core).
 //
@@ -81,6 +88,16 @@ module cop_tree #(
     wire [7:0]  d_cause [0:NCOP-1];
     wire [63:0] d_data [0:NCOP-1];
     wire [3:0]  d_len [0:NCOP-1];
+    // level 1 exports -> level 2 (exact sums)
+    wire [63:0] ex_d [0:NCOP-1];
+    wire [5:0]  xp_ch, xp_idx;
+    reg  [5:0]  xp_ch_q;
+    wire [5:0]  xc1 [0:NCOP-1];  // the level 1 cores' own xp_* (DOWN = 0: 0)
+    wire [5:0]  xi1 [0:NCOP-1];
+    always @(posedge clk) xp_ch_q <= xp_ch;
+    localparam integer NCOP_I = NCOP;
+    localparam [5:0] NCOP6 = NCOP_I[5:0];
+    wire [63:0] xp_data = (xp_ch_q < NCOP6) ? ex_d[xp_ch_q[NW-1:0]] : 64'd0;
     // links <-> level 2's arbiter
     wire [NCOP-1:0] m_valid, m_we, m_call;
     reg  [NCOP-1:0] m_ready, m_rspv;
@@ -109,7 +126,8 @@ module cop_tree #(
                 .up_us(u_us[k]), .up_ppn(u_ppn[k]), .up_pid(u_pid[k]), .up_addr(u_addr[k]), .up_data(u_data[k]),
                 .up_len(u_len[k]),
                 .dn_valid(d_valid[k]), .dn_ready(d_ready[k]), .dn_err(d_err[k]), .dn_cause(d_cause[k]),
-                .dn_data(d_data[k]), .dn_len(d_len[k]), .idle(idle1[k]));
+                .dn_data(d_data[k]), .dn_len(d_len[k]), .ex_idx(xp_idx), .ex_data(ex_d[k]),
+                .xp_ch(xc1[k]), .xp_idx(xi1[k]), .xp_data(64'd0), .idle(idle1[k]));
             cop_up #(.KEY2(KEY)) u_up (
                 .clk(clk), .rst(rst),
                 .up_valid(u_valid[k]), .up_ready(u_ready[k]), .up_op(u_op[k]), .up_mask(u_mask[k]),
@@ -189,7 +207,7 @@ module cop_tree #(
     wire [63:0] l2_udata;
 
     cop_core #(.C(NCOP), .PPN_W(PPN_W), .PID_W(PID_W), .RA_W(RA_W), .MB(MB), .EN_FPU(EN_FPU), .UP(0),
-               .KEY(KEY)) u_l2 (
+               .DOWN(1), .KEY(KEY)) u_l2 (
         .clk(clk), .rst(rst),
         .bus_req_valid(b2_take), .bus_req_ready(b2_ready), .bus_req_we(m_we[gnt]), .bus_req_pe(gnt_pe),
         .bus_req_addr(m_addr[gnt]), .bus_req_wdata(m_wd[gnt]), .bus_req_size(3'd4), .bus_req_call(m_call[gnt]),
@@ -198,9 +216,15 @@ module cop_tree #(
         .bus_rsp_rdata_hi(b2_rdata_hi), .bus_rsp_len(b2_len),
         .up_valid(l2_uv), .up_ready(1'b0), .up_op(l2_uop), .up_mask(l2_um), .up_us(l2_uus), .up_ppn(l2_uppn),
         .up_pid(l2_upid), .up_addr(l2_uaddr), .up_data(l2_udata), .up_len(l2_ulen),
-        .dn_valid(1'b0), .dn_ready(l2_dr), .dn_err(1'b0), .dn_cause(8'd0), .dn_data(64'd0), .dn_len(4'd0), .idle(idle2));
+        .dn_valid(1'b0), .dn_ready(l2_dr), .dn_err(1'b0), .dn_cause(8'd0), .dn_data(64'd0), .dn_len(4'd0),
+        .ex_idx(6'd0), .ex_data(l2_ex), .xp_ch(xp_ch), .xp_idx(xp_idx), .xp_data(xp_data), .idle(idle2));
+    wire [63:0] l2_ex;
 
     wire unused_ok = &{1'b0, idle1, idle2, bus_req_size, which[5:3], l2_uv, l2_uop, l2_um, l2_uus, l2_uppn, l2_upid, l2_uaddr,
-                       l2_udata, l2_ulen, l2_dr};
+                       l2_udata, l2_ulen, l2_dr, l2_ex, xp_ch_q[5:NW]};
+    genvar u;
+    for (u = 0; u < NCOP; u = u + 1) begin : g_unused
+        wire unused_x = &{1'b0, xc1[u], xi1[u]};
+    end
 endmodule
 `default_nettype wire
