@@ -308,6 +308,10 @@ private:
                 if (!c.sup) b.err = REF, b.cause = cop::C_PRIV, b.priv = true;
                 else (r == R::LOCK ? b.lockbrk : b.hold) = true;
                 break;
+            case R::UPLINK:  // a core with no level 2 above it (UP = 0): nothing to withdraw
+                if (!c.sup) b.err = REF, b.cause = cop::C_PRIV, b.priv = true;
+                else b.err = REF, b.cause = cop::C_NOUP;
+                break;
             default:
                 if (r <= R::ERRCNT) b.err = REF, b.cause = cop::C_RDONLY;
                 else b.err = NOREG;
@@ -324,6 +328,7 @@ private:
                    cfg_.mb << 20;
             break;
         case R::MODE: b.rd = c.sup; break;
+        case R::UPLINK: b.rd = 0; break;  // UP = 0: never an entry at level 2
         case R::PROC: b.rd = c.pr_ppn | c.pr_pid << 4; break;
         case R::ADDR: b.rd = c.ch_addr; break;
         case R::CAUSE: b.rd = c.cause; break;

@@ -609,7 +609,13 @@ TEST_CASE("cop_core: refusals at the CALL start (Table I: unused codes, lengths,
     REQUIRE(d.start(3, cop::OP_EXMRG, 0, 0, 0, 1).err == CopModel::REF);
     REQUIRE(d.cause(3) == cop::C_NODOWN);
     REQUIRE((d.read(3, R::CONFIG) >> 23 & 3) == 0u);
+    // UPLINK (withdraw this core's entry at level 2): nothing is ever there without UP
+    REQUIRE(d.read(3, R::UPLINK) == 0u);
+    REQUIRE(d.write(3, R::UPLINK, 1).err == CopModel::REF);
+    REQUIRE(d.cause(3) == cop::C_NOUP);
     d.user(3);
+    REQUIRE(d.write(3, R::UPLINK, 1).err == CopModel::REF);
+    REQUIRE(d.cause(3) == cop::C_PRIV);
     // ACK (Table I) is answered at once; XMIT before any reply is refused
     REQUIRE(d.start(1, cop::OP_ACK).err == CopModel::OK);
     REQUIRE(d.start(1, cop::OP_XMIT).err == CopModel::REF);

@@ -384,6 +384,120 @@ TEST_CASE("cop tree: a PE that never arrives: its core's WAIT names it; supervis
     }
 }
 
+TEST_CASE("cop tree: X rounds that wait for each other's cores: a supervisor withdraws one (UPLINK)",
+          "[cop][tree]") {
+    // docs/cop.md departure 16: one entry per core at level 2. Core 0's round of key 0 (mask 0)
+    // goes up first, core 1's of key 1 (mask 1) too; core 0's key 1 members then wait behind
+    // its entry, core 1's key 0 members behind its: level 2's round of key 0 waits for core 1,
+    // its round of key 1 for core 0, for ever. SETTC with X cannot break it (it would wait
+    // behind the entry too). A supervisor of core 0 writes UPLINK: cop_up CANCELs the entry's
+    // CALL at level 2 (WITHDRAWN), its members are refused ABORTED, core 0's key 1 entry goes
+    // up and completes key 1, core 1's key 0 entry follows, and key 0's members of core 0,
+    // starting again, complete it.
+    Tree t("cop_tree_uplink");
+    for (unsigned core : {0u, 1u}) {
+        REQUIRE(t.sup_call(core * CH, cop::OP_SETTC, 0x00ff, 0).err == CopModel::OK);
+        REQUIRE(t.sup_call(core * CH, cop::OP_SETTC, 0xff00, 1).err == CopModel::OK);
+    }
+    REQUIRE(t.sup_call(0, cop::OP_SETTC, 0x3, 0, 1).err == CopModel::OK);
+    REQUIRE(t.sup_call(0, cop::OP_SETTC, 0x3, 1, 1).err == CopModel::OK);
+    std::vector<unsigned> a0, a1, b0, b1;  // key 0 / key 1 members of cores 0 and 1
+    for (unsigned ch = 0; ch < CH; ++ch) (ch < 8 ? a0 : b0).push_back(ch), (ch < 8 ? a1 : b1).push_back(CH + ch);
+    const auto val = [](unsigned pe) { return uint64_t(pe) * 1000 + 7; };
+    uint64_t sum_a = 0, sum_b = 0;
+    for (unsigned pe : a0) sum_a += val(pe);
+    for (unsigned pe : a1) sum_a += val(pe);
+    for (unsigned pe : b0) sum_b += val(pe);
+    for (unsigned pe : b1) sum_b += val(pe);
+    // no entry at level 2 yet: UPLINK reads 0; a write changes nothing; from a user, PRIV
+    REQUIRE(t.read(0, R::UPLINK) == 0u);
+    REQUIRE(t.write(0, R::UPLINK, 1).err == CopModel::OK);
+    REQUIRE(t.read(0, R::UPLINK) == 0u);
+    REQUIRE(t.write(3, R::MODE, 0).err == CopModel::OK);
+    REQUIRE(t.write(3, R::UPLINK, 1).err == CopModel::REF);
+    REQUIRE(t.cause(3) == cop::C_PRIV);
+    for (unsigned pe : a0) REQUIRE(t.start(pe, cop::OP_SUMI64, val(pe), 0, 1).err == CopModel::PEND);
+    for (unsigned pe : b1) REQUIRE(t.start(pe, cop::OP_SUMI64, val(pe), 1, 1).err == CopModel::PEND);
+    t.idle(300);
+    for (unsigned pe : b0) REQUIRE(t.start(pe, cop::OP_SUMI64, val(pe), 1, 1).err == CopModel::PEND);
+    for (unsigned pe : a1) REQUIRE(t.start(pe, cop::OP_SUMI64, val(pe), 0, 1).err == CopModel::PEND);
+    t.idle(2000);
+    for (unsigned pe = 0; pe < 2 * CH; ++pe) REQUIRE(t.ask(pe).err == CopModel::PEND);  // stuck
+    REQUIRE(t.read(0, R::UPLINK) == 1u);   // core 0's entry is at level 2
+    REQUIRE(t.read(CH, R::UPLINK) == 1u);  // and core 1's
+    REQUIRE(t.write(0, R::UPLINK, 1).err == CopModel::OK);  // PE 0 is supervisor (sup_call)
+    for (const auto& [pe, r] : t.wait_all(a0)) {
+        INFO("withdrawn, PE" << pe);
+        REQUIRE(r.err == CopModel::REF);
+        REQUIRE(t.cause(pe) == cop::C_ABORTED);
+    }
+    std::vector<unsigned> bs(b0);
+    bs.insert(bs.end(), b1.begin(), b1.end());
+    for (const auto& [pe, r] : t.wait_all(bs)) {
+        INFO("key 1, PE" << pe);
+        REQUIRE(r.err == CopModel::OK);
+        REQUIRE(r.rdata == sum_b);
+    }
+    t.idle(300);
+    REQUIRE(t.read(0, R::UPLINK) == 0u);   // core 0 has nothing at level 2 now
+    REQUIRE(t.read(CH, R::UPLINK) == 1u);  // core 1's key 0 entry waits there for core 0
+    for (unsigned pe : a0) REQUIRE(t.start(pe, cop::OP_SUMI64, val(pe), 0, 1).err == CopModel::PEND);
+    std::vector<unsigned> as(a0);
+    as.insert(as.end(), a1.begin(), a1.end());
+    for (const auto& [pe, r] : t.wait_all(as)) {
+        INFO("key 0 again, PE" << pe);
+        REQUIRE(r.err == CopModel::OK);
+        REQUIRE(r.rdata == sum_a);
+    }
+}
+
+TEST_CASE("cop tree: a withdrawal racing level 2's completion: every member gets the same outcome",
+          "[cop][tree]") {
+    // UPLINK written at every delay around the last core's arrival: either level 2 withdraws
+    // core 0's contribution first (core 0's members ABORTED, core 1's still waiting, and they
+    // complete when core 0's members start again) or the round finished first (every member
+    // gets the result: through CANCEL's FINISHED and XMIT, or the link's own ask)
+    Tree t("cop_tree_uplink_race");
+    REQUIRE(t.sup_call(0, cop::OP_SETTC, 0x3).err == CopModel::OK);
+    REQUIRE(t.sup_call(CH, cop::OP_SETTC, 0x3).err == CopModel::OK);
+    REQUIRE(t.sup_call(0, cop::OP_SETTC, 0x3, 0, 1).err == CopModel::OK);
+    const std::vector<unsigned> c0{0, 1}, c1{CH, CH + 1}, all{0, 1, CH, CH + 1};
+    unsigned withdrawn = 0, finished = 0;
+    for (unsigned d = 0; d < 40; ++d) {
+        INFO("delay " << d);
+        for (unsigned pe : c0) REQUIRE(t.start(pe, cop::OP_SUMI32, pe + 1, 0, 1).err == CopModel::PEND);
+        t.idle(100);
+        REQUIRE(t.start(CH, cop::OP_SUMI32, CH + 1, 0, 1).err == CopModel::PEND);
+        REQUIRE(t.start(CH + 1, cop::OP_SUMI32, CH + 2, 0, 1).err == CopModel::PEND);
+        t.idle(d);
+        REQUIRE(t.write(0, R::UPLINK, 1).err == CopModel::OK);
+        const uint64_t want = 1u + 2u + (CH + 1) + (CH + 2);
+        const auto r0 = t.wait_all(c0);
+        REQUIRE(r0.at(0) == r0.at(1));
+        std::vector<unsigned> rest = c1;
+        if (r0.at(0).err == CopModel::REF) {
+            ++withdrawn;
+            for (unsigned pe : c0) REQUIRE(t.cause(pe) == cop::C_ABORTED);
+            t.idle(200);
+            for (unsigned pe : c1) REQUIRE(t.ask(pe).err == CopModel::PEND);
+            for (unsigned pe : c0) REQUIRE(t.start(pe, cop::OP_SUMI32, pe + 1, 0, 1).err == CopModel::PEND);
+            rest = all;
+        } else {
+            ++finished;
+            REQUIRE(r0.at(0).err == CopModel::OK);
+            REQUIRE(r0.at(0).rdata == want);
+        }
+        for (const auto& [pe, r] : t.wait_all(rest)) {
+            INFO("PE" << pe);
+            REQUIRE(r.err == CopModel::OK);
+            REQUIRE(r.rdata == want);
+        }
+    }
+    std::printf("cop tree uplink race: %u withdrawn, %u finished first\n", withdrawn, finished);
+    REQUIRE(withdrawn > 0);
+    REQUIRE(finished > 0);
+}
+
 TEST_CASE("cop tree: integer reductions with X equal one level's and the composed model's", "[cop][tree]") {
     // Table I SUMI, MAXI, MINI, OR, AND, EXOR (32 and 64 bits) over 64 PEs
     const uint64_t seed = aggnet::sim::test_seed("cop_tree_int");

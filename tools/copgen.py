@@ -139,7 +139,8 @@ CAUSES = [
     ("NOTC",      7,  "a collective opcode for a key whose TC vector is 0 (no TC set)"),
     ("NOTINTC",   8,  "a collective opcode from a channel not in the key's TC vector"),
     ("MISMATCH",  9,  "a contribution whose opcode or address differs from the open round's (fixed by its first)"),
-    ("ABORTED",   10, "the round was ended by a mask or TC write for its key while this channel waited in it"),
+    ("ABORTED",   10, "the round was ended by a mask or TC write for its key while this channel waited in it, or "
+                      "its entry at level 2 was withdrawn (UPLINK)"),
     ("MBFULL",    11, "a broadcast while a target's mailbox is full: delivered to no one (back-pressure)"),
     ("NOTLOCKER", 12, "UNLOCK from a channel that does not hold the lock: nothing changes"),
     ("RANGE",     13, "a value beyond this core: PROC's PPN or PID, ADDR beyond the Data RAM, a mask naming a "
@@ -188,6 +189,11 @@ REGS = [
                               "write (any value) breaks the lock"),
     ("HOLD",     0x017, "rw (write: supervisor)", "bit 0: the controller serves nothing while set; arrivals "
                               "stage in the receive buffers (for tests and measurements)"),
+    ("UPLINK",   0x019, "rw (write: supervisor)", "bit 0: an entry of this core is at level 2, bit 1: its "
+                              "withdrawal is asked (0 in a core built with UP = 0); a supervisor write (any value) "
+                              "asks for it: the link CANCELs the entry's CALL at level 2, and its members are "
+                              "refused ABORTED (or get the result, if level 2 finished it first); nothing happens "
+                              "while no entry is there; refused NOUP in a core built with UP = 0"),
 ]
 CALL_BASE = 0x800  # CALL register: 0x800 | opcode << 4 | MASK << 3 | X << 2
 CANCEL = 0x018     # the CANCEL CALL register (docs/link.md rule 8)

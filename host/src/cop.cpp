@@ -45,7 +45,7 @@ const char* cause_name(unsigned c) {
     case C_NOTC: return "NOTC: the process's key has no TC vector set (the supervisor sets it: SETTC)";
     case C_NOTINTC: return "NOTINTC: this PE is not in the key's TC vector";
     case C_MISMATCH: return "MISMATCH: the open round has another opcode or address (its first contribution fixed it)";
-    case C_ABORTED: return "ABORTED: the round was ended by a mask or TC write for its key";
+    case C_ABORTED: return "ABORTED: the round was ended by a mask or TC write for its key, or withdrawn at level 2";
     case C_MBFULL: return "MBFULL: a target's mailbox is full (delivered to no one; try again)";
     case C_NOTLOCKER: return "NOTLOCKER: UNLOCK from a channel that does not hold the lock";
     case C_RANGE: return "RANGE: a value beyond this COP (PPN, PID, ADDR, or a PE >= its channels)";

@@ -144,6 +144,7 @@ module cop_core #(
     output wire [11:0] up_addr,    // its ADDR (a collective's round tag), zero-extended
     output wire [63:0] up_data,    // its operand: a single command's, a round's combined value
     output wire [3:0]  up_len,     // operand bytes (the opcode's: 0, 4 or 8)
+    output wire        up_wd,      // withdraw the entry at level 2 (UPLINK written), until its answer comes
     input  wire        dn_valid,   // level 2's answer to the entry, held until dn_ready
     output wire        dn_ready,
     input  wire        dn_err,     // refused, with dn_cause
@@ -277,6 +278,8 @@ module cop_core #(
     reg [C-1:0]     rx_v, rx_srv, rp_v, rp_err, recv_w, last_v, sup;
     reg [C-1:0]     rx_x;  // the buffered command has the X bit (UP = 1): it goes on to level 2
     reg [C-1:0]     rx_exs; // the buffered command is an EXSUMF (it waits while an export is at level 2)
+    reg             u_on;   // an entry of this core is at level 2 (UP = 1; below)
+    reg             u_wd;   // a supervisor asked (UPLINK) that it be withdrawn there
     reg [C-1:0]     eng;   // commands the controller's step (or a completed round) is using: CANCEL says RUNNING
     reg [6:0]       rx_op   [0:C-1];
     reg             rx_mask [0:C-1];
@@ -483,7 +486,7 @@ module cop_core #(
     reg [31:0] s_rd, s_rdhi;
     reg [3:0]  s_alen;
     reg [7:0]  s_acause;
-    reg        s_priv, s_recv, s_startp, s_mode, s_mode_v, s_proc, s_addr, s_lockbrk, s_hold;
+    reg        s_priv, s_recv, s_startp, s_mode, s_mode_v, s_proc, s_addr, s_lockbrk, s_hold, s_upwd;
     reg [1:0]  s_wc;     // the opcode's word count code (the instruction word's WC)
     always @(posedge clk) if (in_take) begin
         s_wc <= in_dec[18:17];
@@ -491,6 +494,7 @@ module cop_core #(
         s_err <= E_OK; s_rd <= 32'd0; s_rdhi <= 32'd0; s_alen <= 4'd0; s_acause <= 8'd0; s_priv <= 1'b0;
         s_recv <= 1'b0; s_startp <= 1'b0;
         s_mode <= 1'b0; s_mode_v <= 1'b0; s_proc <= 1'b0; s_addr <= 1'b0; s_lockbrk <= 1'b0; s_hold <= 1'b0;
+        s_upwd <= 1'b0;
         if (!CHAN_ALL[bus_req_pe]) begin
             s_err <= E_NOREG;
         end else if (bus_req_call && in_r == R_CANCEL) begin
@@ -556,6 +560,11 @@ module cop_core #(
                     if (!in_sup) begin s_err <= E_REF; s_acause <= C_PRIV; s_priv <= 1'b1; end
                     else s_hold <= 1'b1;
                 end
+                R_UPLINK: begin
+                    if (!in_sup) begin s_err <= E_REF; s_acause <= C_PRIV; s_priv <= 1'b1; end
+                    else if (UP == 0) begin s_err <= E_REF; s_acause <= C_NOUP; end
+                    else s_upwd <= 1'b1;
+                end
                 R_ID, R_CONFIG, R_CAUSE, R_STATUS, R_INSTR, R_WAIT0_LO, R_WAIT0_HI, R_WAIT1_LO, R_WAIT1_HI,
                 R_TC0_LO, R_TC0_HI, R_TC1_LO, R_TC1_HI, R_BM0_LO, R_BM0_HI, R_BM1_LO, R_BM1_HI,
                 R_PRIVCNT, R_ERRCNT: begin
@@ -574,6 +583,7 @@ module cop_core #(
                 R_INSTR:    s_rd <= instr[in_p];
                 R_PRIVCNT:  s_rd <= privcnt;
                 R_HOLD:     s_rd <= {31'd0, hold};
+                R_UPLINK:   s_rd <= {30'd0, u_wd, u_on};
                 R_STATUS, R_WAIT0_LO, R_WAIT0_HI, R_WAIT1_LO, R_WAIT1_HI, R_TC0_LO, R_TC0_HI, R_TC1_LO, R_TC1_HI,
                 R_BM0_LO, R_BM0_HI, R_BM1_LO, R_BM1_HI, R_ERRCNT, R_LOCK:
                             s_cls <= 5'd1 << A_DREAD;   // what the controller also writes
@@ -695,7 +705,6 @@ module cop_core #(
     reg            t_open, t_full, t_x;
     // the entry to level 2 (UP = 1): S_UP offers it; u_on from then until
     // level 2's answer is placed in the replies of u_mem (its members)
-    reg            u_on;
     reg [C-1:0]    u_mem;
     reg [63:0]     u_data;
     reg            u_us;
@@ -1015,7 +1024,7 @@ module cop_core #(
             for (i = 0; i < KEYS; i = i + 1) begin
                 tc_tmpl[i] <= {C{1'b0}}; tc_work[i] <= {C{1'b0}}; bmask[i] <= {C{1'b0}};
             end
-            r_open <= {KEYS{1'b0}}; u_on <= 1'b0; u_scan <= 1'b0; u_exm <= 1'b0; sc_dn <= 1'b0;
+            r_open <= {KEYS{1'b0}}; u_on <= 1'b0; u_scan <= 1'b0; u_exm <= 1'b0; u_wd <= 1'b0; sc_dn <= 1'b0;
             privcnt <= 32'd0; errcnt <= 32'd0; nref_q <= 7'd0; lock_held <= 1'b0; lock_ch <= {CW{1'b0}}; hold <= 1'b0;
             st <= S_IDLE; ptr <= {CW{1'b0}};
         end else begin
@@ -1037,6 +1046,7 @@ module cop_core #(
                 if (b_proc) begin pr_ppn[p] <= s_wd[PPN_W-1:0]; pr_pid[p] <= s_wd[4 +: PID_W]; end
                 if (b_addr) ch_addr[p] <= s_wd[RA_W-1:0];
                 if (b_hold) hold <= s_wd[0];
+                if (s_upwd && u_on) u_wd <= 1'b1;   // (UPLINK's write: no entry at level 2, nothing to withdraw)
             end
             if (take && pe_ok && b_start) rx_v[p] <= 1'b1;
             if (take && pe_ok && b_hand)  rp_v[p] <= 1'b0;
@@ -1174,7 +1184,7 @@ module cop_core #(
                 default: st <= S_IDLE;
             endcase
             if (take && pe_ok && b_lockbrk) lock_held <= 1'b0;
-            if (dn_take) begin u_on <= 1'b0; u_exm <= 1'b0; end
+            if (dn_take) begin u_on <= 1'b0; u_exm <= 1'b0; u_wd <= 1'b0; end
             if (dn_scan) begin
                 // SCAN again over the entry's members, from level 2's offset, placing the replies
                 l_op <= u_op; l_dec <= cop_dec(u_op); l_x <= 1'b1; t_tmpl <= u_mem;
@@ -1319,6 +1329,7 @@ module cop_core #(
     assign up_data  = u_data;
     assign up_len   = l_exs ? 4'd0 : l_dec[11:8];
     assign dn_ready = UP != 0 && !rst && u_on && st == S_IDLE;
+    assign up_wd    = UP != 0 && u_wd;
 
     // ---- the response ----
     reg        rsp_valid;

@@ -66,7 +66,7 @@ module cop_core_props #(
         `AGGNET_BUS_BIND,
         `AGGNET_BUS_CALL_BIND,
         .up_valid(), .up_ready(1'b0), .up_op(), .up_mask(), .up_us(), .up_ppn(), .up_pid(), .up_addr(), .up_data(),
-        .up_len(), .dn_valid(1'b0), .dn_ready(), .dn_err(1'b0), .dn_cause(8'd0), .dn_data(64'd0), .dn_len(4'd0), .ex_idx(6'd0), .ex_data(), .xp_ch(), .xp_idx(), .xp_data(64'd0),
+        .up_len(), .dn_valid(1'b0), .dn_ready(), .dn_err(1'b0), .dn_cause(8'd0), .dn_data(64'd0), .dn_len(4'd0), .up_wd(), .ex_idx(6'd0), .ex_data(), .xp_ch(), .xp_idx(), .xp_data(64'd0),
         .idle(idle),
         .f_rx_v(f_rx_v), .f_rx_srv(f_rx_srv), .f_rp_v(f_rp_v), .f_rp_err(f_rp_err), .f_sup(f_sup), .f_st(f_st),
         .f_pl_ok(f_pl_ok), .f_clr(f_clr), .f_work0(f_work0), .f_tmpl0(f_tmpl0), .f_bm0(f_bm0), .f_open0(f_open0),

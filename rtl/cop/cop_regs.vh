@@ -112,13 +112,14 @@ localparam [11:0] R_PRIVCNT  = 12'h014;  // ro
 localparam [11:0] R_ERRCNT   = 12'h015;  // ro
 localparam [11:0] R_LOCK     = 12'h016;  // rw (write: supervisor)
 localparam [11:0] R_HOLD     = 12'h017;  // rw (write: supervisor)
+localparam [11:0] R_UPLINK   = 12'h019;  // rw (write: supervisor)
 localparam [11:0] R_CALL_BASE = 12'h800;  // CALL: base | opcode << 4 | MASK << 3 | X << 2
 localparam [11:0] R_CANCEL = 12'h018;  // CALL: withdraw or collect this channel's CALL
 localparam [1:0] CX_NONE      = 2'd0;  // CANCEL outcome: no CALL of this channel was pending (none started, or its reply was handed over)
 localparam [1:0] CX_WITHDRAWN = 2'd1;  // CANCEL outcome: the command had not finished: withdrawn (a contribution served into an open round leaves it: its TC bit is set again), or a pending RECV ended
 localparam [1:0] CX_FINISHED  = 2'd2;  // CANCEL outcome: the command had finished and its reply was not handed over: bit 2 says it was a refusal, bits 15..8 its cause; a result becomes the last reply (XMIT returns it)
 localparam [1:0] CX_RUNNING   = 2'd3;  // CANCEL outcome: the command is in the controller's step or in a completed round whose results are being placed: nothing changed, CANCEL again (FINISHED within the step)
-localparam [31:0] COP_MAP_HASH = 32'h7CD097F7;  // CRC-32 of these tables
+localparam [31:0] COP_MAP_HASH = 32'h036F5870;  // CRC-32 of these tables
 // cop_dec(opcode): bits 3..0 kind, 6..4 fn, 7 64-bit, 11..8 operand bytes, 15..12 result bytes
 // (15: the delivery's own), 16 supervisor only, 18..17 WC (words after the instruction word)
 // (in LUTs, not a block RAM: yosys would otherwise map the registered decode into a block

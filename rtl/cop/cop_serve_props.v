@@ -150,7 +150,7 @@ module cop_serve_props #(
         `AGGNET_BUS_BIND,
         `AGGNET_BUS_CALL_BIND,
         .up_valid(), .up_ready(1'b0), .up_op(), .up_mask(), .up_us(), .up_ppn(), .up_pid(), .up_addr(), .up_data(),
-        .up_len(), .dn_valid(1'b0), .dn_ready(), .dn_err(1'b0), .dn_cause(8'd0), .dn_data(64'd0), .dn_len(4'd0), .ex_idx(6'd0), .ex_data(), .xp_ch(), .xp_idx(), .xp_data(64'd0),
+        .up_len(), .dn_valid(1'b0), .dn_ready(), .dn_err(1'b0), .dn_cause(8'd0), .dn_data(64'd0), .dn_len(4'd0), .up_wd(), .ex_idx(6'd0), .ex_data(), .xp_ch(), .xp_idx(), .xp_data(64'd0),
         .idle(),
         .f_rx_v(f_rx_v), .f_rx_srv(f_rx_srv), .f_sup(f_sup), .f_st(f_st), .f_pl_ok(f_pl_ok), .f_snap(f_snap),
         .f_ram_we(f_ram_we), .f_ram_idx(f_ram_idx), .f_ram_wd(f_ram_wd), .f_dram(f_dram), .f_pl_data(f_pl_data), .f_l_ridx(f_l_ridx), .f_l_op(f_l_op), .f_l_dec(f_l_dec), .f_rx_op(f_rx_op),

@@ -54,9 +54,9 @@ module cop_slot #(
         .up_pid(up_pid), .up_addr(up_addr), .up_data(up_data), .up_len(up_len),
         .dn_valid(1'b0), .dn_ready(dn_ready), .dn_err(1'b0), .dn_cause(8'd0), .dn_data(64'd0), .dn_len(4'd0),
         // and no level 1 below it (DOWN = 0: EXMRG is refused NODOWN)
-        .ex_idx(6'd0), .ex_data(ex_data), .xp_ch(xp_ch), .xp_idx(xp_idx), .xp_data(64'd0),
+        .up_wd(up_wd), .ex_idx(6'd0), .ex_data(ex_data), .xp_ch(xp_ch), .xp_idx(xp_idx), .xp_data(64'd0),
         .idle(idle));
-    wire        up_valid, up_mask, up_us, dn_ready;
+    wire        up_valid, up_mask, up_us, dn_ready, up_wd;
     wire [6:0]  up_op;
     wire [3:0]  up_ppn, up_len;
     wire [7:0]  up_pid;
@@ -65,7 +65,7 @@ module cop_slot #(
     wire [63:0] ex_data;
     wire [5:0]  xp_ch, xp_idx;
     wire unused_up = &{1'b0, up_valid, up_op, up_mask, up_us, up_ppn, up_pid, up_addr, up_data, up_len, dn_ready,
-                       ex_data, xp_ch, xp_idx};
+                       ex_data, xp_ch, xp_idx, up_wd};
 
     // busy: the core has work of its own (above)
     assign busy = !idle;

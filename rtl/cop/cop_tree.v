@@ -76,7 +76,7 @@ module cop_tree #(
     wire [1:0]  re1 [0:NCOP-1];
     wire [3:0]  rl1 [0:NCOP-1];
     // level 1 <-> links
-    wire [NCOP-1:0] u_valid, u_ready, u_mask, u_us, d_valid, d_ready, d_err;
+    wire [NCOP-1:0] u_valid, u_ready, u_mask, u_us, u_wd, d_valid, d_ready, d_err;
     wire [NCOP-1:0] idle1;  // the cores' idle outputs (this test top has no busy)
     wire            idle2;
     wire [6:0]  u_op [0:NCOP-1];
@@ -126,13 +126,13 @@ module cop_tree #(
                 .up_us(u_us[k]), .up_ppn(u_ppn[k]), .up_pid(u_pid[k]), .up_addr(u_addr[k]), .up_data(u_data[k]),
                 .up_len(u_len[k]),
                 .dn_valid(d_valid[k]), .dn_ready(d_ready[k]), .dn_err(d_err[k]), .dn_cause(d_cause[k]),
-                .dn_data(d_data[k]), .dn_len(d_len[k]), .ex_idx(xp_idx), .ex_data(ex_d[k]),
+                .dn_data(d_data[k]), .dn_len(d_len[k]), .up_wd(u_wd[k]), .ex_idx(xp_idx), .ex_data(ex_d[k]),
                 .xp_ch(xc1[k]), .xp_idx(xi1[k]), .xp_data(64'd0), .idle(idle1[k]));
             cop_up #(.KEY2(KEY)) u_up (
                 .clk(clk), .rst(rst),
                 .up_valid(u_valid[k]), .up_ready(u_ready[k]), .up_op(u_op[k]), .up_mask(u_mask[k]),
                 .up_us(u_us[k]), .up_ppn(u_ppn[k]), .up_pid(u_pid[k]), .up_addr(u_addr[k]), .up_data(u_data[k]),
-                .up_len(u_len[k]),
+                .up_len(u_len[k]), .up_wd(u_wd[k]),
                 .dn_valid(d_valid[k]), .dn_ready(d_ready[k]), .dn_err(d_err[k]), .dn_cause(d_cause[k]),
                 .dn_data(d_data[k]), .dn_len(d_len[k]),
                 .m_valid(m_valid[k]), .m_ready(m_ready[k]), .m_we(m_we[k]), .m_call(m_call[k]),
@@ -217,11 +217,12 @@ module cop_tree #(
         .up_valid(l2_uv), .up_ready(1'b0), .up_op(l2_uop), .up_mask(l2_um), .up_us(l2_uus), .up_ppn(l2_uppn),
         .up_pid(l2_upid), .up_addr(l2_uaddr), .up_data(l2_udata), .up_len(l2_ulen),
         .dn_valid(1'b0), .dn_ready(l2_dr), .dn_err(1'b0), .dn_cause(8'd0), .dn_data(64'd0), .dn_len(4'd0),
-        .ex_idx(6'd0), .ex_data(l2_ex), .xp_ch(xp_ch), .xp_idx(xp_idx), .xp_data(xp_data), .idle(idle2));
+        .up_wd(l2_uwd), .ex_idx(6'd0), .ex_data(l2_ex), .xp_ch(xp_ch), .xp_idx(xp_idx), .xp_data(xp_data), .idle(idle2));
     wire [63:0] l2_ex;
+    wire        l2_uwd;
 
     wire unused_ok = &{1'b0, idle1, idle2, bus_req_size, which[5:3], l2_uv, l2_uop, l2_um, l2_uus, l2_uppn, l2_upid, l2_uaddr,
-                       l2_udata, l2_ulen, l2_dr, l2_ex, xp_ch_q[5:NW]};
+                       l2_udata, l2_ulen, l2_dr, l2_ex, l2_uwd, xp_ch_q[5:NW]};
     genvar u;
     for (u = 0; u < NCOP; u = u + 1) begin : g_unused
         wire unused_x = &{1'b0, xc1[u], xi1[u]};

@@ -17,11 +17,20 @@
 //   5. CALL asks until it finishes (every ask is one bus access: the
 //      arbiter of cop_tree interleaves the four links' asks)
 //   6. a refusal: the CAUSE register's low byte is the cause that goes down
+//   7. up_wd (a supervisor wrote the level 1 core's UPLINK): at the next
+//      PENDING answer, instead of asking again, CANCEL (docs/link.md rule
+//      8) on level 2's channel: WITHDRAWN goes down as ABORTED (the
+//      contribution left level 2's round, its TC bit set again there);
+//      FINISHED with a refusal goes down as that refusal; FINISHED with a
+//      result is fetched with XMIT (CANCEL kept it as the last reply) and
+//      goes down as the result; RUNNING (or NONE) asks again, and the next
+//      PENDING cancels again
 // A refused setup write (2, 3: RANGE if level 2 has narrower tables) ends
 // the entry the same way, with level 2's cause.
 // One entry at a time: up_ready is high only in IDLE.  The answer is held
 // on dn_* until dn_ready.  Nothing here times out: a level 2 round that
-// never completes keeps the link busy (docs/cop.md says what that means).
+// never completes keeps the link busy until a supervisor withdraws the
+// entry (7; docs/cop.md departure 16).
 //
 // Bus master ports (m_*): the slave side's contract of docs/link.md (one
 // response per accepted request, in order); m_rsp_* may be shared with
@@ -45,6 +54,7 @@ module cop_up #(
     input  wire [11:0] up_addr,
     input  wire [63:0] up_data,
     input  wire [3:0]  up_len,
+    input  wire        up_wd,      // withdraw the entry at level 2 (held until its answer is taken)
     output wire        dn_valid,
     input  wire        dn_ready,
     output wire        dn_err,
@@ -68,10 +78,10 @@ module cop_up #(
 );
 `include "cop_regs.vh"
 `include "bus_codes.vh"
-    localparam [2:0] U_IDLE = 3'd0, U_MODE = 3'd1, U_PROC = 3'd2, U_ADDR = 3'd3, U_START = 3'd4, U_ASK = 3'd5,
-                     U_CAUSE = 3'd6, U_DOWN = 3'd7;
+    localparam [3:0] U_IDLE = 4'd0, U_MODE = 4'd1, U_PROC = 4'd2, U_ADDR = 4'd3, U_START = 4'd4, U_ASK = 4'd5,
+                     U_CAUSE = 4'd6, U_DOWN = 4'd7, U_CANC = 4'd8, U_XMIT = 4'd9;
 
-    reg [2:0]  ust;
+    reg [3:0]  ust;
     reg        wt;        // the state's request was taken: its response is awaited
     reg        moded;     // MODE written since reset
     reg        proc_v, addr_v;
@@ -88,10 +98,11 @@ module cop_up #(
     reg [3:0]  d_len;
 
     wire [11:0] call_reg = R_CALL_BASE | {1'b0, e_op, e_mask, 3'b000};
+    wire [11:0] xmit_reg = R_CALL_BASE | {1'b0, OP_XMIT, 4'b0000};
     // the first setup step an entry needs (from the entry offered in IDLE)
-    wire [2:0]  first = !moded ? U_MODE : (!proc_v || proc_q != {up_pid, up_ppn}) ? U_PROC :
+    wire [3:0]  first = !moded ? U_MODE : (!proc_v || proc_q != {up_pid, up_ppn}) ? U_PROC :
                         (!addr_v || addr_q != up_addr) ? U_ADDR : U_START;
-    wire [2:0]  after_proc = (!addr_v || addr_q != e_addr) ? U_ADDR : U_START;
+    wire [3:0]  after_proc = (!addr_v || addr_q != e_addr) ? U_ADDR : U_START;
 
     reg [11:0] a_reg;
     reg [31:0] a_wd;
@@ -101,14 +112,17 @@ module cop_up #(
             U_PROC:  begin a_reg = R_PROC;  a_wd = {20'd0, e_proc}; end
             U_ADDR:  begin a_reg = R_ADDR;  a_wd = {20'd0, e_addr}; end
             U_CAUSE: begin a_reg = R_CAUSE; a_wd = 32'd0; end
+            U_CANC:  begin a_reg = R_CANCEL; a_wd = 32'd0; end
+            U_XMIT:  begin a_reg = xmit_reg; a_wd = 32'd0; end
             default: begin a_reg = call_reg; a_wd = e_data[31:0]; end
         endcase
     end
     wire req = !wt && (ust == U_MODE || ust == U_PROC || ust == U_ADDR || ust == U_START || ust == U_ASK ||
-                       ust == U_CAUSE);
+                       ust == U_CAUSE || ust == U_CANC || ust == U_XMIT);
     assign m_valid    = req;
-    assign m_we       = ust == U_MODE || ust == U_PROC || ust == U_ADDR || ust == U_START;
-    assign m_call     = ust == U_START || ust == U_ASK;
+    assign m_we       = ust == U_MODE || ust == U_PROC || ust == U_ADDR || ust == U_START || ust == U_CANC ||
+                        ust == U_XMIT;
+    assign m_call     = ust == U_START || ust == U_ASK || ust == U_CANC || ust == U_XMIT;
     assign m_addr     = {WIN, a_reg};
     assign m_wdata    = a_wd;
     assign m_wdata_hi = (ust == U_START) ? e_data[63:32] : 32'd0;
@@ -150,17 +164,27 @@ module cop_up #(
                         addr_v <= 1'b1; addr_q <= e_addr; ust <= U_START;
                     end else ust <= U_CAUSE;
                 end
-                U_START, U_ASK: if (got) begin
+                U_START, U_ASK, U_XMIT: if (got) begin
                     case (m_rsp_err)
                         LINK_BUS_OK: begin
                             d_err <= 1'b0; d_cause <= 8'd0; d_data <= rsp64; d_len <= m_rsp_len; ust <= U_DOWN;
                         end
-                        LINK_BUS_PENDING: ust <= U_ASK;
+                        LINK_BUS_PENDING: ust <= up_wd ? U_CANC : U_ASK;
                         LINK_BUS_REFUSED: ust <= U_CAUSE;
                         default: begin  // no such register: not reachable with call_reg >= R_CALL_BASE
                             d_err <= 1'b1; d_cause <= C_BADOP; d_data <= 64'd0; d_len <= 4'd0; ust <= U_DOWN;
                         end
                     endcase
+                end
+                U_CANC: if (got) begin
+                    // CANCEL's outcome (cop::CancelOutcome, bits 1..0; FINISHED: bit 2 a refusal, 15..8 its cause)
+                    if (m_rsp_err != LINK_BUS_OK || m_rsp_rdata[1:0] == CX_NONE || m_rsp_rdata[1:0] == CX_RUNNING)
+                        ust <= U_ASK;
+                    else if (m_rsp_rdata[1:0] == CX_WITHDRAWN) begin
+                        d_err <= 1'b1; d_cause <= C_ABORTED; d_data <= 64'd0; d_len <= 4'd0; ust <= U_DOWN;
+                    end else if (m_rsp_rdata[2]) begin
+                        d_err <= 1'b1; d_cause <= m_rsp_rdata[15:8]; d_data <= 64'd0; d_len <= 4'd0; ust <= U_DOWN;
+                    end else ust <= U_XMIT;
                 end
                 U_CAUSE: if (got) begin
                     d_err <= 1'b1; d_cause <= m_rsp_rdata[7:0]; d_data <= 64'd0; d_len <= 4'd0; ust <= U_DOWN;
@@ -170,6 +194,6 @@ module cop_up #(
         end
     end
 
-    wire unused_ok = &{1'b0, up_us, m_rsp_rdata_hi & {32{ust == U_CAUSE}}};
+    wire unused_ok = &{1'b0, up_us, m_rsp_rdata_hi & {32{ust == U_CAUSE || ust == U_CANC}}};
 endmodule
 `default_nettype wire

@@ -52,7 +52,7 @@ module cop_up_props #(
         .up_valid(up_valid), .up_ready(up_ready), .up_op(up_op), .up_mask(up_mask), .up_us(up_us),
         .up_ppn(up_ppn), .up_pid(up_pid), .up_addr(up_addr), .up_data(up_data), .up_len(up_len),
         .dn_valid(dn_valid), .dn_ready(dn_ready), .dn_err(dn_err), .dn_cause(dn_cause), .dn_data(dn_data),
-        .dn_len(dn_len), .ex_idx(6'd0), .ex_data(), .xp_ch(), .xp_idx(), .xp_data(64'd0), .idle(),
+        .dn_len(dn_len), .up_wd(), .ex_idx(6'd0), .ex_data(), .xp_ch(), .xp_idx(), .xp_data(64'd0), .idle(),
         .f_rx_v(f_rx_v), .f_rx_srv(f_rx_srv), .f_st(f_st),
         .f_rx_x(f_rx_x), .f_snap(f_snap), .f_lead_x(f_lead_x), .f_l_x(f_l_x), .f_u_on(f_u_on)
     );

@@ -166,7 +166,7 @@ enum Cause : unsigned {
     C_NOTC = 7,  ///< a collective opcode for a key whose TC vector is 0 (no TC set)
     C_NOTINTC = 8,  ///< a collective opcode from a channel not in the key's TC vector
     C_MISMATCH = 9,  ///< a contribution whose opcode or address differs from the open round's (fixed by its first)
-    C_ABORTED = 10,  ///< the round was ended by a mask or TC write for its key while this channel waited in it
+    C_ABORTED = 10,  ///< the round was ended by a mask or TC write for its key while this channel waited in it, or its entry at level 2 was withdrawn (UPLINK)
     C_MBFULL = 11,  ///< a broadcast while a target's mailbox is full: delivered to no one (back-pressure)
     C_NOTLOCKER = 12,  ///< UNLOCK from a channel that does not hold the lock: nothing changes
     C_RANGE = 13,  ///< a value beyond this core: PROC's PPN or PID, ADDR beyond the Data RAM, a mask naming a channel >= C
@@ -204,12 +204,13 @@ constexpr uint16_t PRIVCNT = 0x014;  // ro: user attempts at a supervisor opcode
 constexpr uint16_t ERRCNT = 0x015;  // ro: refusals of any cause since reset, all channels (wrapping)
 constexpr uint16_t LOCK = 0x016;  // rw (write: supervisor): bit 7 the lock is held, bits 5..0 its channel (the last holder while bit 7 is 0); a supervisor write (any value) breaks the lock
 constexpr uint16_t HOLD = 0x017;  // rw (write: supervisor): bit 0: the controller serves nothing while set; arrivals stage in the receive buffers (for tests and measurements)
+constexpr uint16_t UPLINK = 0x019;  // rw (write: supervisor): bit 0: an entry of this core is at level 2, bit 1: its withdrawal is asked (0 in a core built with UP = 0); a supervisor write (any value) asks for it: the link CANCELs the entry's CALL at level 2, and its members are refused ABORTED (or get the result, if level 2 finished it first); nothing happens while no entry is there; refused NOUP in a core built with UP = 0
 constexpr uint16_t CALL_BASE = 0x800;  // a CALL register: CALL_BASE | opcode << 4 | mask << 3 | x << 2
 constexpr uint16_t call(unsigned opcode, unsigned mask = 0, unsigned x = 0) {
     return uint16_t(CALL_BASE | (opcode & 0x7f) << 4 | (mask & 1) << 3 | (x & 1) << 2);
 }
 constexpr uint16_t CANCEL = 0x018;  // CALL: withdraw or collect this channel's CALL
-constexpr uint32_t MAP_HASH = 0x7CD097F7;  // CRC-32 of these tables (INFO MAP_HASH+4)
+constexpr uint32_t MAP_HASH = 0x036F5870;  // CRC-32 of these tables (INFO MAP_HASH+4)
 constexpr uint16_t addr(uint16_t reg) { return uint16_t(WINDOW << 12 | reg); }
 }  // namespace regs
 
