@@ -75,6 +75,12 @@ module cop_up #(
     input  wire [31:0] m_rsp_rdata_hi,
     input  wire [1:0]  m_rsp_err,
     input  wire [3:0]  m_rsp_len
+`ifdef FORMAL
+    ,
+    output wire [3:0]  f_ust,      // rtl/cop/cop_link_props.v: the state ...
+    output wire        f_wt,       // ... and a response awaited
+    output wire        f_xent      // the entry's CALL register is XMIT's
+`endif
 );
 `include "cop_regs.vh"
 `include "bus_codes.vh"
@@ -169,7 +175,12 @@ module cop_up #(
                         LINK_BUS_OK: begin
                             d_err <= 1'b0; d_cause <= 8'd0; d_data <= rsp64; d_len <= m_rsp_len; ust <= U_DOWN;
                         end
+`ifdef SELFTEST_LINK_EAGER
+                        // negative control of cop_link_props (b3): CANCEL without being asked
+                        LINK_BUS_PENDING: ust <= U_CANC;
+`else
                         LINK_BUS_PENDING: ust <= up_wd ? U_CANC : U_ASK;
+`endif
                         LINK_BUS_REFUSED: ust <= U_CAUSE;
                         default: begin  // no such register: not reachable with call_reg >= R_CALL_BASE
                             d_err <= 1'b1; d_cause <= C_BADOP; d_data <= 64'd0; d_len <= 4'd0; ust <= U_DOWN;
@@ -194,6 +205,11 @@ module cop_up #(
         end
     end
 
+`ifdef FORMAL
+    assign f_ust = ust;
+    assign f_wt = wt;
+    assign f_xent = call_reg == xmit_reg;
+`endif
     wire unused_ok = &{1'b0, up_us, m_rsp_rdata_hi & {32{ust == U_CAUSE || ust == U_CANC}}};
 endmodule
 `default_nettype wire
