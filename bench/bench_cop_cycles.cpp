@@ -150,7 +150,7 @@ template <class V>
 void one_level(unsigned C, std::vector<Row>& rows) {
     const unsigned ops[] = {cop::OP_BENTRY, cop::OP_SUMI64, cop::OP_MAXI64, cop::OP_BCAST64, cop::OP_RMW64,
                             cop::OP_MAXF,   cop::OP_MINF,   cop::OP_EXSUMF, cop::OP_SUMF,    cop::OP_SCANI64,
-                            cop::OP_SCANIF};
+                            cop::OP_SCANIF, cop::OP_EXSCANIF};
     for (unsigned op : ops) {
         const cop::OpInfo* oi = cop::op_info(op);
         const auto run = [&](unsigned phase) {
@@ -170,7 +170,8 @@ void one_level(unsigned C, std::vector<Row>& rows) {
         Row r{1, C, C, std::min(run(0), run(1)), 0, 0, 0, oi->name};
         r.seed_cop = C * t_op(op);
         r.seed_total = 11 + r.seed_cop + 17;
-        if (C == 64 && op != cop::OP_SUMF && op != cop::OP_SCANI64 && op != cop::OP_SCANIF && op != cop::OP_RMW64)
+        if (C == 64 && op != cop::OP_SUMF && op != cop::OP_SCANI64 && op != cop::OP_SCANIF &&
+            op != cop::OP_EXSCANIF && op != cop::OP_RMW64)
             r.goal = op == cop::OP_EXSUMF ? 129 : 45;
         rows.push_back(r);
     }

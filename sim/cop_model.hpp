@@ -18,7 +18,8 @@
 //   FADD   a completed SUMF: 2 + 6 (M - 1) cycles for M members (M = 1: 2);
 //          SCANIF / SCANXF the same, member k's reply placed in cycle 0 (k = 0)
 //          or 6 k + 1 (k-th member in channel order), nothing in FPUT
-//   FEX    a completed EXSUMF: C + 45 cycles
+//   FEX    a completed EXSUMF: C + 45 cycles; EXSCANIF / EXSCANXF: 47 M
+//          cycles, member k's reply placed in cycle 47 k + 46, nothing in FPUT
 //   FPUT   the float result placed (after FADD or FEX)                1 cycle
 //
 // The float results are computed here from docs/fpu.md's definitions
@@ -174,6 +175,8 @@ private:
         bool keep = false, unrecv = false, wd = false;  // CANCEL's effects
     };
     // SCANIF / SCANXF: the members in channel order and each one's reply
+    /// EXSCANIF / EXSCANXF: FEX cycles per member (cop_core's XS_LAST + 1 = EX_RND + 3)
+    static constexpr unsigned XS_SLOT = 47;
     struct FScan {
         unsigned n = 0;
         std::array<uint8_t, 64> ch{};
@@ -463,13 +466,21 @@ private:
             else if (i >= 7 && (i - 1) % 6 == 0) k = (i - 1) / 6;
             if (k < ctl_.fs.n)
                 pl.ok = 1ull << ctl_.fs.ch[k], pl.data = ctl_.fs.res[k], pl.len = unsigned(ctl_.li->result_len);
-        } else if (ctl_.st == FPUT && !fscan()) {
+        } else if (ctl_.st == FEX && xscan()) {
+            // FEX's cycle i: member k's reply in cycle 47 k + 46 (its ROUND's worst case)
+            const unsigned i = XS_SLOT * ctl_.fs.n - ctl_.fwait;
+            if (i % XS_SLOT == XS_SLOT - 1) {
+                const unsigned k = i / XS_SLOT;
+                pl.ok = 1ull << ctl_.fs.ch[k], pl.data = ctl_.fs.res[k], pl.len = unsigned(ctl_.li->result_len);
+            }
+        } else if (ctl_.st == FPUT && !fscan() && !xscan()) {
             pl.ok = ctl_.t.tmpl, pl.data = ctl_.result, pl.len = unsigned(ctl_.li->result_len);
         }
         return pl;
     }
 
     bool fscan() const { return ctl_.li->kind == cop::K_FLT && (ctl_.li->fn == 4 || ctl_.li->fn == 5); }
+    bool xscan() const { return ctl_.li->kind == cop::K_FLT && ctl_.li->fn == 7; }
 
     void exec(Place& pl) {
         const Chan& L = ch_[ctl_.lead];
@@ -579,6 +590,15 @@ private:
                 if (ctl_.t.tmpl >> i & 1) pl.fs.ch[k] = uint8_t(i), pl.fs.res[k] = res[k], ++k;
             pl.fs.n = k;
             pl.next = FADD, pl.fwait = unsigned(2 + 6 * (xs.size() - 1));
+            break;
+        }
+        case 7: {  // EXSCANIF, EXSCANXF (opcode bit 0): each member's exact prefix, rounded once
+            const auto res = fp::ref_exact_prefix_sum(xs, ctl_.li->opcode & 1);
+            unsigned k = 0;
+            for (unsigned i = 0; i < cfg_.C; ++i)
+                if (ctl_.t.tmpl >> i & 1) pl.fs.ch[k] = uint8_t(i), pl.fs.res[k] = res[k], ++k;
+            pl.fs.n = k;
+            pl.next = FEX, pl.fwait = unsigned(XS_SLOT * xs.size());
             break;
         }
         case 3: {  // EXSUMF: exact, rounded once

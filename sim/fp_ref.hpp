@@ -145,6 +145,19 @@ inline uint64_t ref_sum(const std::vector<uint64_t>& t) {
     return r.round();
 }
 
+/// The exact prefix sums (EXSCANIF / EXSCANXF): term k's is the exact sum of
+/// terms 0..k (exclusive: 0..k-1, +0 for the first), rounded once.
+inline std::vector<uint64_t> ref_exact_prefix_sum(const std::vector<uint64_t>& xs, bool exclusive) {
+    std::vector<uint64_t> out;
+    ExactRef r;
+    for (uint64_t x : xs) {
+        if (exclusive) out.push_back(r.round());
+        r.add(x);
+        if (!exclusive) out.push_back(r.round());
+    }
+    return out;
+}
+
 /// Term sets that stress the exact sum: wide ranges, cancellation,
 /// overflow, subnormals, ties, specials.
 inline std::vector<uint64_t> term_set(std::mt19937_64& rng, unsigned kind) {

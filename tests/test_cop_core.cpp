@@ -254,14 +254,18 @@ std::vector<uint64_t> scanf_want(unsigned op, const std::vector<uint64_t>& v, ui
     std::vector<uint64_t> xs;
     for (unsigned i = 0; i < v.size(); ++i)
         if (tc >> i & 1) xs.push_back(v[i]);
-    const auto s = fp::ref_prefix_sum(xs, op == cop::OP_SCANXF);
+    const bool exact = op == cop::OP_EXSCANIF || op == cop::OP_EXSCANXF;
+    const bool excl = op == cop::OP_SCANXF || op == cop::OP_EXSCANXF;
+    const auto s = exact ? fp::ref_exact_prefix_sum(xs, excl) : fp::ref_prefix_sum(xs, excl);
     std::vector<uint64_t> w(v.size(), 0);
     for (unsigned i = 0, k = 0; i < v.size(); ++i)
         if (tc >> i & 1) w[i] = s[k++];
     return w;
 }
 
-bool is_fscan(unsigned op) { return op == cop::OP_SCANIF || op == cop::OP_SCANXF; }
+bool is_fscan(unsigned op) {
+    return op == cop::OP_SCANIF || op == cop::OP_SCANXF || op == cop::OP_EXSCANIF || op == cop::OP_EXSCANXF;
+}
 
 // What member pe of a float round of `op` gets.
 uint64_t member_want(unsigned op, const std::vector<uint64_t>& v, uint64_t tc, unsigned pe) {
@@ -305,7 +309,8 @@ void every_float(const char* name, unsigned C, unsigned rounds) {
     std::mt19937_64 rng(aggnet::sim::test_seed(name));
     for (unsigned k = 0; k < rounds; ++k) {
         for (unsigned op : {unsigned(cop::OP_SUMF), unsigned(cop::OP_MAXF), unsigned(cop::OP_MINF),
-                            unsigned(cop::OP_EXSUMF), unsigned(cop::OP_SCANIF), unsigned(cop::OP_SCANXF)}) {
+                            unsigned(cop::OP_EXSUMF), unsigned(cop::OP_SCANIF), unsigned(cop::OP_SCANXF),
+                            unsigned(cop::OP_EXSCANIF), unsigned(cop::OP_EXSCANXF)}) {
             auto [v, tc] = float_set(rng, C, k);
             d.set_tc(0, tc);
             d.user(0);
@@ -319,9 +324,13 @@ void every_float(const char* name, unsigned C, unsigned rounds) {
                 const auto w = scanf_want(op, v, tc), wi = scanf_want(cop::OP_SCANIF, v, tc);
                 const unsigned last = 63 - unsigned(__builtin_clzll(tc));
                 if (op == cop::OP_SCANIF) REQUIRE(w[last] == float_want(cop::OP_SUMF, v, tc));
+                // the exact ones: the last member's inclusive sum is EXSUMF's
+                if (op == cop::OP_EXSCANIF) REQUIRE(w[last] == float_want(cop::OP_EXSUMF, v, tc));
                 for (unsigned p = 0, prev = 64; p < C; ++p)
                     if (tc >> p & 1) {
                         if (op == cop::OP_SCANXF) REQUIRE(w[p] == (prev == 64 ? 0 : wi[prev]));
+                        if (op == cop::OP_EXSCANXF)
+                            REQUIRE(w[p] == (prev == 64 ? 0 : scanf_want(cop::OP_EXSCANIF, v, tc)[prev]));
                         prev = p;
                     }
             }
@@ -925,7 +934,8 @@ TEST_CASE("cop_core: float special values (docs/fpu.md) and EXSUMF's slowest ROU
     };
     for (const auto& c : cases) {
         for (unsigned op : {unsigned(cop::OP_SUMF), unsigned(cop::OP_MAXF), unsigned(cop::OP_MINF),
-                            unsigned(cop::OP_EXSUMF), unsigned(cop::OP_SCANIF), unsigned(cop::OP_SCANXF)}) {
+                            unsigned(cop::OP_EXSUMF), unsigned(cop::OP_SCANIF), unsigned(cop::OP_SCANXF),
+                            unsigned(cop::OP_EXSCANIF), unsigned(cop::OP_EXSCANXF)}) {
             d.set_tc(0, 0xf);
             d.user(0);
             for (unsigned pe = 0; pe < 4; ++pe) REQUIRE(d.start(pe, op, c.v[pe]).err == CopModel::PEND);
@@ -946,6 +956,11 @@ TEST_CASE("cop_core: float special values (docs/fpu.md) and EXSUMF's slowest ROU
     REQUIRE(scanf_want(cop::OP_SCANXF, cases[0].v, 0xf) == std::vector<uint64_t>{0, ONE, BIG, 0});
     REQUIRE(scanf_want(cop::OP_SCANIF, cases[3].v, 0xf)[3] == fp::QNAN);
     REQUIRE(scanf_want(cop::OP_SCANXF, cases[4].v, 0xf)[1] == fp::QNAN);  // the first term's NaN, canonical
+    // the exact prefix sums keep the 1 that SUMF's order loses
+    REQUIRE(scanf_want(cop::OP_EXSCANIF, cases[0].v, 0xf) == std::vector<uint64_t>{ONE, BIG, ONE, ONE});
+    REQUIRE(scanf_want(cop::OP_EXSCANXF, cases[0].v, 0xf) == std::vector<uint64_t>{0, ONE, BIG, ONE});
+    REQUIRE(scanf_want(cop::OP_EXSCANIF, cases[1].v, 0xf) == std::vector<uint64_t>{NZ, NZ, NZ, NZ});
+    REQUIRE(scanf_want(cop::OP_EXSCANXF, cases[1].v, 0xf)[0] == 0);  // the empty sum is +0
 }
 
 TEST_CASE("cop_core: EXSUMF gives the same bits for every arrival order and channel assignment", "[cop][seeded]") {
@@ -1129,7 +1144,8 @@ TEST_CASE("cop_core: a core without the FPU refuses the float opcodes (EN_FPU = 
     Dut<Vcop_core_nofpu> d("cop_nofpu_c4", 4, false);
     REQUIRE((d.read(0, R::CONFIG) >> 7 & 1) == 0);
     for (unsigned op : {unsigned(cop::OP_SUMF), unsigned(cop::OP_MAXF), unsigned(cop::OP_MINF),
-                        unsigned(cop::OP_EXSUMF), unsigned(cop::OP_SCANIF), unsigned(cop::OP_SCANXF)}) {
+                        unsigned(cop::OP_EXSUMF), unsigned(cop::OP_SCANIF), unsigned(cop::OP_SCANXF),
+                        unsigned(cop::OP_EXSCANIF), unsigned(cop::OP_EXSCANXF)}) {
         REQUIRE(d.start(0, op, 0x3ff0000000000000ull).err == CopModel::REF);
         REQUIRE(d.cause(0) == cop::C_NOFPU);
     }

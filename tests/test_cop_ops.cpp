@@ -192,13 +192,15 @@ TEST_CASE("cop: double reductions through the hub against the FPU's references",
     }
     const C::FOp ops[] = {C::FOp::Sum, C::FOp::Max, C::FOp::Min, C::FOp::ExactSum};
     std::vector<std::vector<uint64_t>> got(n, std::vector<uint64_t>(terms.size() * 4));
-    std::vector<std::vector<uint64_t>> gscan(n, std::vector<uint64_t>(terms.size() * 2));
+    std::vector<std::vector<uint64_t>> gscan(n, std::vector<uint64_t>(terms.size() * 4));
     b.run([&](unsigned pe, C::Channel& ch) {
         for (size_t r = 0; r < terms.size(); ++r) {
             for (unsigned o = 0; o < 4; ++o) got[pe][r * 4 + o] = fp::to_b(ch.reduce(ops[o], fp::to_d(terms[r][pe])));
             const double x = fp::to_d(terms[r][pe]);
-            gscan[pe][r * 2] = fp::to_b(ch.scan(x, C::Scan::Inclusive));
-            gscan[pe][r * 2 + 1] = fp::to_b(ch.scan(x, C::Scan::Exclusive));
+            gscan[pe][r * 4] = fp::to_b(ch.scan(x, C::Scan::Inclusive));
+            gscan[pe][r * 4 + 1] = fp::to_b(ch.scan(x, C::Scan::Exclusive));
+            gscan[pe][r * 4 + 2] = fp::to_b(ch.exact_scan(x, C::Scan::Inclusive));
+            gscan[pe][r * 4 + 3] = fp::to_b(ch.exact_scan(x, C::Scan::Exclusive));
         }
     });
     for (size_t r = 0; r < terms.size(); ++r) {
@@ -220,15 +222,19 @@ TEST_CASE("cop: double reductions through the hub against the FPU's references",
         if (r % 2) CHECK(got[0][r * 4 + 3] == got[0][(r - 1) * 4 + 3]);
         // SCANIF / SCANXF: PE p gets SUMF's running sum up to p (exclusive: up to p - 1, +0 for
         // PE 0), every NaN the canonical one
+        // EXSCANIF / EXSCANXF: the exact sum up to p (before p), rounded once
         const auto incl = fp::ref_prefix_sum(t, false), excl = fp::ref_prefix_sum(t, true);
+        const auto eincl = fp::ref_exact_prefix_sum(t, false), eexcl = fp::ref_exact_prefix_sum(t, true);
         for (unsigned pe = 0; pe < n; ++pe) {
-            const uint64_t wi = incl[pe], wx = excl[pe];
-            INFO("round " << r << " PE" << pe << std::hex << ": scan got 0x" << gscan[pe][r * 2] << " / 0x"
-                          << gscan[pe][r * 2 + 1] << ", want 0x" << wi << " / 0x" << wx);
-            CHECK(gscan[pe][r * 2] == wi);
-            CHECK(gscan[pe][r * 2 + 1] == wx);
+            const uint64_t w[4] = {incl[pe], excl[pe], eincl[pe], eexcl[pe]};
+            for (unsigned o = 0; o < 4; ++o) {
+                INFO("round " << r << " PE" << pe << " scan " << o << std::hex << ": got 0x" << gscan[pe][r * 4 + o]
+                              << ", want 0x" << w[o]);
+                CHECK(gscan[pe][r * 4 + o] == w[o]);
+            }
         }
-        CHECK(gscan[n - 1][r * 2] == want[0]);  // the last PE's inclusive sum is SUMF's
+        CHECK(gscan[n - 1][r * 4] == want[0]);      // the last PE's inclusive sum is SUMF's
+        CHECK(gscan[n - 1][r * 4 + 2] == want[3]);  // and its exact one EXSUMF's
     }
 }
 

@@ -36,7 +36,8 @@ KINDS = [
     ("K_RED",    4,  "integer reduction over the key's TC members (ALU function FN)"),
     ("K_FLT",    5,  "floating point reduction over the key's TC members (the FPU, FN: 0 sum in channel order, "
                      "1 maximum, 2 minimum, 3 exact sum, 4 / 5 inclusive / exclusive prefix sum in channel "
-                     "order, 6 exact sum of the level 1 cores' exact sums; refused NOFPU when EN_FPU = 0)"),
+                     "order, 6 exact sum of the level 1 cores' exact sums, 7 exact prefix sum in channel order (opcode "
+                     "bit 0: exclusive); refused NOFPU when EN_FPU = 0)"),
     ("K_BAR",    6,  "barrier entry: the exit goes to every TC member"),
     ("K_LOCK",   7,  "lock the controller on this channel"),
     ("K_UNLOCK", 8,  "unlock; from a channel that does not hold the lock nothing changes (NOTLOCKER)"),
@@ -106,6 +107,11 @@ OPCODES = [
      "floating point inclusive prefix sum: rounded adds in channel order (the FPU)"),
     ("SCANXF",  0b1100101, "U/S", "K_FLT",    5, 1, 8, 8, "aggnet",
      "floating point exclusive prefix sum (the first member's is +0)"),
+    ("EXSCANIF", 0b1100010, "U/S", "K_FLT",   7, 1, 8, 8, "aggnet",
+     "exact inclusive prefix sum of doubles: each member's is the correctly rounded exact sum of its term "
+     "and those before it in channel order (the FPU's exact accumulator)"),
+    ("EXSCANXF", 0b1100011, "U/S", "K_FLT",   7, 1, 8, 8, "aggnet",
+     "exact exclusive prefix sum of doubles (the first member's is +0)"),
     ("EXMRG",   0b1100110, "S",   "K_FLT",    6, 1, 0, 8, "aggnet",
      "EXSUMF's level 2 form: merge each member's level 1 exact sum (its core's accumulator, read by the "
      "DOWN port), rounded once; sent by cop_up for an EXSUMF with X, refused NODOWN in a core built "
@@ -149,7 +155,8 @@ CAUSES = [
     ("NOCALL",    15, "a CALL ask while no CALL of this channel is pending"),
     ("RDONLY",    16, "a write to a read-only register"),
     ("NOREPLY",   17, "XMIT with no earlier reply to send again"),
-    ("XOP",       18, "X bit set on an opcode with no level 2 form (SCANIF, SCANXF, EXMRG, XMIT, ACK): refused at "
+    ("XOP",       18, "X bit set on an opcode with no level 2 form (SCANIF, SCANXF, EXSCANIF, EXSCANXF, EXMRG, "
+                      "XMIT, ACK): refused at "
                       "level 1"),
     ("NODOWN",    19, "EXMRG in a core built without level 1 cores below it (DOWN = 0): there are no exact sums "
                       "to merge"),
@@ -223,6 +230,10 @@ FPU_UNITS = [
     ("EXMRG", "fpu_exact_acc", "each member's level 1 export (33 limbs and the flag word, read from its "
      "core's accumulator over the DOWN port) merged, 34 words per member in channel order, one ROUND_CLEAR",
      "34 C + 1 cycles of merges after the completing step, then the ROUND (at most 44 cycles)"),
+    ("EXSCANIF, EXSCANXF", "fpu_exact_acc", "per member in channel order: ADD its term then ROUND "
+     "(inclusive), or ROUND then ADD (exclusive); the accumulator is CLEARed after the last",
+     "47 cycles per member (the ROUND's worst case, data-free): member k's reply (k = 0, 1, ... in channel "
+     "order) in FEX's cycle 47 k + 46; 47 M cycles of FEX, then FPUT (the CLEAR)"),
     ("SCANIF, SCANXF", "fpu_add64", "SUMF's adds in SUMF's order; each member's reply is placed when its "
      "own add is done: the running sum (SCANIF) or the one before it (SCANXF, +0 for the first member)",
      "the lowest member's in the completing step's next cycle, member k's (k = 1, 2, ... in channel order) "
@@ -241,6 +252,10 @@ def _check_tables():
             if x is None or x[3] != kind or x[4] != fn | 1 or x[5] != w64:
                 raise SystemExit("copgen: %s's exclusive form must be opcode %s with FN %d" %
                                  (name, bin(code | 1), fn | 1))
+        if kind == "K_FLT" and fn == 7:  # the exact prefix sums: opcode bit 0 says exclusive (cop_core)
+            x = by_code.get(code ^ 1)
+            if x is None or x[3] != kind or x[4] != 7:
+                raise SystemExit("copgen: %s's other form must be opcode %s with FN 7" % (name, bin(code ^ 1)))
 
 
 _check_tables()

@@ -109,7 +109,7 @@ stop_sim
 
 echo "== the COP (seed 004): a virtual hub with it, one program acting as its 4 PEs over DIR/link =="
 start_sim --pes 4 --engines cop
-if ! "$CLI" cop "sim:$DIR/link?pe=0" barrier,sum,scan,fscan,bcast,fetch-add,exsum --count "$COP_ROUNDS"; then FAIL=1; fi
+if ! "$CLI" cop "sim:$DIR/link?pe=0" barrier,sum,scan,fscan,exscan,bcast,fetch-add,exsum --count "$COP_ROUNDS"; then FAIL=1; fi
 if ! "$CLI" cop "sim:$DIR/link?pe=0" orders; then FAIL=1; fi
 stop_sim
 

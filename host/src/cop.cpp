@@ -78,6 +78,7 @@ unsigned scan_opcode(Scan s, bool w64) {
     return s == Scan::Inclusive ? OP_SCANI32 : OP_SCANX32;
 }
 unsigned scan_opcode(Scan s) { return s == Scan::Inclusive ? OP_SCANIF : OP_SCANXF; }
+unsigned exact_scan_opcode(Scan s) { return s == Scan::Inclusive ? OP_EXSCANIF : OP_EXSCANXF; }
 
 // ---- one PE's channel --------------------------------------------------------------
 
@@ -233,6 +234,7 @@ double Channel::reduce(FOp op, double v) { return bitsd(call(reduce_opcode(op), 
 int32_t Channel::scan(int32_t v, Scan s) { return int32_t(uint32_t(call(scan_opcode(s, false), uint32_t(v)))); }
 int64_t Channel::scan(int64_t v, Scan s) { return int64_t(call(scan_opcode(s, true), uint64_t(v))); }
 double Channel::scan(double v, Scan s) { return bitsd(call(scan_opcode(s), dbits(v))); }
+double Channel::exact_scan(double v, Scan s) { return bitsd(call(exact_scan_opcode(s), dbits(v))); }
 void Channel::broadcast(uint32_t v) { call(OP_BCAST32, v); }
 void Channel::broadcast(uint64_t v) { call(OP_BCAST64, v); }
 uint64_t Channel::receive(unsigned* len) {
@@ -365,6 +367,7 @@ Rounds run_rounds(const std::vector<Channel*>& chans, const std::string& op, uns
             else if (op == "fetch-add") h[p] = c.start(OP_RMW64, 1);
             else if (op == "exsum") h[p] = c.start(OP_EXSUMF, dbits(double(int64_t(v[p] % 2000) - 1000)));
             else if (op == "fscan") h[p] = c.start(OP_SCANIF, dbits(double(int64_t(v[p] % 2000) - 1000) / 4));
+            else if (op == "exscan") h[p] = c.start(OP_EXSCANIF, dbits(double(int64_t(v[p] % 2000) - 1000)));
             else if (op == "bcast") h[p] = p == root ? Channel::Handle{} : c.start(OP_RECV);
             else
                 for (const auto& e : reds)
@@ -398,6 +401,12 @@ Rounds run_rounds(const std::vector<Channel*>& chans, const std::string& op, uns
             for (unsigned p = 0; p < n; ++p) acc += double(int64_t(v[p] % 2000) - 1000);
             for (unsigned p = 0; p < n; ++p)
                 if (got[p] != dbits(acc)) bad(p, dbits(acc));
+        } else if (op == "exscan") {
+            // small integers: every running sum is exact, so it is the exact one (test_cop_ops
+            // checks the exact prefix sums of hard term sets against sim/fp_ref.hpp)
+            double acc = 0;
+            for (unsigned p = 0; p < n; ++p)
+                if (got[p] != dbits(acc += double(int64_t(v[p] % 2000) - 1000))) bad(p, dbits(acc));
         } else if (op == "fscan") {
             // quarters of small integers: every running sum is exact
             double acc = 0;

@@ -64,7 +64,10 @@
 //          down, then a CLEAR.  A completed EXMRG (DOWN = 1): word w of
 //          channel i's level 1 export is read (xp_*) in cycle 34 i + w and
 //          merged in the next (members only), ROUND_CLEAR after the last,
-//          FPUT when the result is out
+//          FPUT when the result is out.  A completed EXSCANIF / EXSCANXF:
+//          47 cycles per member in channel order (fnx): ADD its term in
+//          cycle 0 and ROUND in 1 (exclusive: ROUND in 0, ADD in 46), its
+//          reply (the ROUND's result) placed in cycle 46; CLEAR in FPUT
 //   FPUT   the float result is placed in every member's reply slot
 //   MAXF / MINF go through TREE, the integer tree's signed maximum or
 //   minimum on the members' order keys (rtl/fpu/fpu_key.vh, the order of
@@ -263,6 +266,10 @@ module cop_core #(
     localparam integer EX_RND = 44;
     localparam integer FEX_END_I = C + EX_RND;
     localparam [7:0] FEX_END = FEX_END_I[7:0];
+    // EXSCANIF / EXSCANXF: per member, ADD (cycle 0) and ROUND (1), or ROUND (0) and ADD (XS_LAST),
+    // and the reply in cycle XS_LAST, when the ROUND's result is in facc: XS_LAST + 1 = EX_RND + 3
+    localparam integer XS_LAST_I = EX_RND + 2;
+    localparam [7:0] XS_LAST = XS_LAST_I[7:0];
     localparam integer C_I = C, PPN_I = PPN_W, PID_I = PID_W, RA_I = RA_W, MB_I = MB, FPU_I = EN_FPU;
     localparam [7:0] C8 = C_I[7:0];
     localparam integer UP_I = UP, DOWN_I = DOWN;
@@ -744,6 +751,7 @@ module cop_core #(
     wire          l_fscan = l_flt && l_fn[2:1] == 2'b10;      // SCANIF, SCANXF
     wire          l_exs  = l_flt && l_fn == 3'd3;             // EXSUMF
     wire          fx_mrg = DOWN != 0 && l_fn == 3'd6;         // EXMRG (FEX's merge of exports)
+    wire          fx_xs  = l_flt && l_fn == 3'd7;             // EXSCANIF, EXSCANXF (opcode bit 0: exclusive)
     // the tree's result: MAXF / MINF decoded from the root's key, a NaN key
     // made the canonical NaN; a 32-bit function's low word
     wire [63:0]   t_dbl  = fpu_okey(tn[1]);
@@ -917,7 +925,7 @@ module cop_core #(
                         else if (l_kind == K_RED) x_next = S_TREE;
                         else if (l_kind == K_SCAN) x_next = S_SCAN;
                         else if (l_fn == 3'd0 || l_fscan) x_next = S_FADD;   // SUMF, SCANIF, SCANXF
-                        else if (l_fn == 3'd3 || l_fn == 3'd6) x_next = S_FEX;  // EXSUMF, EXMRG
+                        else if (l_fn == 3'd3 || l_fn[2:1] == 2'b11) x_next = S_FEX;  // EXSUMF, EXMRG, EXSCAN*F
                         else x_next = S_TREE;                     // MAXF, MINF
                     end else begin
                         x_work = t_work & ~gin; x_open = 1'b1;
@@ -943,7 +951,7 @@ module cop_core #(
             if (frem[ni]) fnx = ni[CW-1:0];
     end
     wire [C-1:0]  fnx_one = {{(C-1){1'b0}}, 1'b1} << fnx;
-    wire [CW-1:0] op_idx = (st == S_FADD) ? fnx : fcnt[CW-1:0];
+    wire [CW-1:0] op_idx = (st == S_FADD || fx_xs) ? fnx : fcnt[CW-1:0];
     wire [63:0]   op_q = rx_data[op_idx];
     // the prefix sum's operand, read a cycle ahead: channel 0's in EXEC, channel scnt + 1's
     // in SCAN (a member's buffer holds until its own reply is placed; timing)
@@ -978,7 +986,10 @@ module cop_core #(
             // ... and each next member's when its add is done
             pl_ok = fs_one; pl_len = l_dec[15:12];
             pl_data = fcanon(l_fn[0] ? fs_prev : fa_z);
-        end else if (st == S_FPUT && !l_x && !l_fscan) begin
+        end else if (EN_FPU != 0 && st == S_FEX && fx_xs && fcnt == XS_LAST) begin
+            // an exact prefix sum: the member's ROUND result (inclusive: after its own term)
+            pl_ok = fnx_one; pl_len = l_dec[15:12]; pl_data = facc;
+        end else if (st == S_FPUT && !l_x && !l_fscan && !fx_xs) begin
             // SUMF of one member is that term: its NaN is made canonical too (docs/fpu.md)
             pl_ok = t_tmpl; pl_len = l_dec[15:12];
             pl_data = (facc[62:52] == 11'h7FF && facc[51:0] != 52'd0) ? F_QNAN : facc;
@@ -1171,7 +1182,13 @@ module cop_core #(
                     // EXSUMF: one term per cycle (channel fcnt), ROUND_CLEAR at C, the result by FEX_END;
                     // EXMRG: the exports merged (below), FPUT once the result is out
                     fcnt <= fcnt + 1'b1;
-                    if (fx_mrg ? ex_valid : fcnt == FEX_END) st <= S_FPUT;
+                    if (fx_xs) begin
+                        // an exact prefix sum: 47 cycles per member (fcnt 0..46), its reply in the last
+                        if (fcnt == XS_LAST) begin
+                            fcnt <= 8'd0; frem <= frem & ~fnx_one;
+                            if ((frem & ~fnx_one) == {C{1'b0}}) st <= S_FPUT;
+                        end
+                    end else if (fx_mrg ? ex_valid : fcnt == FEX_END) st <= S_FPUT;
                 end
                 S_FPUT: begin
                     st <= l_x ? S_UP : S_IDLE;
@@ -1261,11 +1278,17 @@ module cop_core #(
     // EXSUMF: ADD each member's term, then ROUND_CLEAR (with X: ROUND, the export kept until
     // level 2's answer comes down, then CLEAR); EXMRG: MERGE_LIMB 0..32 and MERGE_FLAGS of each
     // member's export, then ROUND_CLEAR
-    wire        ex_go = (st == S_FEX && !fx_mrg && (fcnt < C8 ? t_tmpl[fcnt[CW-1:0]] : fcnt == C8)) ||
+    // EXSCANIF: ADD at fcnt 0, ROUND at 1; EXSCANXF: ROUND at 0, ADD at XS_LAST (the ROUND is
+    // out by then); both: CLEAR in FPUT
+    wire        xs_add = fx_xs && fcnt == (l_op[0] ? XS_LAST : 8'd0);
+    wire        xs_rnd = fx_xs && fcnt == (l_op[0] ? 8'd0 : 8'd1);
+    wire        ex_go = (st == S_FEX && !fx_mrg && !fx_xs && (fcnt < C8 ? t_tmpl[fcnt[CW-1:0]] : fcnt == C8)) ||
                         (st == S_FEX && fx_mrg && ((m_q && m_qmem) || (!m_rd && !m_q && !m_rnd))) ||
+                        (st == S_FEX && (xs_add || xs_rnd)) || (st == S_FPUT && fx_xs) ||
                         (dn_take && u_exm);
-    wire [2:0]  ex_op = (dn_take && u_exm) ? 3'd1 :
+    wire [2:0]  ex_op = ((dn_take && u_exm) || st == S_FPUT) ? 3'd1 :
                         fx_mrg ? (m_q ? ((m_qw == 6'd33) ? 3'd5 : 3'd4) : 3'd3) :
+                        fx_xs ? (xs_add ? 3'd0 : 3'd2) :
                         (fcnt < C8) ? 3'd0 : (l_x ? 3'd2 : 3'd3);
     localparam integer MLAST_I = C - 1;
     localparam [CW-1:0] MLAST = MLAST_I[CW-1:0];

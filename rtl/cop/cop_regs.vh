@@ -6,7 +6,7 @@ localparam [3:0] K_RAMR   = 4'd1;  // Data RAM read: the result is the word at {
 localparam [3:0] K_RAMW   = 4'd2;  // Data RAM write
 localparam [3:0] K_RMW    = 4'd3;  // Data RAM read-modify-write: fetch-and-add, the result is the old value
 localparam [3:0] K_RED    = 4'd4;  // integer reduction over the key's TC members (ALU function FN)
-localparam [3:0] K_FLT    = 4'd5;  // floating point reduction over the key's TC members (the FPU, FN: 0 sum in channel order, 1 maximum, 2 minimum, 3 exact sum, 4 / 5 inclusive / exclusive prefix sum in channel order, 6 exact sum of the level 1 cores' exact sums; refused NOFPU when EN_FPU = 0)
+localparam [3:0] K_FLT    = 4'd5;  // floating point reduction over the key's TC members (the FPU, FN: 0 sum in channel order, 1 maximum, 2 minimum, 3 exact sum, 4 / 5 inclusive / exclusive prefix sum in channel order, 6 exact sum of the level 1 cores' exact sums, 7 exact prefix sum in channel order (opcode bit 0: exclusive); refused NOFPU when EN_FPU = 0)
 localparam [3:0] K_BAR    = 4'd6;  // barrier entry: the exit goes to every TC member
 localparam [3:0] K_LOCK   = 4'd7;  // lock the controller on this channel
 localparam [3:0] K_UNLOCK = 4'd8;  // unlock; from a channel that does not hold the lock nothing changes (NOTLOCKER)
@@ -60,6 +60,8 @@ localparam [6:0] OP_SCANI64 = 7'b1100000;  // U/S aggnet: 64-bit integer inclusi
 localparam [6:0] OP_SCANX64 = 7'b1100001;  // U/S aggnet: 64-bit integer exclusive prefix sum
 localparam [6:0] OP_SCANIF  = 7'b1100100;  // U/S aggnet: floating point inclusive prefix sum: rounded adds in channel order (the FPU)
 localparam [6:0] OP_SCANXF  = 7'b1100101;  // U/S aggnet: floating point exclusive prefix sum (the first member's is +0)
+localparam [6:0] OP_EXSCANIF = 7'b1100010;  // U/S aggnet: exact inclusive prefix sum of doubles: each member's is the correctly rounded exact sum of its term and those before it in channel order (the FPU's exact accumulator)
+localparam [6:0] OP_EXSCANXF = 7'b1100011;  // U/S aggnet: exact exclusive prefix sum of doubles (the first member's is +0)
 localparam [6:0] OP_EXMRG   = 7'b1100110;  // S   aggnet: EXSUMF's level 2 form: merge each member's level 1 exact sum (its core's accumulator, read by the DOWN port), rounded once; sent by cop_up for an EXSUMF with X, refused NODOWN in a core built without DOWN
 localparam [6:0] OP_RECV    = 7'b0000101;  // U/S aggnet: collect one broadcast delivery from the mailbox
 localparam integer IW_OPCODE = 0;  // 7 bits: Table I opcode: bits 10..4 of the CALL register address
@@ -119,7 +121,7 @@ localparam [1:0] CX_NONE      = 2'd0;  // CANCEL outcome: no CALL of this channe
 localparam [1:0] CX_WITHDRAWN = 2'd1;  // CANCEL outcome: the command had not finished: withdrawn (a contribution served into an open round leaves it: its TC bit is set again), or a pending RECV ended
 localparam [1:0] CX_FINISHED  = 2'd2;  // CANCEL outcome: the command had finished and its reply was not handed over: bit 2 says it was a refusal, bits 15..8 its cause; a result becomes the last reply (XMIT returns it)
 localparam [1:0] CX_RUNNING   = 2'd3;  // CANCEL outcome: the command is in the controller's step or in a completed round whose results are being placed: nothing changed, CANCEL again (FINISHED within the step)
-localparam [31:0] COP_MAP_HASH = 32'h036F5870;  // CRC-32 of these tables
+localparam [31:0] COP_MAP_HASH = 32'hD374911D;  // CRC-32 of these tables
 // cop_dec(opcode): bits 3..0 kind, 6..4 fn, 7 64-bit, 11..8 operand bytes, 15..12 result bytes
 // (15: the delivery's own), 16 supervisor only, 18..17 WC (words after the instruction word)
 // (in LUTs, not a block RAM: yosys would otherwise map the registered decode into a block
@@ -164,6 +166,8 @@ function automatic [18:0] cop_dec(input [6:0] op);
             OP_SCANX64: cop_dec = {2'd3, 1'b0, 4'd8, 4'd8, 1'b1, 3'd1, K_SCAN};
             OP_SCANIF:  cop_dec = {2'd3, 1'b0, 4'd8, 4'd8, 1'b1, 3'd4, K_FLT};
             OP_SCANXF:  cop_dec = {2'd3, 1'b0, 4'd8, 4'd8, 1'b1, 3'd5, K_FLT};
+            OP_EXSCANIF: cop_dec = {2'd3, 1'b0, 4'd8, 4'd8, 1'b1, 3'd7, K_FLT};
+            OP_EXSCANXF: cop_dec = {2'd3, 1'b0, 4'd8, 4'd8, 1'b1, 3'd7, K_FLT};
             OP_EXMRG:   cop_dec = {2'd1, 1'b1, 4'd8, 4'd0, 1'b1, 3'd6, K_FLT};
             OP_RECV:    cop_dec = {2'd0, 1'b0, 4'd15, 4'd0, 1'b0, 3'd0, K_RECV};
             default:  cop_dec = {2'd0, 1'b0, 4'd0, 4'd0, 1'b0, 3'd0, K_NONE};

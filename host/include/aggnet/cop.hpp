@@ -63,6 +63,7 @@ unsigned reduce_opcode(Op op, bool w64);
 unsigned reduce_opcode(FOp op);
 unsigned scan_opcode(Scan s, bool w64);
 unsigned scan_opcode(Scan s);  ///< of doubles: SCANIF / SCANXF (SUMF's rounded adds, channel order)
+unsigned exact_scan_opcode(Scan s);  ///< of doubles, exact: EXSCANIF / EXSCANXF
 
 /// One PE's channel.
 class Channel {
@@ -90,6 +91,9 @@ public:
     int64_t scan(int64_t v, Scan s = Scan::Inclusive);
     /// Doubles: the running SUMF in channel order (Exclusive: +0 for the first member).
     double scan(double v, Scan s = Scan::Inclusive);
+    /// Doubles, exact: the correctly rounded exact sum of the terms up to this channel's
+    /// (Exclusive: before it; +0 for the first member), whatever their magnitudes.
+    double exact_scan(double v, Scan s = Scan::Inclusive);
     /// Every other channel of the key's broadcast mask gets v in its mailbox.
     void broadcast(uint32_t v);
     void broadcast(uint64_t v);
@@ -207,7 +211,8 @@ private:
 /// PE takes a ticket from Data RAM word 1: each round's tickets are the next
 /// n numbers), exsum (the exact double sum of small integers; CopError
 /// NOFPU without the FPU), fscan (SCANIF over quarters of small integers:
-/// every running sum exact; NOFPU without the FPU).  The channels' TC and broadcast mask must hold every one of
+/// every running sum exact; NOFPU without the FPU), exscan (EXSCANIF over
+/// small integers).  The channels' TC and broadcast mask must hold every one of
 /// them.  A wrong result throws Error naming the round, PE, got and want.
 struct Rounds {
     std::string op;
@@ -218,7 +223,7 @@ struct Rounds {
     double percentile(double q) const;  ///< 0.5: the median
 };
 const char* const kRoundOps[] = {"barrier", "sum", "max", "min", "or", "and", "xor", "scan", "bcast", "fetch-add", "exsum",
-                                 "fscan"};
+                                 "fscan", "exscan"};
 Rounds run_rounds(const std::vector<Channel*>& chans, const std::string& op, unsigned count, uint64_t seed = 1);
 
 /// The exact double sum against SUMF over shuffled terms (`aggnet cop DEVICE

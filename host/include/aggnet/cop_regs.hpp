@@ -14,7 +14,7 @@ enum Kind : unsigned {
     K_RAMW = 2,  ///< Data RAM write
     K_RMW = 3,  ///< Data RAM read-modify-write: fetch-and-add, the result is the old value
     K_RED = 4,  ///< integer reduction over the key's TC members (ALU function FN)
-    K_FLT = 5,  ///< floating point reduction over the key's TC members (the FPU, FN: 0 sum in channel order, 1 maximum, 2 minimum, 3 exact sum, 4 / 5 inclusive / exclusive prefix sum in channel order, 6 exact sum of the level 1 cores' exact sums; refused NOFPU when EN_FPU = 0)
+    K_FLT = 5,  ///< floating point reduction over the key's TC members (the FPU, FN: 0 sum in channel order, 1 maximum, 2 minimum, 3 exact sum, 4 / 5 inclusive / exclusive prefix sum in channel order, 6 exact sum of the level 1 cores' exact sums, 7 exact prefix sum in channel order (opcode bit 0: exclusive); refused NOFPU when EN_FPU = 0)
     K_BAR = 6,  ///< barrier entry: the exit goes to every TC member
     K_LOCK = 7,  ///< lock the controller on this channel
     K_UNLOCK = 8,  ///< unlock; from a channel that does not hold the lock nothing changes (NOTLOCKER)
@@ -74,6 +74,8 @@ enum Opcode : unsigned {
     OP_SCANX64 = 0b1100001,  ///< U/S aggnet: 64-bit integer exclusive prefix sum
     OP_SCANIF = 0b1100100,  ///< U/S aggnet: floating point inclusive prefix sum: rounded adds in channel order (the FPU)
     OP_SCANXF = 0b1100101,  ///< U/S aggnet: floating point exclusive prefix sum (the first member's is +0)
+    OP_EXSCANIF = 0b1100010,  ///< U/S aggnet: exact inclusive prefix sum of doubles: each member's is the correctly rounded exact sum of its term and those before it in channel order (the FPU's exact accumulator)
+    OP_EXSCANXF = 0b1100011,  ///< U/S aggnet: exact exclusive prefix sum of doubles (the first member's is +0)
     OP_EXMRG = 0b1100110,  ///< S aggnet: EXSUMF's level 2 form: merge each member's level 1 exact sum (its core's accumulator, read by the DOWN port), rounded once; sent by cop_up for an EXSUMF with X, refused NODOWN in a core built without DOWN
     OP_RECV = 0b0000101,  ///< U/S aggnet: collect one broadcast delivery from the mailbox
 };
@@ -127,6 +129,8 @@ constexpr OpInfo OPCODES[] = {
     {"SCANX64", 0b1100001, false, K_SCAN, 1, true, 8, 8, false},
     {"SCANIF", 0b1100100, false, K_FLT, 4, true, 8, 8, false},
     {"SCANXF", 0b1100101, false, K_FLT, 5, true, 8, 8, false},
+    {"EXSCANIF", 0b1100010, false, K_FLT, 7, true, 8, 8, false},
+    {"EXSCANXF", 0b1100011, false, K_FLT, 7, true, 8, 8, false},
     {"EXMRG", 0b1100110, true, K_FLT, 6, true, 0, 8, false},
     {"RECV", 0b0000101, false, K_RECV, 0, false, 0, -1, false},
 };
@@ -174,7 +178,7 @@ enum Cause : unsigned {
     C_NOCALL = 15,  ///< a CALL ask while no CALL of this channel is pending
     C_RDONLY = 16,  ///< a write to a read-only register
     C_NOREPLY = 17,  ///< XMIT with no earlier reply to send again
-    C_XOP = 18,  ///< X bit set on an opcode with no level 2 form (SCANIF, SCANXF, EXMRG, XMIT, ACK): refused at level 1
+    C_XOP = 18,  ///< X bit set on an opcode with no level 2 form (SCANIF, SCANXF, EXSCANIF, EXSCANXF, EXMRG, XMIT, ACK): refused at level 1
     C_NODOWN = 19,  ///< EXMRG in a core built without level 1 cores below it (DOWN = 0): there are no exact sums to merge
 };
 
@@ -210,7 +214,7 @@ constexpr uint16_t call(unsigned opcode, unsigned mask = 0, unsigned x = 0) {
     return uint16_t(CALL_BASE | (opcode & 0x7f) << 4 | (mask & 1) << 3 | (x & 1) << 2);
 }
 constexpr uint16_t CANCEL = 0x018;  // CALL: withdraw or collect this channel's CALL
-constexpr uint32_t MAP_HASH = 0x036F5870;  // CRC-32 of these tables (INFO MAP_HASH+4)
+constexpr uint32_t MAP_HASH = 0xD374911D;  // CRC-32 of these tables (INFO MAP_HASH+4)
 constexpr uint16_t addr(uint16_t reg) { return uint16_t(WINDOW << 12 | reg); }
 }  // namespace regs
 
