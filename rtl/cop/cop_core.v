@@ -855,7 +855,9 @@ module cop_core #(
     reg          x_done;   // a collective step that completes its round: the working vector is then zero
     reg [C-1:0]  gin;
     wire [C-1:0] l_val = l_data[C-1:0];
-    wire         l_range = (l_data & ~CHAN_ALL) != 64'd0;
+    // a mask or TC naming a channel >= C: from the latched operand, registered in GROUP (timing)
+    reg          l_range;
+    always @(posedge clk) if (st == S_GROUP) l_range <= (l_data & ~CHAN_ALL) != 64'd0;
     always @* begin
         x_ok = {C{1'b0}}; x_ref = {C{1'b0}}; x_srv = {C{1'b0}}; x_push = {C{1'b0}};
         x_cause = 8'd0; x_data = 64'd0; x_push_data = l_data; x_len = 4'd0;
