@@ -614,10 +614,14 @@ module cop_core #(
     reg        b_keep;         // CANCEL of a finished reply: it becomes the last reply (XMIT)
     reg        b_unrecv;       // CANCEL of a pending RECV
     reg        b_wd;           // CANCEL withdraws the command in the receive buffer
-    wire       p_busy = rx_v[p] || rp_v[p] || recv_w[p];
+    // channel p's flags through its one-hot (p_one, registered with s_p): an AND-OR per flag
+    // instead of a multiplexer on s_p, whose fan-out was the decide stage's critical path
+    wire       p_rxv = |(rx_v & p_one), p_rpv = |(rp_v & p_one), p_rcw = |(recv_w & p_one);
+    wire       p_rpe = |(rp_err & p_one), p_eng = |(eng & p_one);
+    wire       p_busy = p_rxv || p_rpv || p_rcw;
     // the last reply (XMIT) when b_last: a reply handed over or the mailbox's head, taken
     // straight from its slot rather than from the answer's multiplexer (timing)
-    wire        l_from_rp = s_cls[A_ASK] && !recv_w[p];
+    wire        l_from_rp = s_cls[A_ASK] && !p_rcw;
     wire [63:0] b_lastd = l_from_rp ? rp_data[p] : mb_head;
     wire [1:0]  b_lastl = l_from_rp ? rp_len[p] : mb_len[mb_base];
     always @* begin
@@ -641,36 +645,36 @@ module cop_core #(
             end
         end else if (s_cls[A_ASK]) begin
             // a CALL ask
-            if (recv_w[p]) begin
+            if (p_rcw) begin
                 if (mb_cnt[p] != 3'd0) begin
                     b_pop = 1'b1; b_last = 1'b1;
                     b_rd = mb_head[31:0]; b_rdhi = mb_head[63:32]; b_len = mb_hlen;
                 end else begin
                     b_err = E_PEND;
                 end
-            end else if (rp_v[p]) begin
+            end else if (p_rpv) begin
                 b_hand = 1'b1;
-                if (rp_err[p]) begin
+                if (p_rpe) begin
                     b_err = E_REF; b_cause = rp_cause[p];
                 end else begin
                     b_last = 1'b1;
                     b_rd = rp_data[p][31:0]; b_rdhi = rp_data[p][63:32]; b_len = ldec(rp_len[p]);
                 end
-            end else if (rx_v[p]) begin
+            end else if (p_rxv) begin
                 b_err = E_PEND;
             end else begin
                 b_err = E_REF; b_cause = C_NOCALL;
             end
         end else if (s_cls[A_CANCEL]) begin
             b_len = 4'd4;
-            if (rp_v[p]) begin
-                b_hand = 1'b1; b_keep = !rp_err[p];
-                b_rd = {16'd0, rp_cause[p], 5'd0, rp_err[p], CX_FINISHED};
-            end else if (recv_w[p]) begin
+            if (p_rpv) begin
+                b_hand = 1'b1; b_keep = !p_rpe;
+                b_rd = {16'd0, rp_cause[p], 5'd0, p_rpe, CX_FINISHED};
+            end else if (p_rcw) begin
                 b_unrecv = 1'b1; b_rd = {30'd0, CX_WITHDRAWN};
-            end else if (rx_v[p] && eng[p]) begin
+            end else if (p_rxv && p_eng) begin
                 b_rd = {30'd0, CX_RUNNING};
-            end else if (rx_v[p]) begin
+            end else if (p_rxv) begin
                 b_wd = 1'b1; b_rd = {30'd0, CX_WITHDRAWN};
             end else begin
                 b_rd = {30'd0, CX_NONE};
