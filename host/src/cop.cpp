@@ -53,7 +53,7 @@ const char* cause_name(unsigned c) {
     case C_NOCALL: return "NOCALL: no CALL of this channel is pending";
     case C_RDONLY: return "RDONLY: a read-only register";
     case C_NOREPLY: return "NOREPLY: XMIT with no earlier reply";
-    case C_XOP: return "XOP: X bit set on an opcode with no level 2 form (SCANIF, SCANXF, EXMRG, XMIT, ACK)";
+    case C_XOP: return "XOP: X bit set on an opcode with no level 2 form (the prefix sums of doubles, EXMRG, XMIT, ACK)";
     case C_NODOWN: return "NODOWN: EXMRG in a COP with no level 1 COPs below it (built with DOWN = 0)";
     default: return "an unknown cause";
     }

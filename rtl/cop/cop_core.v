@@ -115,7 +115,7 @@
 //   EN_FPU  1: the float opcodes on rtl/fpu/; 0: refused NOFPU (no FPU logic)
 //   UP      1: a level 1 COP with the up / down ports and the export port
 //           ex_*; 0: X refused NOUP (the ports idle); X on SCANIF,
-//           SCANXF, EXMRG, XMIT or ACK is refused XOP
+//           SCANXF, EXSCANIF, EXSCANXF, EXMRG, XMIT or ACK is refused XOP
 //   DOWN    1: a level 2 COP whose channel i is level 1 core i's link: EXMRG
 //           reads that core's export over xp_*; 0: EXMRG refused NODOWN
 //   KEY     the MODE value that makes a channel supervisor
