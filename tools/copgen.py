@@ -137,7 +137,7 @@ IWORD_RESERVED = "bits 31..24: 0"
 CAUSES = [
     ("BADOP",     1,  "an opcode Table I does not define (and aggnet does not add), or a CALL address with bits 1..0 set"),
     ("BADLEN",    2,  "the CALL's operand bytes are not the opcode's"),
-    ("PRIV",      3,  "a supervisor opcode (SETBM, SETTC) or register write (PROC, LOCK, HOLD) from user mode: "
+    ("PRIV",      3,  "a supervisor opcode (SETBM, SETTC) or register write (PROC, LOCK, HOLD, UPLINK) from user mode: "
                       "counted in PRIVCNT, nothing changes"),
     ("NOFPU",     4,  "a floating point opcode in a core built without the FPU (EN_FPU = 0)"),
     ("NOUP",      5,  "X bit set: there is no level 2 COP above this one (the core is built with UP = 0)"),
@@ -341,7 +341,11 @@ def gen_hpp():
     o += ["};"]
     o += ["", "/// Causes of a refusal (CAUSE register bits 7..0).", "enum Cause : unsigned {", "    C_NONE = 0,"]
     o += [f"    C_{n} = {c},  ///< {m}" for n, c, m in CAUSES]
-    o += ["};", "", "namespace regs {", f"constexpr unsigned WINDOW = {WINDOW};  // tools/linkgen.py WINDOWS: COP"]
+    esc = lambda t: t.replace("\\", "\\\\").replace('"', '\\"')
+    o += ["};", "/// \"NAME: meaning\" of a cause (its row of the table above), or nullptr.",
+          "constexpr const char* cause_text(unsigned cause) {", "    switch (cause) {"]
+    o += [f"    case C_{n}: return \"{n}: {esc(m)}\";" for n, c, m in CAUSES]
+    o += ["    default: return nullptr;", "    }", "}", "", "namespace regs {", f"constexpr unsigned WINDOW = {WINDOW};  // tools/linkgen.py WINDOWS: COP"]
     o += [f"constexpr uint16_t {n} = 0x{a:03X};  // {acc}: {m}" for n, a, acc, m in REGS]
     o += [f"constexpr uint16_t CALL_BASE = 0x{CALL_BASE:03X};  // a CALL register: CALL_BASE | opcode << 4 | mask << 3 | x << 2",
           "constexpr uint16_t call(unsigned opcode, unsigned mask = 0, unsigned x = 0) {",

@@ -34,29 +34,9 @@ double bitsd(uint64_t u) {
 }  // namespace
 
 const char* cause_name(unsigned c) {
-    switch (c) {
-    case C_NONE: return "no cause logged";
-    case C_BADOP: return "BADOP: no such opcode (Table I and aggnet's additions)";
-    case C_BADLEN: return "BADLEN: the operand bytes are not the opcode's";
-    case C_PRIV: return "PRIV: a supervisor operation from user mode (nothing changed)";
-    case C_NOFPU: return "NOFPU: a floating point opcode, and this hub's COP has no FPU (EN_FPU = 0)";
-    case C_NOUP: return "NOUP: X bit set, and there is no level 2 COP above this one (built with UP = 0)";
-    case C_BUSY: return "BUSY: this channel's previous command, RECV or reply is still pending";
-    case C_NOTC: return "NOTC: the process's key has no TC vector set (the supervisor sets it: SETTC)";
-    case C_NOTINTC: return "NOTINTC: this PE is not in the key's TC vector";
-    case C_MISMATCH: return "MISMATCH: the open round has another opcode or address (its first contribution fixed it)";
-    case C_ABORTED: return "ABORTED: the round was ended by a mask or TC write for its key, or withdrawn at level 2";
-    case C_MBFULL: return "MBFULL: a target's mailbox is full (delivered to no one; try again)";
-    case C_NOTLOCKER: return "NOTLOCKER: UNLOCK from a channel that does not hold the lock";
-    case C_RANGE: return "RANGE: a value beyond this COP (PPN, PID, ADDR, or a PE >= its channels)";
-    case C_KEY: return "KEY: MODE written with a wrong key (the channel is user)";
-    case C_NOCALL: return "NOCALL: no CALL of this channel is pending";
-    case C_RDONLY: return "RDONLY: a read-only register";
-    case C_NOREPLY: return "NOREPLY: XMIT with no earlier reply";
-    case C_XOP: return "XOP: X bit set on an opcode with no level 2 form (the prefix sums of doubles, EXMRG, XMIT, ACK)";
-    case C_NODOWN: return "NODOWN: EXMRG in a COP with no level 1 COPs below it (built with DOWN = 0)";
-    default: return "an unknown cause";
-    }
+    if (c == C_NONE) return "no cause logged";
+    const char* t = cause_text(c);  // the table's meaning (tools/copgen.py CAUSES, docs/cop_regmap.md)
+    return t ? t : "an unknown cause";
 }
 
 const char* op_name(unsigned opcode) {

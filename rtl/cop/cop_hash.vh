@@ -2,4 +2,4 @@
 // The COP engine's register-map hash alone (the same as cop_regs.vh's), for the
 // hub top's INFO window: aggnet_hub includes it beside the other engines' maps,
 // whose names cop_regs.vh's would collide with.  Include inside a module.
-localparam [31:0] COP_MAP_HASH = 32'hD374911D;  // CRC-32 of the COP tables
+localparam [31:0] COP_MAP_HASH = 32'hE82DAD29;  // CRC-32 of the COP tables

@@ -121,7 +121,7 @@ localparam [1:0] CX_NONE      = 2'd0;  // CANCEL outcome: no CALL of this channe
 localparam [1:0] CX_WITHDRAWN = 2'd1;  // CANCEL outcome: the command had not finished: withdrawn (a contribution served into an open round leaves it: its TC bit is set again), or a pending RECV ended
 localparam [1:0] CX_FINISHED  = 2'd2;  // CANCEL outcome: the command had finished and its reply was not handed over: bit 2 says it was a refusal, bits 15..8 its cause; a result becomes the last reply (XMIT returns it)
 localparam [1:0] CX_RUNNING   = 2'd3;  // CANCEL outcome: the command is in the controller's step or in a completed round whose results are being placed: nothing changed, CANCEL again (FINISHED within the step)
-localparam [31:0] COP_MAP_HASH = 32'hD374911D;  // CRC-32 of these tables
+localparam [31:0] COP_MAP_HASH = 32'hE82DAD29;  // CRC-32 of these tables
 // cop_dec(opcode): bits 3..0 kind, 6..4 fn, 7 64-bit, 11..8 operand bytes, 15..12 result bytes
 // (15: the delivery's own), 16 supervisor only, 18..17 WC (words after the instruction word)
 // (in LUTs, not a block RAM: yosys would otherwise map the registered decode into a block

@@ -163,7 +163,7 @@ enum Cause : unsigned {
     C_NONE = 0,
     C_BADOP = 1,  ///< an opcode Table I does not define (and aggnet does not add), or a CALL address with bits 1..0 set
     C_BADLEN = 2,  ///< the CALL's operand bytes are not the opcode's
-    C_PRIV = 3,  ///< a supervisor opcode (SETBM, SETTC) or register write (PROC, LOCK, HOLD) from user mode: counted in PRIVCNT, nothing changes
+    C_PRIV = 3,  ///< a supervisor opcode (SETBM, SETTC) or register write (PROC, LOCK, HOLD, UPLINK) from user mode: counted in PRIVCNT, nothing changes
     C_NOFPU = 4,  ///< a floating point opcode in a core built without the FPU (EN_FPU = 0)
     C_NOUP = 5,  ///< X bit set: there is no level 2 COP above this one (the core is built with UP = 0)
     C_BUSY = 6,  ///< a CALL start while this channel's command, RECV or reply is still pending
@@ -181,6 +181,31 @@ enum Cause : unsigned {
     C_XOP = 18,  ///< X bit set on an opcode with no level 2 form (SCANIF, SCANXF, EXSCANIF, EXSCANXF, EXMRG, XMIT, ACK): refused at level 1
     C_NODOWN = 19,  ///< EXMRG in a core built without level 1 cores below it (DOWN = 0): there are no exact sums to merge
 };
+/// "NAME: meaning" of a cause (its row of the table above), or nullptr.
+constexpr const char* cause_text(unsigned cause) {
+    switch (cause) {
+    case C_BADOP: return "BADOP: an opcode Table I does not define (and aggnet does not add), or a CALL address with bits 1..0 set";
+    case C_BADLEN: return "BADLEN: the CALL's operand bytes are not the opcode's";
+    case C_PRIV: return "PRIV: a supervisor opcode (SETBM, SETTC) or register write (PROC, LOCK, HOLD, UPLINK) from user mode: counted in PRIVCNT, nothing changes";
+    case C_NOFPU: return "NOFPU: a floating point opcode in a core built without the FPU (EN_FPU = 0)";
+    case C_NOUP: return "NOUP: X bit set: there is no level 2 COP above this one (the core is built with UP = 0)";
+    case C_BUSY: return "BUSY: a CALL start while this channel's command, RECV or reply is still pending";
+    case C_NOTC: return "NOTC: a collective opcode for a key whose TC vector is 0 (no TC set)";
+    case C_NOTINTC: return "NOTINTC: a collective opcode from a channel not in the key's TC vector";
+    case C_MISMATCH: return "MISMATCH: a contribution whose opcode or address differs from the open round's (fixed by its first)";
+    case C_ABORTED: return "ABORTED: the round was ended by a mask or TC write for its key while this channel waited in it, or its entry at level 2 was withdrawn (UPLINK)";
+    case C_MBFULL: return "MBFULL: a broadcast while a target's mailbox is full: delivered to no one (back-pressure)";
+    case C_NOTLOCKER: return "NOTLOCKER: UNLOCK from a channel that does not hold the lock: nothing changes";
+    case C_RANGE: return "RANGE: a value beyond this core: PROC's PPN or PID, ADDR beyond the Data RAM, a mask naming a channel >= C";
+    case C_KEY: return "KEY: MODE written with a value that is neither KEY nor 0 (the channel is user)";
+    case C_NOCALL: return "NOCALL: a CALL ask while no CALL of this channel is pending";
+    case C_RDONLY: return "RDONLY: a write to a read-only register";
+    case C_NOREPLY: return "NOREPLY: XMIT with no earlier reply to send again";
+    case C_XOP: return "XOP: X bit set on an opcode with no level 2 form (SCANIF, SCANXF, EXSCANIF, EXSCANXF, EXMRG, XMIT, ACK): refused at level 1";
+    case C_NODOWN: return "NODOWN: EXMRG in a core built without level 1 cores below it (DOWN = 0): there are no exact sums to merge";
+    default: return nullptr;
+    }
+}
 
 namespace regs {
 constexpr unsigned WINDOW = 4;  // tools/linkgen.py WINDOWS: COP
@@ -214,7 +239,7 @@ constexpr uint16_t call(unsigned opcode, unsigned mask = 0, unsigned x = 0) {
     return uint16_t(CALL_BASE | (opcode & 0x7f) << 4 | (mask & 1) << 3 | (x & 1) << 2);
 }
 constexpr uint16_t CANCEL = 0x018;  // CALL: withdraw or collect this channel's CALL
-constexpr uint32_t MAP_HASH = 0xD374911D;  // CRC-32 of these tables (INFO MAP_HASH+4)
+constexpr uint32_t MAP_HASH = 0xE82DAD29;  // CRC-32 of these tables (INFO MAP_HASH+4)
 constexpr uint16_t addr(uint16_t reg) { return uint16_t(WINDOW << 12 | reg); }
 }  // namespace regs
 
