@@ -74,8 +74,7 @@ module cop_link_props (
     wire        f_wt, f_xent;
 
 `ifdef FORMAL
-    localparam [3:0] U_IDLE = 4'd0, U_MODE = 4'd1, U_PROC = 4'd2, U_ADDR = 4'd3, U_START = 4'd4, U_ASK = 4'd5,
-                     U_DOWN = 4'd7, U_CANC = 4'd8, U_XMIT = 4'd9;   // cop_up's states
+`include "cop_up_states.vh"
     reg         init = 1'b1, p_rst = 1'b1;
     reg         fl = 1'b0;        // an entry is in the link (taken by up_ready, its answer not yet taken)
     reg         aw = 1'b0;        // a response is awaited
