@@ -31,15 +31,16 @@ inline link::Frame random_frame(std::mt19937_64& rng) {
     return f;
 }
 
-/// CRC-16/CCITT-FALSE bit by bit, written from the polynomial (independent
-/// of link::crc16).
-inline uint16_t crc_bits(const std::vector<uint8_t>& v) {
-    uint16_t c = 0xFFFF;
+/// CRC-32/MPEG-2 bit by bit, written from the polynomial (independent of
+/// link::crc32): register 0xFFFFFFFF, message bits MSB first, x^32 + x^26 +
+/// x^23 + x^22 + x^16 + x^12 + x^11 + x^10 + x^8 + x^7 + x^5 + x^4 + x^2 + x + 1.
+inline uint32_t crc_bits(const std::vector<uint8_t>& v) {
+    uint32_t c = 0xFFFFFFFFu;
     for (uint8_t b : v)
         for (int i = 7; i >= 0; --i) {
-            const bool fb = ((c >> 15) & 1) ^ ((b >> i) & 1);
-            c = uint16_t(c << 1);
-            if (fb) c ^= 0x1021;
+            const bool fb = ((c >> 31) & 1) ^ ((b >> i) & 1);
+            c <<= 1;
+            if (fb) c ^= 0x04C11DB7u;
         }
     return c;
 }

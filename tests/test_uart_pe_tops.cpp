@@ -434,9 +434,10 @@ std::string device(const std::string& board, const Params& p, unsigned k) {
     return "serial:" + board + "-pe" + std::to_string(k) + "@" + std::to_string(baud_of(p, k));
 }
 /// Cycles one other stream's frame may hold a PE's frame back at the mux:
-/// the longest frame (33 bytes, one a cycle), the forwarding gap, and
-/// link_port's turn-around until it takes the next frame (rx_held).
-constexpr uint64_t FRAME_TURN = 33 + 8 + 60;
+/// the longest frame (one a cycle), the forwarding gap, and link_port's
+/// turn-around until it takes the next frame (rx_held).
+constexpr uint64_t MAX_FRAME_BYTES = 1 + 2 * (D::HDR_BYTES + D::MAX_PAYLOAD + D::CRC_BYTES);
+constexpr uint64_t FRAME_TURN = MAX_FRAME_BYTES + 8 + 60;
 uint16_t info(uint16_t reg) { return uint16_t(D::WIN_INFO << 12 | reg); }
 uint16_t mux_count(unsigned k, unsigned i) { return info(uint16_t(D::INFO_MUX_COUNT + 8 * k + i)); }
 
@@ -716,7 +717,7 @@ TEST_CASE("UART-PE board tops: barriers of every PE on its own UART at mixed bau
         const RunResult faulty = barrier_run(board, p, make, seed, true, 4);
         REQUIRE(clean.lat_a.size() == 4);
         REQUIRE(faulty.lat_a.size() == 4);
-        // One longest frame (33 bytes, a byte a cycle, the forwarding gap)
+        // One longest frame (a byte a cycle, the forwarding gap)
         // and link_port's handling of it, for every other stream.
         const uint64_t s = uint64_t(p.at("H")) + 1;
         const uint64_t slack = (s - 1) * FRAME_TURN;

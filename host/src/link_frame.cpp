@@ -7,14 +7,14 @@ namespace aggnet::link {
 
 namespace D = link_defs;
 
-uint16_t crc16_step(uint16_t crc, uint8_t byte) {
-    crc ^= uint16_t(byte) << 8;
-    for (int i = 0; i < 8; ++i) crc = (crc & 0x8000) ? uint16_t((crc << 1) ^ D::CRC_POLY) : uint16_t(crc << 1);
+uint32_t crc32_step(uint32_t crc, uint8_t byte) {
+    crc ^= uint32_t(byte) << 24;
+    for (int i = 0; i < 8; ++i) crc = (crc & 0x80000000u) ? (crc << 1) ^ D::CRC_POLY : crc << 1;
     return crc;
 }
 
-uint16_t crc16(const uint8_t* data, size_t n, uint16_t crc) {
-    for (size_t i = 0; i < n; ++i) crc = crc16_step(crc, data[i]);
+uint32_t crc32(const uint8_t* data, size_t n, uint32_t crc) {
+    for (size_t i = 0; i < n; ++i) crc = crc32_step(crc, data[i]);
     return crc;
 }
 
@@ -28,9 +28,9 @@ void Frame::append(uint32_t v, unsigned n) {
     for (unsigned i = 0; i < n && len < payload.size(); ++i) payload[len++] = uint8_t(v >> (8 * (n - 1 - i)));
 }
 
-uint16_t Frame::crc() const {
+uint32_t Frame::crc() const {
     const uint8_t hdr[6] = {pe, op, seq, uint8_t(addr >> 8), uint8_t(addr), len};
-    return crc16(payload.data(), len, crc16(hdr, sizeof hdr));
+    return crc32(payload.data(), len, crc32(hdr, sizeof hdr));
 }
 
 bool Frame::operator==(const Frame& o) const {
@@ -70,17 +70,16 @@ void encode(const Frame& f, std::vector<uint8_t>& out) {
     out.push_back(D::FLAG);
     const unsigned len = f.len > D::MAX_PAYLOAD ? D::MAX_PAYLOAD : f.len;
     const uint8_t hdr[6] = {f.pe, f.op, f.seq, uint8_t(f.addr >> 8), uint8_t(f.addr), uint8_t(len)};
-    uint16_t crc = D::CRC_INIT;
+    uint32_t crc = D::CRC_INIT;
     for (uint8_t b : hdr) {
         put(out, b);
-        crc = crc16_step(crc, b);
+        crc = crc32_step(crc, b);
     }
     for (unsigned i = 0; i < len; ++i) {
         put(out, f.payload[i]);
-        crc = crc16_step(crc, f.payload[i]);
+        crc = crc32_step(crc, f.payload[i]);
     }
-    put(out, uint8_t(crc >> 8));
-    put(out, uint8_t(crc));
+    for (int k = D::CRC_BYTES - 1; k >= 0; --k) put(out, uint8_t(crc >> (8 * k)));
 }
 
 std::vector<uint8_t> encode(const Frame& f) {
@@ -106,7 +105,7 @@ bool Decoder::push(uint8_t b) {
     }
     const uint8_t u = esc_ ? uint8_t(b ^ D::ESC_XOR) : b;
     esc_ = false;
-    crc_ = crc16_step(crc_, u);
+    crc_ = crc32_step(crc_, u);
     const unsigned pay_end = unsigned(D::HDR_BYTES) + cur_.len;
     switch (idx_) {
     case 0: cur_.pe = u; break;

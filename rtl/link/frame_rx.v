@@ -4,7 +4,7 @@
 // out.  The model is the receiving end of Hall's COP channel (seed 004
 // chapter IV, "The COP to COP Network Interface": receive buffer registers
 // filled word by word, DATA_RDY once a whole command arrived without error).
-// Departures: a frame is bytes with HDLC-like stuffing and a CRC-16 instead
+// Departures: a frame is bytes with HDLC-like stuffing and a CRC-32 instead
 // of Spanceiver words with hardware error detection, and a bad frame is
 // dropped and counted (the host's resend timer recovers it) instead of
 // answered with a "resend" word.
@@ -15,9 +15,9 @@
 // Framing: FLAG (0x7E) starts a frame anywhere, aborting a partial one
 // (ev_resync).  Outside a frame (hunting) every other byte is ignored.  ESC
 // (0x7D) makes the next byte count as byte ^ 0x20.  Unstuffed fields: pe, op,
-// seq, addr (2, big-endian), len, payload (len bytes), crc (2, big-endian).
+// seq, addr (2, big-endian), len, payload (len bytes), crc (4, big-endian).
 // len > 8 drops the frame at once (ev_badlen).  The frame ends with its last
-// CRC byte; it is delivered if the CRC-16/CCITT-FALSE run over everything
+// CRC byte; it is delivered if the CRC-32/MPEG-2 run over everything
 // after the FLAG ends at 0 (ev_ok), else dropped (ev_crc).  IDLE_CYCLES
 // consecutive cycles without a byte inside a frame drop it (ev_timeout).
 //
@@ -37,9 +37,9 @@
 // value is out_payload[31:0].  ev_* are one-cycle pulses (link_port counts
 // them).
 //
-// Bounds (checked by formal/link_frame_rx_props.v): a frame is at most 16
-// unstuffed = 32 stuffed bytes after its FLAG, so the receiver is hunting
-// again after at most 32 bytes that are not FLAG, or after IDLE_CYCLES
+// Bounds (checked by formal/link_frame_rx_props.v): a frame is at most 18
+// unstuffed = 36 stuffed bytes after its FLAG, so the receiver is hunting
+// again after at most 36 bytes that are not FLAG, or after IDLE_CYCLES
 // cycles without a byte; a delivered frame's CRC is always right.
 //
 // Parameters: IDLE_CYCLES = 0 (no timeout) or 2..2^24.
@@ -69,7 +69,7 @@ module frame_rx #(
     output wire        f_hunt,
     output wire [4:0]  f_idx,
     output wire        f_esc,
-    output wire [15:0] f_crc,
+    output wire [31:0] f_crc,
     output wire [39:0] f_hdr,
     output wire [3:0]  f_len,
     output wire [63:0] f_pay,
@@ -77,6 +77,7 @@ module frame_rx #(
     output wire        f_lastb,
     output wire        f_fin,
     output wire [4:0]  f_pay_end,
+    output wire [4:0]  f_pre_last,
     output wire        f_pay_ph,
     output wire        f_qend
 `endif
@@ -93,8 +94,8 @@ module frame_rx #(
 
     reg        hunt;
     reg        esc;
-    reg [4:0]  idx;      // unstuffed bytes since the FLAG, 0..15 inside a frame
-    reg [15:0] crc;
+    reg [4:0]  idx;      // unstuffed bytes since the FLAG, 0..17 inside a frame
+    reg [31:0] crc;
     reg [7:0]  w_pe, w_op, w_seq;
     reg [15:0] w_addr;
     reg [3:0]  w_len;
@@ -103,6 +104,9 @@ module frame_rx #(
     reg        lastb;    // the next unstuffed byte is the frame's last
     reg        fin;      // the frame's last byte came: check the CRC, deliver
     reg [4:0]  pay_end;
+    // pre_last: the index of the byte before the frame's last, pay_end +
+    // LINK_CRC_BYTES - 2, a register beside pay_end (timing, as pay_end)
+    reg [4:0]  pre_last;
     // pay_ph: 6 <= idx < pay_end, the next unstuffed byte is a payload byte,
     // kept in a register (timing: the index compares and the byte
     // classification fed w_pay's 64 enables through a long chain of LUTs,
@@ -115,6 +119,7 @@ module frame_rx #(
     reg        q_end;
     localparam integer QB = (IDLE_CYCLES >= 2) ? IDLE_CYCLES - 2 : 0;
     localparam [TW-1:0] Q_BEFORE_END = QB[TW-1:0];
+    localparam [4:0] PRE_LAST0 = 5'd6 + LINK_CRC_BYTES[4:0] - 5'd2;  // pre_last of len 0
 
 `ifdef FORMAL
     assign f_hunt = hunt;
@@ -128,6 +133,7 @@ module frame_rx #(
     assign f_lastb = lastb;
     assign f_fin = fin;
     assign f_pay_end = pay_end;
+    assign f_pre_last = pre_last;
     assign f_pay_ph = pay_ph;
     assign f_qend = q_end;
 `endif
@@ -148,8 +154,8 @@ module frame_rx #(
     end
     wire [7:0]  u       = esc ? (b_data ^ LINK_ESC_XOR) : b_data;
     wire        u_big   = esc ? big_esc : big_raw;   // u > LINK_MAX_PAYLOAD
-    wire [15:0] crc_nx;
-    crc16 #(.POLY(LINK_CRC_POLY)) u_crc (.crc_in(crc), .data(u), .crc_out(crc_nx));
+    wire [31:0] crc_nx;
+    link_crc #(.W(32), .POLY(LINK_CRC_POLY)) u_crc (.crc_in(crc), .data(u), .crc_out(crc_nx));
 
     // pay_end: index of the first CRC byte, 6 + w_len, kept in a register
     // beside w_len (timing: the adder fed the payload compare on the UP5K's
@@ -192,6 +198,7 @@ module frame_rx #(
             w_addr    <= 16'h0000;
             w_len     <= 4'd0;
             pay_end   <= 5'd6;
+            pre_last  <= PRE_LAST0;
             pay_ph    <= 1'b0;
             quiet     <= {TW{1'b0}};
             q_end     <= 1'b0;
@@ -239,6 +246,7 @@ module frame_rx #(
                 crc   <= LINK_CRC_INIT;
                 w_len <= 4'd0;
                 pay_end <= 5'd6;
+                pre_last <= PRE_LAST0;
                 pay_ph <= 1'b0;
             end else if (timeout) begin
                 ev_timeout <= 1'b1;
@@ -249,7 +257,7 @@ module frame_rx #(
                 idx <= idx + 5'd1;
                 // idx 5 is the length: a payload follows if it is not 0
                 pay_ph <= (idx == 5'd5) ? u[3:0] != 4'd0 : idx > 5'd5 && idx + 5'd1 < pay_end;
-                lastb <= idx == pay_end;  // idx + 1 is pay_end + 1, crc_lo
+                lastb <= idx == pre_last;  // idx + 1 is the last CRC byte's
                 case (idx)
                     5'd0: w_pe  <= u;
                     5'd1: w_op  <= u;
@@ -259,6 +267,7 @@ module frame_rx #(
                     5'd5: begin
                         w_len <= u[3:0];
                         pay_end <= 5'd6 + {1'b0, u[3:0]};
+                        pre_last <= PRE_LAST0 + {1'b0, u[3:0]};
                         if (u_big) ev_badlen <= 1'b1;
                     end
                     default: ;  // payload (w_pay, below) or CRC

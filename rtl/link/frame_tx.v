@@ -4,7 +4,7 @@
 // appended.  The model is the transmit side of Hall's COP channel (seed 004
 // chapter IV: the controller loads the four transmit buffer registers in
 // parallel and the interface controller hands the words to the Spanceiver in
-// sequence).  Departure: bytes with HDLC-like stuffing and a CRC-16 instead
+// sequence).  Departure: bytes with HDLC-like stuffing and a CRC-32 instead
 // of 32-bit Spanceiver words.
 //
 // Contract:
@@ -15,10 +15,10 @@
 //                      in_payload[8*(in_len-1-i) +: 8] (big-endian value in the
 //                      low bytes); in_len 0..8.
 //   out_valid/out_ready/out_data  the byte stream: FLAG, then pe, op, seq,
-//                      addr (2), len, payload, crc (2), each FLAG or ESC byte
+//                      addr (2), len, payload, crc (4), each FLAG or ESC byte
 //                      sent as ESC, byte ^ 0x20.  out_data is stable while
 //                      out_valid is high and out_ready low.
-// A frame of len L takes 9 + L bytes plus one per escaped byte; the first
+// A frame of len L takes 11 + L bytes plus one per escaped byte; the first
 // byte (FLAG) is offered in the cycle after the fields are taken.
 //
 // Parameters: none.
@@ -55,7 +55,7 @@ module frame_tx (
     reg  [4:0]  left;       // bytes of this phase still to go, the current one included
     reg         one_left;   // left == 1, registered with left (timing)
     reg  [111:0] sh;        // pe, op, seq, addr (2), len, payload (8)
-    reg  [15:0] crc;
+    reg  [31:0] crc;
 
     wire [7:0] cur = sh[111:104];
     // need_esc: cur is FLAG or ESC, registered with every change of cur
@@ -69,8 +69,8 @@ module frame_tx (
     function special(input [7:0] b);
         special = b == LINK_FLAG || b == LINK_ESC;
     endfunction
-    wire [15:0] crc_nx;
-    crc16 #(.POLY(LINK_CRC_POLY)) u_crc (.crc_in(crc), .data(cur), .crc_out(crc_nx));
+    wire [31:0] crc_nx;
+    link_crc #(.W(32), .POLY(LINK_CRC_POLY)) u_crc (.crc_in(crc), .data(cur), .crc_out(crc_nx));
 
     assign in_ready  = !active;
     assign out_valid = active;
@@ -136,11 +136,11 @@ module frame_tx (
                         crc <= crc_nx;
                         if (one_left) begin
                             data        <= 1'b0;
-                            left        <= 5'd2;
+                            left        <= LINK_CRC_BYTES[4:0];
                             one_left    <= 1'b0;
-                            sh[111:96]  <= crc_nx;
-                            need_esc    <= special(crc_nx[15:8]);
-                            plain       <= !special(crc_nx[15:8]);
+                            sh[111:80]  <= crc_nx;
+                            need_esc    <= special(crc_nx[31:24]);
+                            plain       <= !special(crc_nx[31:24]);
                         end else begin
                             sh <= sh << 8;
                             need_esc <= special(sh[103:96]);

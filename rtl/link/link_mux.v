@@ -48,7 +48,7 @@
 //
 // Input: in stream k's slot, the byte it holds goes through the parser: a
 // frame starts at FLAG, its pe byte (index 0) is checked for binding, its len
-// byte (index 5) gives its end (6 + len + 2 unstuffed bytes), and only a
+// byte (index 5) gives its end (6 + len + 4 unstuffed bytes), and only a
 // whole frame is committed.  Dropped without reaching link_port (the stream
 // then hunts for the next FLAG):
 //   * a partial frame cut by s_rx_ferr (counted by link_port as UART_FERR);
@@ -205,6 +205,8 @@ module link_mux #(
     localparam integer MAX_FRAME = 1 + 2 * ({24'd0, LINK_HDR_BYTES} + {24'd0, LINK_MAX_PAYLOAD} +
                                               {24'd0, LINK_CRC_BYTES});
     localparam integer FWD_GAP   = {24'd0, LINK_SIM_FRAME_GAP} + 2;
+    // the index of a frame's last unstuffed byte is len + END_LEN0
+    localparam [4:0]   END_LEN0  = LINK_HDR_BYTES[4:0] + LINK_CRC_BYTES[4:0] - 5'd1;
     localparam integer HDR_I    = S - 2;
     localparam [7:0]   HDR_LAST  = HDR_I[7:0];     // last header stream's PE, from PE_BASE
     localparam [7:0]   BASE8     = PE_BASE[7:0];
@@ -613,7 +615,7 @@ module link_mux #(
                 n_esc = 1'b0;
                 n_cnt = cnt + 1'b1;
                 if (cnt == 5'd0 && !bind_ok) n_bad = 1'b1;
-                if (cnt == 5'd5) n_end = {1'b0, u[3:0]} + 5'd7;
+                if (cnt == 5'd5) n_end = {1'b0, u[3:0]} + END_LEN0;
                 if (commit) begin
                     n_fs = wr + 1'b1;
                     n_hunt = 1'b1;

@@ -108,7 +108,7 @@ module link_mux_props #(
 
 `ifdef FORMAL
     localparam [7:0] FLAG = 8'h7E, ESC = 8'h7D;
-    localparam integer MAXB = 33;  // FLAG + every one of 16 unstuffed bytes escaped
+    localparam integer MAXB = 37;  // FLAG + every one of 18 unstuffed bytes escaped
 
     reg past_valid = 1'b0;
     always @(posedge clk) past_valid <= 1'b1;
@@ -146,7 +146,7 @@ module link_mux_props #(
     reg  [8*MAXB-1:0] g_buf;
     reg  [CW-1:0]   e_bind, e_part;
     wire [7:0]      u = h_esc ? (b ^ 8'h20) : b;
-    wire            h_end = (h_cnt >= 5'd6) && (h_cnt == 5'd7 + {1'b0, h_len});
+    wire            h_end = (h_cnt >= 5'd6) && (h_cnt == 5'd9 + {1'b0, h_len});
     always @(posedge clk) begin
         if (rst) begin
             h_hunt <= 1'b1;

@@ -6,20 +6,20 @@
 
 namespace aggnet::link_defs {
 
-constexpr uint8_t VERSION = 0x03;  // protocol version carried by the HELLO reply
+constexpr uint8_t VERSION = 0x04;  // protocol version carried by the HELLO reply
 constexpr uint8_t FLAG = 0x7E;  // starts every frame; inside a frame it aborts the frame and starts a new one
 constexpr uint8_t ESC = 0x7D;  // escape: the next byte is sent XOR ESC_XOR
 constexpr uint8_t ESC_XOR = 0x20;  // escaped byte = byte XOR ESC_XOR (FLAG -> 7D 5E, ESC -> 7D 5D)
 constexpr uint8_t HDR_BYTES = 0x06;  // unstuffed header bytes: pe, op, seq, addr_hi, addr_lo, len
-constexpr uint8_t CRC_BYTES = 0x02;  // CRC bytes after the payload, most significant first
+constexpr uint8_t CRC_BYTES = 0x04;  // CRC bytes after the payload, most significant first
 constexpr uint8_t MAX_PAYLOAD = 0x08;  // largest len
 constexpr uint8_t MAX_PE = 0x3F;  // largest PE id (pe byte 0..63)
 constexpr uint8_t MAX_VALUE_BYTES = 0x04;  // register values are 1..4 bytes (bus data is 32 bits)
-constexpr uint16_t CRC_POLY = 0x1021;  // CRC-16/CCITT-FALSE polynomial x^16 + x^12 + x^5 + 1, not reflected
-constexpr uint16_t CRC_INIT = 0xFFFF;  // CRC register before the pe byte
-constexpr uint16_t CRC_XOROUT = 0x0000;  // nothing is XORed onto the result
-constexpr uint16_t CRC_CHECK = 0x29B1;  // CRC of the 9 ASCII bytes "123456789"
-constexpr uint16_t CRC_RESIDUE = 0x0000;  // CRC over pe..payload followed by the two CRC bytes
+constexpr uint32_t CRC_POLY = 0x04C11DB7;  // CRC-32/MPEG-2 polynomial (the IEEE 802.3 one), not reflected
+constexpr uint32_t CRC_INIT = 0xFFFFFFFF;  // CRC register before the pe byte
+constexpr uint32_t CRC_XOROUT = 0x00000000;  // nothing is XORed onto the result
+constexpr uint32_t CRC_CHECK = 0x0376E6E7;  // CRC of the 9 ASCII bytes "123456789"
+constexpr uint32_t CRC_RESIDUE = 0x00000000;  // CRC over pe..payload followed by the four CRC bytes
 constexpr uint32_t HELLO_CLK_UNIT_HZ = 0x00002710;  // the HELLO clock field counts in units of this many Hz
 constexpr uint8_t HELLO_STALE = 0x40;  // a HELLO whose seq is 1..HELLO_STALE behind the PE's last seq is stale (a late copy)
 constexpr uint8_t HELLO_SKIP = 0x80;  // a host whose HELLO is answered ERR STALE says HELLO again this much further on

@@ -16,11 +16,11 @@
 
 namespace aggnet::link {
 
-/// One byte step of CRC-16/CCITT-FALSE (poly 0x1021, MSB first, no reflection).
-uint16_t crc16_step(uint16_t crc, uint8_t byte);
-/// CRC-16/CCITT-FALSE of n bytes, starting from `crc` (0xFFFF for a new one).
-/// crc16("123456789") == 0x29B1.
-uint16_t crc16(const uint8_t* data, size_t n, uint16_t crc = link_defs::CRC_INIT);
+/// One byte step of CRC-32/MPEG-2 (poly 0x04C11DB7, MSB first, no reflection).
+uint32_t crc32_step(uint32_t crc, uint8_t byte);
+/// CRC-32/MPEG-2 of n bytes, starting from `crc` (0xFFFFFFFF for a new one).
+/// crc32("123456789") == 0x0376E6E7.
+uint32_t crc32(const uint8_t* data, size_t n, uint32_t crc = link_defs::CRC_INIT);
 
 /// A frame's unstuffed fields.  payload[0..len) in wire order.
 struct Frame {
@@ -36,7 +36,7 @@ struct Frame {
     /// Append the n low bytes of v, big-endian (len grows by n, at most to 8).
     void append(uint32_t v, unsigned n);
     /// The CRC the frame carries (over pe..payload).
-    uint16_t crc() const;
+    uint32_t crc() const;
     bool operator==(const Frame& o) const;
     bool operator!=(const Frame& o) const { return !(*this == o); }
     /// "PE3 WRITE seq 7 addr 0x1004 len 1 [2a]"
@@ -72,7 +72,7 @@ private:
     bool in_frame_ = false;
     bool esc_ = false;
     unsigned idx_ = 0;
-    uint16_t crc_ = link_defs::CRC_INIT;
+    uint32_t crc_ = link_defs::CRC_INIT;
     Frame cur_{};
     Frame out_{};
     DecoderStats stats_{};
