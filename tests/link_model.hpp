@@ -50,6 +50,14 @@ auto set_busy(M& m, bool b, int) -> decltype(m.eng_busy = b, void()) {
 }
 template <class M>
 void set_busy(M&, bool, long) {}
+// bus_req_win, where the model has it (link_port's; link_uart keeps it
+// inside): the request's window one-hot, beside bus_req_addr
+template <class M>
+auto check_win(M& m, int) -> decltype(m.bus_req_win, void()) {
+    REQUIRE(m.bus_req_win == 1u << (m.bus_req_addr >> 12));
+}
+template <class M>
+void check_win(M&, long) {}
 
 struct BusModel {
     std::mt19937_64 rng;
@@ -117,6 +125,7 @@ struct BusModel {
         if (was_waiting) REQUIRE(key(m) == held_key);  // fields held while not taken
         m.bus_req_ready = (rng() % 3) != 0;
         if (m.bus_req_valid) {
+            check_win(m, 0);
             const unsigned size = m.bus_req_size;
             REQUIRE(size >= 1);
             REQUIRE(size <= 4);

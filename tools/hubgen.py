@@ -89,7 +89,7 @@ def gen_pass():
 def gen_engines():
     o = [HEAD.rstrip(),
          "// Inside aggnet_hub's body, after the link port: the engines' windows.",
-         "// Needs: bus_req_* (link_port's master side), win, and declares",
+         "// Needs: bus_req_* (link_port's master side, bus_req_win included) and declares",
          "// eng_req_ready, eng_rsp_valid, eng_rsp_rdata, eng_rsp_err, eng_present,",
          "// eng_rsp_rdata_hi, eng_rsp_len (CALL results), eng_busy (a slot's state",
          "// moves on by itself), ENG_SETTLE (the longest a built engine's registers",
@@ -107,7 +107,7 @@ def gen_engines():
         E = e.upper()
         call = s["call"]
         o += ["    // ---- window %d: %s (rtl/%s/manifest.json) ----" % (c.window, e, e),
-              "    wire        %s_sel = bus_req_valid && win == 4'd%d && EN_%s != 0%s;" % (
+              "    wire        %s_sel = bus_req_valid && bus_req_win[%d] && EN_%s != 0%s;" % (
                   e, c.window, E, "" if call else " && !bus_req_call"),
               "    wire        %s_req_ready, %s_rsp_valid;" % (e, e),
               "    wire [31:0] %s_rsp_rdata;" % e,

@@ -127,9 +127,9 @@ module aggnet_hub #(
     // ---- window decode: INFO here, the engines' windows in
     // aggnet_hub_engines.vh; link_port has at most one request outstanding,
     // so the responses are simply ORed.
-    wire [3:0]  win = bus_req_addr[15:12];
+    wire [15:0] bus_req_win;  // the window, one-hot (link_port registers it)
     wire [11:0] reg_no = bus_req_addr[11:0];
-    wire        to_info   = bus_req_valid && win == LINK_WIN_INFO && !bus_req_call;  // INFO takes no CALL
+    wire        to_info   = bus_req_valid && bus_req_win[LINK_WIN_INFO] && !bus_req_call;  // INFO takes no CALL
 
 `include "aggnet_hub_engines.vh"
 
@@ -143,7 +143,7 @@ module aggnet_hub #(
         .rx_valid(link_rx_valid), .rx_data(link_rx_data), .rx_ferr(link_rx_ferr),
         .tx_valid(link_tx_valid), .tx_ready(link_tx_ready), .tx_data(link_tx_data), .rx_held(link_rx_held),
         .bus_req_valid(bus_req_valid), .bus_req_ready(bus_req_ready), .bus_req_we(bus_req_we),
-        .bus_req_pe(bus_req_pe), .bus_req_addr(bus_req_addr), .bus_req_wdata(bus_req_wdata),
+        .bus_req_pe(bus_req_pe), .bus_req_addr(bus_req_addr), .bus_req_win(bus_req_win), .bus_req_wdata(bus_req_wdata),
         .bus_req_size(bus_req_size), .bus_req_call(bus_req_call), .bus_req_wdata_hi(bus_req_wdata_hi),
         .bus_req_len(bus_req_len),
         .bus_rsp_valid(bus_rsp_valid), .bus_rsp_rdata(bus_rsp_rdata), .bus_rsp_err(bus_rsp_err),

@@ -53,6 +53,7 @@ module link_mux_port #(
     output wire                 bus_req_we,
     output wire [5:0]           bus_req_pe,
     output wire [15:0]          bus_req_addr,
+    output wire [15:0]          bus_req_win,     // link_port's one-hot window (the bench checks it)
     output wire [31:0]          bus_req_wdata,
     output wire [2:0]           bus_req_size,
     output wire                 bus_req_call,
@@ -93,7 +94,7 @@ module link_mux_port #(
         .rx_valid(p_rx_valid), .rx_data(p_rx_data), .rx_ferr(p_rx_ferr),
         .tx_valid(p_tx_valid), .tx_ready(p_tx_ready), .tx_data(p_tx_data),
         .bus_req_valid(bus_req_valid), .bus_req_ready(bus_req_ready),
-        .bus_req_we(bus_req_we), .bus_req_pe(bus_req_pe), .bus_req_addr(bus_req_addr),
+        .bus_req_we(bus_req_we), .bus_req_pe(bus_req_pe), .bus_req_addr(bus_req_addr), .bus_req_win(bus_req_win),
         .bus_req_wdata(bus_req_wdata), .bus_req_size(bus_req_size),
         .bus_req_call(bus_req_call), .bus_req_wdata_hi(bus_req_wdata_hi), .bus_req_len(bus_req_len),
         .bus_rsp_valid(bus_rsp_valid), .bus_rsp_rdata(bus_rsp_rdata),

@@ -77,6 +77,10 @@
 //   bus_req_we         1 write, 0 read.
 //   bus_req_pe[5:0]    the PE the access is made for (PE_ID + index).
 //   bus_req_addr[15:0] window (15..12) and register (11..0).
+//   bus_req_win[15:0]  bus_req_addr's window, one-hot, from a register of
+//                      its own (not part of the engine bus: the hub's window
+//                      decode takes one bit instead of a 4-bit compare, which
+//                      was the HX8K's critical path into the NAND engine).
 //   bus_req_wdata[31:0] write value, right-aligned, 0 above size bytes (0 for
 //                      reads).
 //   bus_req_size[2:0]  bytes, 1..4.
@@ -146,6 +150,7 @@ module link_port #(
     output wire              bus_req_we,
     output wire [5:0]        bus_req_pe,
     output wire [15:0]       bus_req_addr,
+    output wire [15:0]       bus_req_win,
     output wire [31:0]       bus_req_wdata,
     output wire [2:0]        bus_req_size,
     output wire              bus_req_call,
@@ -295,6 +300,7 @@ module link_port #(
     reg [1:0]  c_op;      // 0 READ, 1 WRITE, 2 WAIT, 3 CALL
     reg        c_poll;    // a re-read of a pending WAIT, or an ask for a pending CALL's result
     reg [15:0] c_addr;
+    reg [15:0] c_win;   // c_addr[15:12] one-hot, loaded with it
     reg [3:0]  c_size;    // bytes: 1..4, a CALL's operands 0..8
     reg [31:0] c_mask;    // WAIT mask, or a CALL's operand bits 63..32
     reg [31:0] c_value;   // write data, WAIT value, or a CALL's operand bits 31..0
@@ -440,6 +446,7 @@ module link_port #(
     assign bus_req_we    = c_op == C_WRITE || c_start;
     assign bus_req_pe    = PE_ID[5:0] + ext6(c_idx);
     assign bus_req_addr  = c_addr;
+    assign bus_req_win   = c_win;
     assign bus_req_wdata = (c_op == C_WRITE || c_start) ? c_value : 32'h0;
     assign bus_req_size  = (c_op == C_CALL) ? 3'd4 : c_size[2:0];
     assign bus_req_call  = c_op == C_CALL;
@@ -605,6 +612,7 @@ module link_port #(
             c_op    <= C_READ;
             c_poll  <= 1'b0;
             c_addr  <= 16'h0000;
+            c_win   <= 16'h0001;
             c_size  <= 4'd1;
             c_mask  <= 32'h0;
             c_value <= 32'h0;
@@ -613,6 +621,7 @@ module link_port #(
             c_oh    <= f_oh;
             c_seq   <= fr_seq;
             c_addr  <= fr_addr;
+            c_win   <= 16'h0001 << fr_addr[15:12];
             c_poll  <= 1'b0;
             c_op    <= (f_cmd == F_WRITE) ? C_WRITE : (f_cmd == F_WAIT) ? C_WAIT :
                        (f_cmd == F_CALL) ? C_CALL : C_READ;
@@ -626,6 +635,7 @@ module link_port #(
             c_op    <= q_call ? C_CALL : C_WAIT;
             c_poll  <= 1'b1;
             c_addr  <= q_addr;
+            c_win   <= 16'h0001 << q_addr[15:12];
             c_size  <= q_size;
             c_mask  <= q_mask;
             c_value <= q_data;

@@ -65,6 +65,7 @@ module link_uart #(
     );
 
     wire unused_rx_held, unused_idle;
+    wire [15:0] unused_win;  // the hub's window decode; this bus has one slave
     link_port #(
         .N(N), .PE_ID(PE_ID), .HUB_PES(HUB_PES), .ENGINES(ENGINES),
         .CLK_HZ(CLK_HZ), .IDLE_CYCLES(IDLE_CYCLES), .STAT_W(STAT_W)
@@ -73,7 +74,7 @@ module link_uart #(
         .rx_valid(rx_valid), .rx_data(rx_data), .rx_ferr(rx_ferr),
         .tx_valid(tx_valid), .tx_ready(tx_ready), .tx_data(tx_data),
         .bus_req_valid(bus_req_valid), .bus_req_ready(bus_req_ready),
-        .bus_req_we(bus_req_we), .bus_req_pe(bus_req_pe), .bus_req_addr(bus_req_addr),
+        .bus_req_we(bus_req_we), .bus_req_pe(bus_req_pe), .bus_req_addr(bus_req_addr), .bus_req_win(unused_win),
         .bus_req_wdata(bus_req_wdata), .bus_req_size(bus_req_size),
         .bus_req_call(bus_req_call), .bus_req_wdata_hi(bus_req_wdata_hi), .bus_req_len(bus_req_len),
         .bus_rsp_valid(bus_rsp_valid), .bus_rsp_rdata(bus_rsp_rdata),
