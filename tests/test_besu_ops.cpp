@@ -113,6 +113,19 @@ TEST_CASE("besu::plan and validate: trees, and the node a wrong one names", "[be
     CHECK_THROWS_AS(B::plan(m, {0, 15}, 0, {1, 4, 5}), B::ConfigError);  // node 0 walled in
 }
 
+TEST_CASE("besu: every cause has its table's name and meaning", "[besu][host]") {
+    // cause_name() is generated from tools/besugen.py's CAUSES (besu_regs.hpp cause_text)
+    for (unsigned c = B::C_RANGE; c <= B::C_NOWAIT; ++c) {
+        const std::string s = B::cause_name(c);
+        INFO("cause " << c << ": " << s);
+        REQUIRE(s.find(": ") != std::string::npos);
+        REQUIRE(s.size() > s.find(": ") + 10);
+    }
+    REQUIRE(std::string(B::cause_name(B::C_KEY)).rfind("KEY: ", 0) == 0);
+    REQUIRE(std::string(B::cause_name(B::C_NONE)) == "no cause logged");
+    REQUIRE(std::string(B::cause_name(200)) == "an unknown cause");
+}
+
 TEST_CASE("besu over the link: barriers with the three waits, eureka, eureka then barrier", "[besu][link]") {
     LinkHub hub(8, "besu_ops_n8");
     {
@@ -206,6 +219,9 @@ TEST_CASE("besu over the link: errors name their cause; a timeout names what the
             fn();
         } catch (const B::BesuError& e) {
             INFO(e.what());
+            // a refusal from the node carries its cause's row of tools/besugen.py
+            // CAUSES (RANGE is refused by the library first, naming the BESUs)
+            if (e.cause != B::C_RANGE) CHECK(std::string(e.what()).find(B::cause_name(e.cause)) != std::string::npos);
             return e.cause;
         }
         return 99;

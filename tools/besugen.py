@@ -173,7 +173,8 @@ def gen_hpp():
           "constexpr unsigned CODE_OPCODE[8] = {" + ", ".join(f"0b{op:02b}" for n, c, op, m in CODES) + "};",
           "/// The causes a node logs in its ERR register.", "enum Cause : unsigned {", "    C_NONE = 0,"]
     o += [f"    C_{n} = {c},  ///< {m}" for n, c, t, m in CAUSES]
-    o += ["};", "/// Table 1: parent codes; the parent code of link direction d (+X -X +Y -Y +Z -Z).",
+    o += ["};"] + gentables.cause_text_fn([(n, c, m) for n, c, t, m in CAUSES])
+    o += ["/// Table 1: parent codes; the parent code of link direction d (+X -X +Y -Y +Z -Z).",
           f"constexpr unsigned P_ROOT = 0b{P_ROOT:04b}, P_NC = 0b{P_NC:04b};",
           "constexpr unsigned PARENT_CODE[6] = {" + ", ".join(f"0b{p:04b}" for d, n, p in DIRS) + "};",
           "/// BAR_CALL operand bits and CANCEL outcomes (docs/besu_regmap.md, \"CALL registers\")."]

@@ -341,11 +341,8 @@ def gen_hpp():
     o += ["};"]
     o += ["", "/// Causes of a refusal (CAUSE register bits 7..0).", "enum Cause : unsigned {", "    C_NONE = 0,"]
     o += [f"    C_{n} = {c},  ///< {m}" for n, c, m in CAUSES]
-    esc = lambda t: t.replace("\\", "\\\\").replace('"', '\\"')
-    o += ["};", "/// \"NAME: meaning\" of a cause (its row of the table above), or nullptr.",
-          "constexpr const char* cause_text(unsigned cause) {", "    switch (cause) {"]
-    o += [f"    case C_{n}: return \"{n}: {esc(m)}\";" for n, c, m in CAUSES]
-    o += ["    default: return nullptr;", "    }", "}", "", "namespace regs {", f"constexpr unsigned WINDOW = {WINDOW};  // tools/linkgen.py WINDOWS: COP"]
+    o += ["};"] + gentables.cause_text_fn(CAUSES)
+    o += ["", "namespace regs {", f"constexpr unsigned WINDOW = {WINDOW};  // tools/linkgen.py WINDOWS: COP"]
     o += [f"constexpr uint16_t {n} = 0x{a:03X};  // {acc}: {m}" for n, a, acc, m in REGS]
     o += [f"constexpr uint16_t CALL_BASE = 0x{CALL_BASE:03X};  // a CALL register: CALL_BASE | opcode << 4 | mask << 3 | x << 2",
           "constexpr uint16_t call(unsigned opcode, unsigned mask = 0, unsigned x = 0) {",

@@ -25,6 +25,19 @@ def map_hash(*tables):
     return zlib.crc32(text.encode()) & 0xFFFFFFFF
 
 
+def cause_text_fn(causes):
+    """C++ lines of `constexpr const char* cause_text(unsigned cause)`: "NAME:
+    meaning" for each (name, code, meaning) of `causes` (an engine's table of
+    refusal causes, enum values C_<name>), nullptr for any other code.  One
+    generator for every engine's library, so its messages are the table's."""
+    esc = lambda t: t.replace("\\", "\\\\").replace('"', '\\"')
+    o = ["/// \"NAME: meaning\" of a cause (its row of the table above), or nullptr.",
+         "constexpr const char* cause_text(unsigned cause) {", "    switch (cause) {"]
+    o += [f"    case C_{n}: return \"{n}: {esc(m)}\";" for n, c, m in causes]
+    o += ["    default: return nullptr;", "    }", "}"]
+    return o
+
+
 def main(tool, doc, targets, root, before=None):
     ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--check", action="store_true", help="fail if a generated file is stale")

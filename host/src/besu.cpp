@@ -39,21 +39,9 @@ const char* code_name(unsigned c) {
     return c < 8 ? n[c] : "?";
 }
 const char* cause_name(unsigned c) {
-    switch (c) {
-    case C_NONE: return "no cause logged (a read-only register)";
-    case C_RANGE: return "RANGE: no such BESU (undefined barrier space, C_ERR3 type 23)";
-    case C_PRIV: return "PRIV: a supervisor operation from user mode (privileged barrier operation, C_ERR3 type 23)";
-    case C_RSVD: return "RSVD: the reserved control code 001";
-    case C_ORDER: return "ORDER: a barrier is pending on this BESU (only OP_CLEAR or OP_RESET until it completes)";
-    case C_NOTPART: return "NOTPART: this BESU is in no partition on this node (parent 0100 or PE bit 0)";
-    case C_BADCFG: return "BADCFG: not a BAR_CFG this node can hold (parent code, reserved bits, or a link it does not have)";
-    case C_KEY: return "KEY: MODE written with a wrong key";
-    case C_STRAY: return "STRAY: an opcode on a link that is not this BESU's parent or child, or a second join";
-    case C_CALLARG: return "CALLARG: a BAR_CALL operand that is not a wait (or not 1 byte), or a CANCEL with operands";
-    case C_BUSY: return "BUSY: this PE's BAR_CALL is pending (a second one, or a BAR_CTL write to its BESU: CANCEL first)";
-    case C_NOWAIT: return "NOWAIT: a wait-only BAR_CALL for an event this BESU cannot reach from its state";
-    }
-    return "unknown cause";
+    if (c == C_NONE) return "no cause logged";
+    const char* t = cause_text(c);  // the table's meaning (tools/besugen.py CAUSES, docs/besu_regmap.md)
+    return t ? t : "an unknown cause";
 }
 const char* dir_name(unsigned d) {
     static const char* n[6] = {"+X", "-X", "+Y", "-Y", "+Z", "-Z"};

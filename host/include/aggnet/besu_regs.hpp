@@ -45,6 +45,23 @@ enum Cause : unsigned {
     C_BUSY = 10,  ///< a BAR_CALL while this PE's BAR_CALL is pending, or a BAR_CTL write to the BESU it waits on (OP_RESET too: CANCEL first)
     C_NOWAIT = 11,  ///< a BAR_CALL with CALL_NOWRITE for what the BESU cannot reach: a barrier wait while it is not armed or completed (0xx), a eureka wait while a barrier is (1xx), or a BESU in no partition
 };
+/// "NAME: meaning" of a cause (its row of the table above), or nullptr.
+constexpr const char* cause_text(unsigned cause) {
+    switch (cause) {
+    case C_RANGE: return "RANGE: a BESU number beyond NB (\"an undefined barrier space\")";
+    case C_PRIV: return "PRIV: BAR_CFG or FAULT written, or OP_RESET, from user mode (\"a privileged barrier operation\")";
+    case C_RSVD: return "RSVD: the reserved control code 001";
+    case C_ORDER: return "ORDER: a code other than OP_CLEAR / OP_RESET while a barrier is pending (100, 101)";
+    case C_NOTPART: return "NOTPART: OP_EUR, OP_BAR, OP_BAR_I or OP_EUR_B on a BESU in no partition (parent 0100) or with PE bit 0";
+    case C_BADCFG: return "BADCFG: a BAR_CFG value this node cannot hold: parent code not in Table 1, bits 31..13 or 8..7 set, a link past the mesh's edge, a parent link that is also a child link";
+    case C_KEY: return "KEY: MODE written with a value that is neither BESU_KEY nor 0";
+    case C_STRAY: return "STRAY: the router received an opcode on a link that is neither the BESU's parent nor a child, or a second join from one source before the barrier completed";
+    case C_CALLARG: return "CALLARG: a BAR_CALL whose operand is not 1 byte or not a wait (a code other than OP_BAR, OP_BAR_I, OP_EUR_B with CALL_EUREKA clear, or CALL_NOWRITE with a code), or a CANCEL with operands";
+    case C_BUSY: return "BUSY: a BAR_CALL while this PE's BAR_CALL is pending, or a BAR_CTL write to the BESU it waits on (OP_RESET too: CANCEL first)";
+    case C_NOWAIT: return "NOWAIT: a BAR_CALL with CALL_NOWRITE for what the BESU cannot reach: a barrier wait while it is not armed or completed (0xx), a eureka wait while a barrier is (1xx), or a BESU in no partition";
+    default: return nullptr;
+    }
+}
 /// Table 1: parent codes; the parent code of link direction d (+X -X +Y -Y +Z -Z).
 constexpr unsigned P_ROOT = 0b0000, P_NC = 0b0100;
 constexpr unsigned PARENT_CODE[6] = {0b0001, 0b1111, 0b0010, 0b1110, 0b0011, 0b1101};
