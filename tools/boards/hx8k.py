@@ -9,8 +9,11 @@ TITLE = "Lattice iCE40-HX8K breakout board (ICE40HX8K-B-EVN)"
 # which placer seeds meet it moves with the netlist: at 3933221 seed 2 met
 # 90 MHz in nextpnr but not in icetime (CI failed on it), seed 3 met both and
 # seeds 1 and 4 missed (the figures: docs/hardware.md, "Bitstreams", and
-# docs/figures/bitstreams.csv); the critical path is the link port's bus
-# address through the engine window decode into the NAND sequencer.
+# docs/figures/bitstreams.csv); the critical path was the link port's bus
+# address through the engine window decode into the NAND sequencer.  With
+# CRC-32 in the link seed 3 missed too (84 MHz) until link_port registered
+# the window one-hot (bus_req_win, 568f7dd); seed 3 then met 90 MHz with
+# about 10% to spare.
 PNR_SEED = 3
 SOURCES = [
     "headers J1-J4, LEDs, clock, FT2232H UART, SPI flash: amaranth-lang/amaranth-boards, "
