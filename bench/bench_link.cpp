@@ -13,6 +13,7 @@
 //     1 ms, high speed every 125 us, a single-board computer's own UART has
 //     none) plus the hub's cycles at its clock: derived, labelled so.
 // Writes CSV to argv[1] and prints a table.
+#include "counting_pipe.hpp"
 #include "link_hub.hpp"
 #include "pe_threads.hpp"
 
@@ -30,27 +31,7 @@ using namespace aggnet;
 using std::chrono::microseconds;
 namespace R = aggnet::papers_regs;
 
-namespace {
-
-/// Counts what crosses one PE's pipe.
-struct Counting final : link::LinkPipe {
-    link::LinkPipe& p;
-    std::atomic<uint64_t> out_bytes{0}, out_frames{0}, in_bytes{0};
-    explicit Counting(link::LinkPipe& pipe) : p(pipe) {}
-    void send(const uint8_t* d, size_t n) override {
-        out_bytes += n;
-        ++out_frames;
-        p.send(d, n);
-    }
-    size_t recv(uint8_t* b, size_t cap, std::chrono::nanoseconds until) override {
-        const size_t n = p.recv(b, cap, until);
-        in_bytes += n;
-        return n;
-    }
-    std::chrono::nanoseconds now() override { return p.now(); }
-};
-
-}  // namespace
+using Counting = sim::CountingPipe;
 
 int main(int argc, char** argv) {
     const char* csv = argc > 1 ? argv[1] : "link.csv";

@@ -8,6 +8,8 @@ Inputs in BENCH_DIR (each optional; a missing one is named, not invented):
   bench_scalar.csv         scalar engine: engine and hub cycles, frames and bytes per message, ping-pong
   bench_cop_cycles.csv     COP (seed 004): hub clocks per operation at C = 4/16/64 and two levels,
                            beside the seed's Table II and issue 23's goals
+  bench_cop_link.csv       COP over the link (aggnet-sim, 4 PEs): frames, bytes and wire time per PE
+                           per operation, hub cycles per round, round time p50 / p99
   hw.csv      tools/bench_hw.py: Fmax and LUTs from nextpnr per device and N
   host.csv    aggnet-bench-host: host round trips over the virtual hub
 Outputs: a printed table of the barrier latency in cycles and in ns at each
@@ -99,6 +101,7 @@ def main():
     nand_report(read(d / "bench_nand_ops.csv"), hw)
     scalar_report(read(d / "bench_scalar.csv"), hw)
     cop_report(read(d / "bench_cop_cycles.csv"))
+    cop_link_report(read(d / "bench_cop_link.csv"))
 
     try:
         import matplotlib
@@ -187,6 +190,29 @@ def cop_report(rows):
         met = "" if not goal else ("yes" if int(last["cycles"]) <= int(goal) else "no")
         line += f" {last.get('seed_cop') or '-':>9} {last.get('seed_total') or '-':>9} {goal or '-':>5} {met or '-':>4}"
         print(line)
+
+
+def cop_link_report(rows):
+    """bench_cop_link.csv (op, what, value, unit): one line per operation."""
+    if not rows:
+        return
+    cols = [("request frames per PE", "req fr"), ("request bytes per PE", "req B"),
+            ("reply frames per PE", "rep fr"), ("reply bytes per PE", "rep B"),
+            ("wire time both ways at 3 Mbaud", "3M us"), ("wire time both ways at 12 Mbaud", "12M us"),
+            ("hub cycles per round (virtual hub)", "hub cyc"),
+            ("round time p50 (virtual hub, wall clock)", "p50 us"),
+            ("round time p99 (virtual hub, wall clock)", "p99 us")]
+    by = {(r["op"], r["what"]): float(r["value"]) for r in rows}
+    ops = []
+    for r in rows:
+        if r["op"] not in ops:
+            ops.append(r["op"])
+    print()
+    print("COP over the link (aggnet-sim --engines cop, 4 PEs on per-PE sockets): per PE per operation; wire time")
+    print("derived from the bytes (10 bits a byte); round times are wall clock on this machine, not a board's")
+    print(f"{'op':<10}" + "".join(f" {h:>8}" for _, h in cols))
+    for op in ops:
+        print(f"{op:<10}" + "".join(f" {by.get((op, w), float('nan')):>8.2f}" for w, _ in cols))
 
 
 def save(fig, ax, path):
