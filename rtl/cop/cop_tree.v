@@ -14,9 +14,9 @@
 // registers (NO_REG, with the same timing: two cycles, ready low between).
 //
 // Level 2's bus: the NCOP cop_up links are its masters through a round
-// robin arbiter: the grant goes to the first requesting link at or after
-// the pointer, which then moves past it, whenever the level 2 core is
-// ready (every other cycle); it answers two cycles after it takes the
+// robin arbiter (cop_arb): the grant goes to the first requesting link at
+// or after the pointer, which then moves past it, whenever the level 2 core
+// is ready (every other cycle); it answers two cycles after it takes the
 // request and the answer goes to the link granted then.
 //
 // Exact sums: level 2 is built with DOWN = 1, and its export port reads
@@ -100,7 +100,7 @@ module cop_tree #(
     wire [63:0] xp_data = (xp_ch_q < NCOP6) ? ex_d[xp_ch_q[NW-1:0]] : 64'd0;
     // links <-> level 2's arbiter
     wire [NCOP-1:0] m_valid, m_we, m_call;
-    reg  [NCOP-1:0] m_ready, m_rspv;
+    wire [NCOP-1:0] m_ready, m_rspv;
     wire [15:0] m_addr [0:NCOP-1];
     wire [31:0] m_wd [0:NCOP-1];
     wire [31:0] m_wdh [0:NCOP-1];
@@ -169,34 +169,11 @@ module cop_tree #(
     assign bus_rsp_len = o_len;
 
     // ---- level 2's arbiter: round robin, one request whenever level 2 is ready ----
-    reg [NW-1:0] rr, gnt, gnt_s, gnt_q;
-    reg          any, gv_s, gv_q;
-    integer a;
-    reg [NW:0] b;
-    always @* begin
-        any = 1'b0; gnt = rr;
-        for (a = NCOP - 1; a >= 0; a = a - 1) begin
-            // the first requesting link at or after rr (the loop runs down: the last hit wins)
-            b = a[NW:0] + {1'b0, rr};
-            if (b >= NCOP[NW:0]) b = b - NCOP[NW:0];
-            if (m_valid[b[NW-1:0]]) begin any = 1'b1; gnt = b[NW-1:0]; end
-        end
-        m_ready = {NCOP{1'b0}};
-        if (any && b2_ready) m_ready[gnt] = 1'b1;
-        m_rspv = {NCOP{1'b0}};
-        if (gv_q) m_rspv[gnt_q] = b2_rsp_valid;
-    end
-    wire b2_take = any && b2_ready;
-    localparam integer NLAST_I = NCOP - 1;
-    always @(posedge clk) begin
-        if (rst) begin
-            rr <= {NW{1'b0}}; gv_s <= 1'b0; gnt_s <= {NW{1'b0}}; gv_q <= 1'b0; gnt_q <= {NW{1'b0}};
-        end else begin
-            // the level 2 core's answer comes two cycles after it takes the request
-            gv_s <= b2_take; gnt_s <= gnt; gv_q <= gv_s; gnt_q <= gnt_s;
-            if (b2_take) rr <= (gnt == NLAST_I[NW-1:0]) ? {NW{1'b0}} : gnt + 1'b1;
-        end
-    end
+    wire [NW-1:0] gnt;
+    wire          b2_take;
+    cop_arb #(.N(NCOP)) u_arb (
+        .clk(clk), .rst(rst), .req(m_valid), .ready(b2_ready), .rsp_valid(b2_rsp_valid),
+        .grant(m_ready), .take(b2_take), .sel(gnt), .rsp(m_rspv));
     wire [5:0] gnt_pe = {{(6-NW){1'b0}}, gnt};
     // the level 2 core has no level above (UP = 0): its up port is idle
     wire        l2_uv, l2_um, l2_uus, l2_dr;
