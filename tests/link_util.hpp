@@ -63,4 +63,30 @@ inline link::Frame req(uint8_t pe, uint8_t op, uint8_t seq, uint16_t addr, std::
     return f;
 }
 
+
+/// A frame as links of versions 1-3 sent it: the same stuffing, but 2 bytes
+/// of CRC-16/CCITT-FALSE (poly 0x1021, MSB first, init 0xFFFF), bit by bit.
+inline std::vector<uint8_t> encode_v3(const link::Frame& f) {
+    std::vector<uint8_t> v = covered(f);
+    uint16_t c = 0xFFFF;
+    for (uint8_t b : v)
+        for (int i = 7; i >= 0; --i) {
+            const bool fb = ((c >> 15) & 1) ^ ((b >> i) & 1);
+            c = uint16_t(c << 1);
+            if (fb) c ^= 0x1021;
+        }
+    v.push_back(uint8_t(c >> 8));
+    v.push_back(uint8_t(c));
+    std::vector<uint8_t> out = {link_defs::FLAG};
+    for (uint8_t b : v) {
+        if (b == link_defs::FLAG || b == link_defs::ESC) {
+            out.push_back(link_defs::ESC);
+            out.push_back(uint8_t(b ^ link_defs::ESC_XOR));
+        } else {
+            out.push_back(b);
+        }
+    }
+    return out;
+}
+
 }  // namespace aggnet::test

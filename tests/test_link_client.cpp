@@ -38,6 +38,8 @@ struct FakePipe : LinkPipe {
     uint64_t sent_frames = 0;
     std::vector<nanoseconds> sent_at;  // when each frame went out
     std::function<void(std::vector<Frame>&)> tamper;  // may edit/add replies
+    bool v3 = false;  // the hub answers in the frames of link versions 1-3 (CRC-16)
+    std::vector<uint8_t> wire(const Frame& f) const { return v3 ? test::encode_v3(f) : encode(f); }
 
     void send(const uint8_t* data, size_t n) override {
         ++sent_frames;
@@ -47,13 +49,13 @@ struct FakePipe : LinkPipe {
         for (size_t i = 0; i < n; ++i)
             if (dec.push(data[i])) hub->handle(dec.frame(), out);
         if (tamper) tamper(out);
-        for (const auto& f : out) q.emplace_back(t + latency, encode(f));
+        for (const auto& f : out) q.emplace_back(t + latency, wire(f));
     }
     size_t recv(uint8_t* buf, size_t cap, nanoseconds until) override {
         if (hub && !cut) {
             std::vector<Frame> out;
             hub->poll(out);
-            for (const auto& f : out) q.emplace_back(t + latency, encode(f));
+            for (const auto& f : out) q.emplace_back(t + latency, wire(f));
         }
         if (!q.empty() && q.front().first <= until) {
             if (q.front().first > t) t = q.front().first;
@@ -337,6 +339,30 @@ TEST_CASE("LinkClient: WAIT keep-alives, completion, timeout, link cut while pen
     // the last sign of life, max_attempts keep-alives go unanswered, then it fails
     INFO("failed " << (pipe.now() - cut_at).count() << " ns after the cut; " << r.message);
     CHECK(pipe.now() - cut_at <= cfg().resend_timeout * (cfg().max_attempts + 1) + pipe.latency);
+}
+
+TEST_CASE("LinkClient: a hub that answers in the CRC-16 frames of link versions 1-3 is named", "[link][client]") {
+    FakePipe pipe;
+    FakeHub hub;
+    pipe.hub = &hub;
+    pipe.v3 = true;
+    LinkClient c(pipe, "sim:test", cfg());
+    try {
+        c.read(0, 0x10, 1);
+        FAIL("no LinkError");
+    } catch (const LinkError& e) {
+        const std::string m = e.what();
+        INFO(m);
+        CHECK(m.find("CRC-16 format of link versions 1-3") != std::string::npos);
+        CHECK(m.find("rebuild and load it") != std::string::npos);
+    }
+    CHECK(c.rx_stats().legacy >= 1);
+    CHECK(c.rx_stats().frames_ok == 0);
+    // and the same hub in this version's frames is fine
+    pipe.v3 = false;
+    LinkClient ok(pipe, "sim:test", cfg());
+    CHECK(ok.rx_stats().legacy == 0);
+    CHECK(ok.hello(0).version == D::VERSION);
 }
 
 TEST_CASE("LinkClient: a hub of another protocol version is refused", "[link][client]") {

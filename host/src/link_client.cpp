@@ -328,7 +328,12 @@ nanoseconds LinkClient::poll() {
                                  ? " (resends " + ms(cfg_.resend_timeout) + " backing off to " +
                                        ms(cfg_.resend_timeout_max) + ")"
                                  : " (" + ms(cfg_.resend_timeout) + " apart)") +
-                            (p.inflight.op == D::OP_HELLO && !p.synced
+                            (dec_.stats().legacy
+                                 ? " (" + std::to_string(dec_.stats().legacy) +
+                                       " frames came in the CRC-16 format of link versions 1-3: the hub runs an "
+                                       "older bitstream or build than this libaggnet speaks (version " +
+                                       std::to_string(D::VERSION) + "); rebuild and load it)"
+                             : p.inflight.op == D::OP_HELLO && !p.synced
                                  ? " (link down, or PE not served by this link port?)"
                                  : " (link down?)");
                 finish(p, r);

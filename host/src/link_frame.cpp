@@ -82,6 +82,16 @@ void encode(const Frame& f, std::vector<uint8_t>& out) {
     for (int k = D::CRC_BYTES - 1; k >= 0; --k) put(out, uint8_t(crc >> (8 * k)));
 }
 
+namespace {
+/// One byte of CRC-16/CCITT-FALSE (poly 0x1021, MSB first, init 0xFFFF), the
+/// CRC of link versions 1-3: only to recognise their frames (Decoder::legacy).
+uint16_t crc16_step(uint16_t crc, uint8_t byte) {
+    crc ^= uint16_t(byte) << 8;
+    for (int i = 0; i < 8; ++i) crc = (crc & 0x8000) ? uint16_t((crc << 1) ^ 0x1021) : uint16_t(crc << 1);
+    return crc;
+}
+}  // namespace
+
 std::vector<uint8_t> encode(const Frame& f) {
     std::vector<uint8_t> out;
     encode(f, out);
@@ -90,11 +100,15 @@ std::vector<uint8_t> encode(const Frame& f) {
 
 bool Decoder::push(uint8_t b) {
     if (b == D::FLAG) {
-        if (in_frame_ && (idx_ != 0 || esc_)) ++stats_.resync;
+        if (in_frame_ && (idx_ != 0 || esc_)) {
+            ++stats_.resync;
+            drop_partial();
+        }
         in_frame_ = true;
         esc_ = false;
         idx_ = 0;
         crc_ = D::CRC_INIT;
+        crc16_ = 0xFFFF;
         cur_ = Frame{};
         return false;
     }
@@ -106,6 +120,7 @@ bool Decoder::push(uint8_t b) {
     const uint8_t u = esc_ ? uint8_t(b ^ D::ESC_XOR) : b;
     esc_ = false;
     crc_ = crc32_step(crc_, u);
+    crc16_ = crc16_step(crc16_, u);
     const unsigned pay_end = unsigned(D::HDR_BYTES) + cur_.len;
     switch (idx_) {
     case 0: cur_.pe = u; break;
@@ -142,8 +157,14 @@ bool Decoder::push(uint8_t b) {
 void Decoder::timeout() {
     if (in_frame_) {
         ++stats_.timeout;
+        drop_partial();
         in_frame_ = false;
     }
+}
+
+void Decoder::drop_partial() {
+    // a whole frame of versions 1-3: header, payload, 2 CRC bytes, CRC-16 residue 0
+    if (!esc_ && idx_ == unsigned(D::HDR_BYTES) + cur_.len + 2 && crc16_ == 0) ++stats_.legacy;
 }
 
 }  // namespace aggnet::link

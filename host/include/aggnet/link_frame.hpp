@@ -54,6 +54,10 @@ struct DecoderStats {
     uint64_t resync = 0;     ///< partial frames aborted by a FLAG
     uint64_t bad_len = 0;    ///< len > 8
     uint64_t timeout = 0;    ///< partial frames dropped by timeout()
+    /// of the resync and timeout drops, whole frames of link versions 1-3
+    /// (2 bytes of CRC-16/CCITT-FALSE where version 4 has 4 of CRC-32): a
+    /// peer that speaks the old link, e.g. a board with an old bitstream
+    uint64_t legacy = 0;
 };
 
 /// Incremental receiver: bytes in, good frames out.
@@ -73,6 +77,8 @@ private:
     bool esc_ = false;
     unsigned idx_ = 0;
     uint32_t crc_ = link_defs::CRC_INIT;
+    uint16_t crc16_ = 0xFFFF;  ///< the frame so far as versions 1-3 checked it
+    void drop_partial();
     Frame cur_{};
     Frame out_{};
     DecoderStats stats_{};
