@@ -11,6 +11,7 @@
 #include "pe_check.hpp"
 #include "besu_link.hpp"
 #include "besu_model.hpp"
+#include "cause_names.hpp"
 #include "link_hub.hpp"
 #include "seed.hpp"
 
@@ -115,15 +116,7 @@ TEST_CASE("besu::plan and validate: trees, and the node a wrong one names", "[be
 
 TEST_CASE("besu: every cause has its table's name and meaning", "[besu][host]") {
     // cause_name() is generated from tools/besugen.py's CAUSES (besu_regs.hpp cause_text)
-    for (unsigned c = B::C_RANGE; c <= B::C_NOWAIT; ++c) {
-        const std::string s = B::cause_name(c);
-        INFO("cause " << c << ": " << s);
-        REQUIRE(s.find(": ") != std::string::npos);
-        REQUIRE(s.size() > s.find(": ") + 10);
-    }
-    REQUIRE(std::string(B::cause_name(B::C_KEY)).rfind("KEY: ", 0) == 0);
-    REQUIRE(std::string(B::cause_name(B::C_NONE)) == "no cause logged");
-    REQUIRE(std::string(B::cause_name(200)) == "an unknown cause");
+    test::check_cause_names(B::cause_name, B::C_RANGE, B::C_NOWAIT, B::C_KEY, "KEY");
 }
 
 TEST_CASE("besu over the link: barriers with the three waits, eureka, eureka then barrier", "[besu][link]") {
