@@ -436,8 +436,7 @@ std::string device(const std::string& board, const Params& p, unsigned k) {
 /// Cycles one other stream's frame may hold a PE's frame back at the mux:
 /// the longest frame (one a cycle), the forwarding gap, and link_port's
 /// turn-around until it takes the next frame (rx_held).
-constexpr uint64_t MAX_FRAME_BYTES = 1 + 2 * (D::HDR_BYTES + D::MAX_PAYLOAD + D::CRC_BYTES);
-constexpr uint64_t FRAME_TURN = MAX_FRAME_BYTES + 8 + 60;
+constexpr uint64_t FRAME_TURN = D::MAX_FRAME + 8 + 60;
 uint16_t info(uint16_t reg) { return uint16_t(D::WIN_INFO << 12 | reg); }
 uint16_t mux_count(unsigned k, unsigned i) { return info(uint16_t(D::INFO_MUX_COUNT + 8 * k + i)); }
 

@@ -39,6 +39,7 @@ CONSTS = [
     ("HDR_BYTES",    6,      8,  "unstuffed header bytes: pe, op, seq, addr_hi, addr_lo, len"),
     ("CRC_BYTES",    4,      8,  "CRC bytes after the payload, most significant first"),
     ("MAX_PAYLOAD",  8,      8,  "largest len"),
+    ("MAX_FRAME",    37,     8,  "longest frame on the wire, stuffed: FLAG, then every one of HDR_BYTES + MAX_PAYLOAD + CRC_BYTES bytes escaped"),
     ("MAX_PE",       63,     8,  "largest PE id (pe byte 0..63)"),
     ("MAX_VALUE_BYTES", 4,   8,  "register values are 1..4 bytes (bus data is 32 bits)"),
     ("CRC_POLY",     0x04C11DB7, 32, "CRC-32/MPEG-2 polynomial (the IEEE 802.3 one), not reflected"),
@@ -745,6 +746,7 @@ def self_check():
     k = crc32(msg)
     assert crc32(msg + k.to_bytes(4, "big")) == c["CRC_RESIDUE"]
     assert c["CRC_BYTES"] * 8 == 32
+    assert c["MAX_FRAME"] == 1 + 2 * (c["HDR_BYTES"] + c["MAX_PAYLOAD"] + c["CRC_BYTES"])
     assert frame_bytes(1) == 12
     codes = [op[1] for op in OPS]
     assert len(set(codes)) == len(codes)

@@ -8,6 +8,7 @@ localparam [7:0] LINK_ESC_XOR = 8'h20;  // escaped byte = byte XOR ESC_XOR (FLAG
 localparam [7:0] LINK_HDR_BYTES = 8'h06;  // unstuffed header bytes: pe, op, seq, addr_hi, addr_lo, len
 localparam [7:0] LINK_CRC_BYTES = 8'h04;  // CRC bytes after the payload, most significant first
 localparam [7:0] LINK_MAX_PAYLOAD = 8'h08;  // largest len
+localparam [7:0] LINK_MAX_FRAME = 8'h25;  // longest frame on the wire, stuffed: FLAG, then every one of HDR_BYTES + MAX_PAYLOAD + CRC_BYTES bytes escaped
 localparam [7:0] LINK_MAX_PE = 8'h3F;  // largest PE id (pe byte 0..63)
 localparam [7:0] LINK_MAX_VALUE_BYTES = 8'h04;  // register values are 1..4 bytes (bus data is 32 bits)
 localparam [31:0] LINK_CRC_POLY = 32'h04C11DB7;  // CRC-32/MPEG-2 polynomial (the IEEE 802.3 one), not reflected

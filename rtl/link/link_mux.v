@@ -202,8 +202,7 @@ module link_mux #(
 `endif
     localparam integer KW  = $clog2(KA_TICK + 1);
     // longest frame on the wire: FLAG, then every unstuffed byte escaped
-    localparam integer MAX_FRAME = 1 + 2 * ({24'd0, LINK_HDR_BYTES} + {24'd0, LINK_MAX_PAYLOAD} +
-                                              {24'd0, LINK_CRC_BYTES});
+    localparam integer MAX_FRAME = {24'd0, LINK_MAX_FRAME};
     localparam integer FWD_GAP   = {24'd0, LINK_SIM_FRAME_GAP} + 2;
     // the index of a frame's last unstuffed byte is len + END_LEN0
     localparam [4:0]   END_LEN0  = LINK_HDR_BYTES[4:0] + LINK_CRC_BYTES[4:0] - 5'd1;

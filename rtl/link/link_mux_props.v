@@ -108,7 +108,8 @@ module link_mux_props #(
 
 `ifdef FORMAL
     localparam [7:0] FLAG = 8'h7E, ESC = 8'h7D;
-    localparam integer MAXB = 37;  // FLAG + every one of 18 unstuffed bytes escaped
+`include "link_defs.vh"
+    localparam integer MAXB = {24'd0, LINK_MAX_FRAME};  // FLAG + every unstuffed byte escaped
 
     reg past_valid = 1'b0;
     always @(posedge clk) past_valid <= 1'b1;

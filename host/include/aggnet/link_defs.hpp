@@ -13,6 +13,7 @@ constexpr uint8_t ESC_XOR = 0x20;  // escaped byte = byte XOR ESC_XOR (FLAG -> 7
 constexpr uint8_t HDR_BYTES = 0x06;  // unstuffed header bytes: pe, op, seq, addr_hi, addr_lo, len
 constexpr uint8_t CRC_BYTES = 0x04;  // CRC bytes after the payload, most significant first
 constexpr uint8_t MAX_PAYLOAD = 0x08;  // largest len
+constexpr uint8_t MAX_FRAME = 0x25;  // longest frame on the wire, stuffed: FLAG, then every one of HDR_BYTES + MAX_PAYLOAD + CRC_BYTES bytes escaped
 constexpr uint8_t MAX_PE = 0x3F;  // largest PE id (pe byte 0..63)
 constexpr uint8_t MAX_VALUE_BYTES = 0x04;  // register values are 1..4 bytes (bus data is 32 bits)
 constexpr uint32_t CRC_POLY = 0x04C11DB7;  // CRC-32/MPEG-2 polynomial (the IEEE 802.3 one), not reflected
