@@ -79,6 +79,8 @@ int main(int argc, char** argv) try {
     cfg.max_attempts = 8;
     for (unsigned p = 0; p < n; ++p) {
         Pe& e = pes[p];
+        // open_link's own client stays idle: the counted pipe needs a client
+        // of its own on top of the socket
         e.lc = open_link(child.dev(p));
         e.pipe = std::make_unique<sim::CountingPipe>(*e.lc.pipe);
         e.client = std::make_unique<link::LinkClient>(*e.pipe, child.dev(p), cfg);
