@@ -9,12 +9,18 @@
 //
 // The accumulator: 33 limbs of 64 bits, bit 0 of limb 0 weighing 2^-1074
 // (the smallest subnormal), so limbs 0..32 cover 2^-1074 .. 2^1037.  Each
-// limb register has CW = 14 more bits (78 in all, two's complement) that
-// hold its carries: a term changes at most two limbs, by less than 2^64
-// each, and carries are not passed on while terms arrive.  Up to
-// MAX_TERMS = 8192 terms between CLEARs fit (every limb stays below 2^77 in
-// magnitude, and 8192 terms below 2^1024 sum below 2^1037); the 8193rd term
-// makes the result NaN until the next CLEAR.
+// limb has CW = 14 more bits (78 in all, two's complement) that hold its
+// carries: a term changes at most two limbs, by less than 2^64 each, and
+// carries are not passed on while terms arrive.  Up to MAX_TERMS = 8192
+// terms between CLEARs fit (every limb stays below 2^77 in magnitude, and
+// 8192 terms below 2^1024 sum below 2^1037); the 8193rd term makes the
+// result NaN until the next CLEAR.
+// Limbs 0..31 are kept in two banks of LUT RAM, 16 words of 78 bits each
+// (even limbs in bank E, odd ones in bank O, limb i at word i/2), limb 32
+// in a register.  A term's two pieces fall in adjacent limbs, so in
+// different banks: each bank does one read-modify-write per clock, and no
+// limb is read by a wide multiplexer.  CLEAR drops a live bit per word (a
+// word not written since reads 0).
 //
 // Commands (cmd_valid & cmd_ready at a rising edge; in order):
 //   ADD   (0): add cmd_x;
@@ -49,33 +55,38 @@
 //     term was -0 (what IEEE addition in any order gives), else +0;
 //   * subnormal terms and results are exact IEEE (no flush to zero).
 //
-// Pipeline.  A term is unpacked (stage A: significand and bit position) and
-// shifted to its place in two limbs (stage B), then added (stage C, every
-// limb has its own 78-bit adder): one term per clock, no stall.  ROUND
-// takes the accumulator through:
-//   RES  carry resolution: every limb at once takes its low 64 bits plus
-//        the carry bits of the limb below (limb 32 keeps all its bits)
-//        until no limb below 32 holds a carry; the first step leaves
-//        carries of -1, 0 or +1 and none in limb 0, and after step s only
-//        limbs s and above can hold one, so at most 32 steps; the loop
-//        leaves one cycle after the first step that found none;
-//   F1   per limb: significant (not a sign extension of the limbs above)
-//        and nonzero;
-//   F2   the most significant significant limb k (0 if none), the sticky OR
-//        of the limbs below k-1;
-//   F3   the 128-bit window of limbs k and k-1;
+// Pipeline.  A term is unpacked (stage A: significand and bit position),
+// shifted to its place in two limbs (stage B: the two pieces and their bank
+// words), its words read (C1: each bank's asynchronous read, registered)
+// and its pieces added and written (C2: each bank's adder, and limb 32's).
+// A word that the term in C2 writes is read stale by the next term's C1;
+// that term's C2 takes the sum just written instead.  One term per clock,
+// no stall.  ROUND takes the accumulator through:
+//   SWEEP carry resolution, one limb per clock from limb 0 to limb 32, in
+//        three steps a limb: READ (from the cycle after the ROUND is in C1,
+//        when the last term's C2 has written), ADD (the limb plus the carry
+//        from below; its low 64 bits are written back and the rest is the
+//        carry into the next limb; limb 32 keeps every bit and gives the
+//        sign), LOOK (below);
+//   LOOK the window candidates: the window is limbs k and k-1, k the most
+//        significant significant limb (not just the sign extension: not
+//        all 0 for a positive sum, not all 1 for a negative one; limb 0 if
+//        none), with the sticky OR of the limbs below k-1.  The sign is
+//        known only at limb 32, so LOOK keeps a candidate for each sign;
+//   F3   the window of the sum's sign (in LOOK's last cycle: the sign is
+//        limb 32's, known since its ADD);
 //   F4   its magnitude (for a negative sum: the inverted window, plus one
 //        when every bit below it is 0);
 //   F5   leading zeros of the 129-bit magnitude;
 //   F6   the exponent and the normalizing shift (a subnormal result: only
 //        to the exponent of the smallest normal);
 //   F7   normalize;
-//   F8   round to nearest even on the packed exponent and fraction,
-//        overflow, special values.
-// Latency of ROUND: accepted at edge t, res_valid after edge t + 9 + R,
-// where R (2..34) is the number of RES cycles: 2 when no carries are
-// pending, a few after random terms, 34 for a carry that ripples through
-// every limb.
+//   F8   round to nearest even (F8a: the round bit) on the packed
+//        exponent and fraction (F8b), overflow, special values.
+// Latency of ROUND, whatever the terms: accepted at edge t, res_valid after
+// edge t + 43 (stages A, B and C1, 33 SWEEP limbs and its last ADD and
+// LOOK, F4..F8b).  The resolved accumulator holds the same value, so ROUND
+// does not disturb it, and its limbs are then carry-free (the export's).
 //
 // rst empties the accumulator and drops every command in flight.
 module fpu_exact_acc (
@@ -91,7 +102,6 @@ module fpu_exact_acc (
     input  wire [5:0]  rd_idx,
     output reg  [63:0] rd_data
 );
-    localparam integer NL = 33;        // limbs
     localparam integer LW = 64;        // value bits per limb
     localparam integer CW = 14;        // carry bits per limb
     localparam integer LR = LW + CW;   // limb register
@@ -99,10 +109,8 @@ module fpu_exact_acc (
 
     localparam [2:0] OP_ADD = 3'd0, OP_CLEAR = 3'd1, OP_ROUND = 3'd2, OP_ROUND_CLEAR = 3'd3;
     localparam [2:0] OP_MLIMB = 3'd4, OP_MFLAGS = 3'd5;
-    localparam [1:0] S_IDLE = 2'd0, S_RES = 2'd1, S_FIN = 2'd2;
     localparam [63:0] QNAN = 64'h7FF8_0000_0000_0000;
 
-    integer i;
 
     reg        rnd_pend;      // a ROUND accepted and not yet answered
     assign cmd_ready = ~rnd_pend;
@@ -135,13 +143,26 @@ module fpu_exact_acc (
     end
 
     // ---- stage B: place the significand in limbs q and q+1 ---------------
+    // Limb q (q = a_p / 64, or a MERGE_LIMB's index) takes the low piece,
+    // limb q+1 the high one (ADD only).  Limbs 0..31 live in two banks of
+    // LUT RAM (even limbs in bank E at q/2, odd ones in bank O), limb 32 in
+    // a register (T): the two pieces of a term always fall in different
+    // banks, so each bank does one read-modify-write per clock.
     wire [115:0] a_sh = {63'd0, a_m} << a_p[5:0];
+    wire [5:0]   a_q = (a_op == OP_MLIMB) ? a_idx : {1'b0, a_p[10:6]};
+    wire [5:0]   a_q1 = a_q + 6'd1;
+    wire         unused_q1 = a_q1[0];
+    wire [63:0]  a_lo = (a_op == OP_MLIMB) ? a_x : a_sh[63:0];
+    wire [63:0]  a_hi = {12'd0, a_sh[115:64]};
+    wire         a_lims = a_v && ((a_op == OP_ADD) || (a_op == OP_MLIMB));
+    wire         a_two = a_op == OP_ADD;        // a high piece too
     reg          b_v, b_neg, b_nan, b_pinf, b_ninf, b_negz, b_ovf;
     reg [2:0]    b_op;
     reg [13:0]   b_cnt;       // terms this command brings (ADD: 1)
-    reg [63:0]   b_lo;        // to limb q
-    reg [51:0]   b_hi;        // to limb q+1
-    reg [NL-1:0] b_sello, b_selhi;
+    reg          b_lim;                         // an ADD or MERGE_LIMB: the banks are its
+    reg          be_v, bo_v, bt_v;              // bank E, bank O, limb 32 take a piece
+    reg [3:0]    be_a, bo_a;                    // ... at this bank address
+    reg [63:0]   be_d, bo_d, bt_d;              // ... this piece
     always @(posedge clk) begin
         b_v <= a_v & ~rst;
         b_op <= a_op;
@@ -162,72 +183,120 @@ module fpu_exact_acc (
             b_ovf <= 1'b0;
             b_cnt <= 14'd1;
         end
-        if (a_op == OP_MLIMB) begin
-            b_lo <= a_x;
-            b_hi <= 52'd0;
-        end else begin
-            b_lo <= a_sh[63:0];
-            b_hi <= a_sh[115:64];
-        end
-        // only ADD and MERGE_LIMB reach the limbs (stage C); the selects
-        // of the other commands do not matter
-        for (i = 0; i < NL; i = i + 1) begin
-            b_sello[i] <= ((a_op == OP_MLIMB) ? a_idx : {1'b0, a_p[10:6]}) == i[5:0];
-            b_selhi[i] <= (a_op != OP_MLIMB) && ({1'b0, a_p[10:6]} + 6'd1 == i[5:0]);
-        end
+        // q even: the low piece to bank E, the high one to bank O (same
+        // address); q odd: low to O, high to E at the next address or, for
+        // q = 31, to limb 32.  Only ADD and MERGE_LIMB write (stage C2).
+        b_lim <= a_lims & ~rst;
+        be_v <= a_lims && !rst && (a_q[0] ? (a_two && !a_q1[5]) : !a_q[5]);
+        bo_v <= a_lims && !rst && (a_q[0] || a_two);
+        bt_v <= a_lims && !rst && (a_q[5] || (a_two && a_q1[5]));
+        be_a <= a_q[0] ? a_q1[4:1] : a_q[4:1];
+        bo_a <= a_q[4:1];
+        be_d <= a_q[0] ? a_hi : a_lo;
+        bo_d <= a_q[0] ? a_lo : a_hi;
+        bt_d <= a_q[5] ? a_lo : a_hi;
     end
 
     // ---- stage C: the accumulator and its flags ---------------------------
-    reg [NL*LR-1:0] acc;
-    reg             f_nan, f_pinf, f_ninf, f_allnegz, f_ovf;
-    reg [13:0]      f_cnt;
-    reg [1:0]       st;
-    reg             nc_q;     // the accumulator of the cycle before had no carries
-    reg             clr_after;
+    reg [LR-1:0]  bank_e [0:15];   // limbs 0, 2, .., 30
+    reg [LR-1:0]  bank_o [0:15];   // limbs 1, 3, .., 31
+    reg [15:0]    live_e, live_o;  // a bank word written since the last CLEAR (else it reads 0)
+    reg [LR-1:0]  top;             // limb 32
+    reg           f_nan, f_pinf, f_ninf, f_allnegz, f_ovf;
+    reg [13:0]    f_cnt;
+    reg           clr_after;
 
-    // one adder per limb: a term's piece (add or subtract), or in RES the
-    // limb's low 64 bits plus the carry bits of the limb below
-    reg [NL*LR-1:0] acc_nxt;
-    reg [NL*CW-1:0] cup;      // carry bits coming up into each limb
-    reg [LR-1:0]    opa, opb;
-    reg [LW-1:0]    piece;
-    reg             cin;
-    reg             carries;
-    always @* begin
-        cup[CW-1:0] = {CW{1'b0}};
-        for (i = 1; i < NL; i = i + 1) cup[i*CW +: CW] = acc[(i-1)*LR+LW +: CW];
-        carries = |cup;       // carry bits of limbs 0..31
-        acc_nxt = {NL*LR{1'b0}};
-        for (i = 0; i < NL; i = i + 1) begin
-            piece = (b_sello[i] ? b_lo : {LW{1'b0}}) | (b_selhi[i] ? {12'd0, b_hi} : {LW{1'b0}});
-            if (st == S_RES) begin
-                opa = (i == NL - 1) ? acc[i*LR +: LR] : {{CW{1'b0}}, acc[i*LR +: LW]};
-                opb = {{LW{cup[i*CW+CW-1]}}, cup[i*CW +: CW]};
-                cin = 1'b0;
-            end else begin
-                opa = acc[i*LR +: LR];
-                opb = {{CW{1'b0}}, piece} ^ {LR{b_neg}};
-                cin = b_neg;
-            end
-            acc_nxt[i*LR +: LR] = opa + opb + {{LR-1{1'b0}}, cin};
-        end
+    wire b_add = b_v & (b_op == OP_ADD);
+    wire b_mflags = b_v & (b_op == OP_MFLAGS);
+    wire b_clr = b_v & (b_op == OP_CLEAR);
+    wire b_rnd = b_v & ((b_op == OP_ROUND) | (b_op == OP_ROUND_CLEAR));
+    reg  [6:0] fin;           // F4..F8b valid
+    wire       done = fin[6];
+    wire       clr_now = rst | b_clr | (done & clr_after);
+
+    // SWEEP, three steps a limb, one limb per clock: READ (limb sj from its
+    // bank, from the cycle after a ROUND is in stage C1, when the last
+    // term's C2 has written), ADD (the carry from below; the low 64 bits
+    // written back, the rest the next carry), LOOK (the window candidates).
+    reg        sw_rd;         // READ: limb sj
+    reg [5:0]  sj;
+    // The banks' one read port each: SWEEP's READ, the term's words in
+    // stage C1, else the export (the selects are registers).
+    wire [3:0] ra_e = sw_rd ? sj[4:1] : b_lim ? be_a : rd_idx[4:1];
+    wire [3:0] ra_o = sw_rd ? sj[4:1] : b_lim ? bo_a : rd_idx[4:1];
+    wire [LR-1:0] cur_e = live_e[ra_e] ? bank_e[ra_e] : {LR{1'b0}};
+    wire [LR-1:0] cur_o = live_o[ra_o] ? bank_o[ra_o] : {LR{1'b0}};
+
+    // Stage C1 reads the term's words; C2 adds its pieces (or, negative,
+    // subtracts them) and writes.  A word the term in C2 writes is stale in
+    // the next term's C1 read: C2 then takes the sum it wrote (d_e, d_o).
+    reg           c_ev, c_ov, c_tv, c_neg, c_fe, c_fo;
+    reg [3:0]     c_ea, c_oa;
+    reg [15:0]    c_eh, c_oh;   // c_ea, c_oa one-hot (the live bits they set)
+    reg [63:0]    c_ed, c_od, c_td;
+    reg [LR-1:0]  c_re, c_ro, d_e, d_o;
+    always @(posedge clk) begin
+        c_ev <= be_v & ~rst;
+        c_ov <= bo_v & ~rst;
+        c_tv <= bt_v & ~rst;
+        c_neg <= b_neg;
+        c_ea <= be_a;
+        c_oa <= bo_a;
+        c_eh <= 16'd1 << be_a;
+        c_oh <= 16'd1 << bo_a;
+        c_ed <= be_d;
+        c_od <= bo_d;
+        c_td <= bt_d;
+        c_re <= cur_e;
+        c_ro <= cur_o;
+        c_fe <= c_ev && (c_ea == be_a);
+        c_fo <= c_ov && (c_oa == bo_a);
+    end
+    wire [LR-1:0] op_e = c_fe ? d_e : c_re;
+    wire [LR-1:0] op_o = c_fo ? d_o : c_ro;
+    wire [LR-1:0] sum_e = op_e + ({{CW{1'b0}}, c_ed} ^ {LR{c_neg}}) + {{LR-1{1'b0}}, c_neg};
+    wire [LR-1:0] sum_o = op_o + ({{CW{1'b0}}, c_od} ^ {LR{c_neg}}) + {{LR-1{1'b0}}, c_neg};
+    wire [LR-1:0] sum_t = top + ({{CW{1'b0}}, c_td} ^ {LR{c_neg}}) + {{LR-1{1'b0}}, c_neg};
+    always @(posedge clk) begin
+        d_e <= sum_e;
+        d_o <= sum_o;
     end
 
-    wire b_add = b_v & (st == S_IDLE) & (b_op == OP_ADD);
-    wire b_mlimb = b_v & (st == S_IDLE) & (b_op == OP_MLIMB);
-    wire b_mflags = b_v & (st == S_IDLE) & (b_op == OP_MFLAGS);
-    wire b_clr = b_v & (st == S_IDLE) & (b_op == OP_CLEAR);
-    wire b_rnd = b_v & (st == S_IDLE) & ((b_op == OP_ROUND) | (b_op == OP_ROUND_CLEAR));
+    // ADD: limb s_j (read into s_l) plus the carry from below, in 80 bits
+    reg           s_v;
+    reg [5:0]     s_j;
+    reg [15:0]    s_h;        // s_j's word one-hot
+    reg [LR-1:0]  s_l;
+    reg [15:0]    cy;         // the carry into limb s_j (two's complement)
+    wire [79:0]   s_sum = {{80-LR{s_l[LR-1]}}, s_l} + {{64{cy[15]}}, cy};
+    wire          s_low = s_v && !s_j[5];    // limbs 0..31 go back to their bank
+    wire [3:0]    wa_e = s_low ? s_j[4:1] : c_ea;
+    wire [3:0]    wa_o = s_low ? s_j[4:1] : c_oa;
+    wire          we_e = (s_low && !s_j[0]) || c_ev;
+    wire          we_o = (s_low && s_j[0]) || c_ov;
+    wire [LR-1:0] res_l = {{CW{1'b0}}, s_sum[LW-1:0]};
+    reg           r_neg;      // the resolved sum is negative (limb 32's sign)
+
     // the count after this command, saturated one above the limit
     wire [14:0] cnt_sum = {1'b0, f_cnt} + {1'b0, b_cnt};
     wire        cnt_over = cnt_sum > MAX_TERMS[14:0];
-    reg  [7:0] fin;           // F1..F8 valid
-    wire       done = fin[7];
-    wire       clr_now = rst | b_clr | (done & clr_after);
 
     always @(posedge clk) begin
-        if (clr_now) acc <= {NL*LR{1'b0}};
-        else if (b_add || b_mlimb || st == S_RES) acc <= acc_nxt;
+        // the banks: a resolved limb (ADD), or a term's pieces (C2)
+        if (we_e) bank_e[wa_e] <= s_low ? res_l : sum_e;
+        if (we_o) bank_o[wa_o] <= s_low ? res_l : sum_o;
+        if (clr_now) begin
+            live_e <= 16'd0;
+            live_o <= 16'd0;
+            top <= {LR{1'b0}};
+        end else begin
+            // (from one-hot registers: a decode of wa_e here was the
+            // critical path)
+            live_e <= live_e | ({16{c_ev}} & c_eh) | ({16{s_low && !s_j[0]}} & s_h);
+            live_o <= live_o | ({16{c_ov}} & c_oh) | ({16{s_low && s_j[0]}} & s_h);
+            if (s_v && s_j[5]) top <= s_sum[LR-1:0];
+            else if (c_tv) top <= sum_t;
+        end
 
         if (clr_now) begin
             f_nan <= 1'b0;
@@ -245,99 +314,99 @@ module fpu_exact_acc (
             f_cnt <= cnt_over ? MAX_TERMS[13:0] : cnt_sum[13:0];
         end
 
-        nc_q <= ~carries & (st == S_RES);
+        // SWEEP's READ and ADD
         if (rst) begin
-            st <= S_IDLE;
             rnd_pend <= 1'b0;
             clr_after <= 1'b0;
+            sw_rd <= 1'b0;
+            sj <= 6'd0;
+            s_v <= 1'b0;
         end else begin
             if (take && (cmd_op == OP_ROUND || cmd_op == OP_ROUND_CLEAR)) rnd_pend <= 1'b1;
             else if (done) rnd_pend <= 1'b0;
-            case (st)
-                S_IDLE: if (b_rnd) begin
-                    st <= S_RES;
-                    clr_after <= b_op == OP_ROUND_CLEAR;
-                end
-                S_RES: if (nc_q) st <= S_FIN;
-                default: if (done) st <= S_IDLE;
-            endcase
+            if (b_rnd) begin
+                sw_rd <= 1'b1;
+                sj <= 6'd0;
+                clr_after <= b_op == OP_ROUND_CLEAR;
+            end else if (sw_rd) begin
+                sw_rd <= !sj[5];
+                sj <= sj + 6'd1;
+            end
+            s_v <= sw_rd;
         end
-    end
-
-    always @(posedge clk) begin
-        if (rst) fin <= 8'd0;
-        else fin <= {fin[6:0], st == S_RES && nc_q};
+        s_j <= sj;
+        s_h <= 16'd1 << sj[4:1];
+        s_l <= sj[5] ? top : sj[0] ? cur_o : cur_e;
+        cy <= s_v ? s_sum[79:64] : 16'd0;
+        if (s_v && s_j[5]) r_neg <= s_sum[79];
     end
 
     // ---- export ----------------------------------------------------------------
-    reg [63:0] rd_mux;
-    always @* begin
-        rd_mux = 64'd0;
-        for (i = 0; i < NL; i = i + 1)
-            if (rd_idx == i[5:0]) rd_mux = acc[i*LR +: LW];
-        if (rd_idx == 6'd33)
-            rd_mux = {34'd0, f_cnt, 11'd0, f_ovf, f_allnegz, f_ninf, f_pinf, f_nan};
-    end
-    always @(posedge clk) rd_data <= rd_mux;
+    // (the banks' read ports follow rd_idx while nothing else uses them)
+    always @(posedge clk)
+        rd_data <= (rd_idx == 6'd33) ? {34'd0, f_cnt, 11'd0, f_ovf, f_allnegz, f_ninf, f_pinf, f_nan}
+                 : (rd_idx == 6'd32) ? top[LW-1:0]
+                 : rd_idx[5] ? 64'd0
+                 : rd_idx[0] ? cur_o[LW-1:0] : cur_e[LW-1:0];
 
-    // ---- F1: significant and nonzero limbs ---------------------------------
-    reg [NL-1:0] f1_sig, f1_nz;
-    reg          f1_neg;
+    // ---- SWEEP's LOOK: the window candidates --------------------------------
+    // The window is limbs k and k-1, k the most significant significant
+    // limb: not just the sign extension (not all 0 for a positive sum, not
+    // all 1 for a negative one; limb 0 when none is).  The sign is known
+    // only at limb 32, so LOOK keeps a candidate for each sign, each with
+    // its k and the sticky OR of the limbs below k-1.
+    reg          q_v;
+    reg [5:0]    q_j;
+    reg [63:0]   q_l;         // resolved limb q_j
+    reg [63:0]   q_prev;      // resolved limb q_j - 1 (0 before limb 0)
+    reg          or_a, or_b;  // OR of limbs 0 .. q_j-1 / 0 .. q_j-2 not all 0
+    reg [127:0]  cp_w, cn_w;  // the positive / negative sum's window
+    reg [5:0]    cp_k, cn_k;
+    reg          cp_st, cn_st;
+    wire         q_nz = |q_l;
+    wire         q_ones = &q_l;
+    wire         q_first = q_j == 6'd0;
+    // this limb's window, and whether it becomes each sign's candidate
+    wire [127:0] q_w = {q_l, q_first ? 64'd0 : q_prev};
+    wire         q_st = or_b & !q_first;
+    wire         q_p = q_first || q_nz;
+    wire         q_n = q_first || !q_ones;
     always @(posedge clk) begin
-        f1_neg <= acc[NL*LR-1];
-        for (i = 0; i < NL; i = i + 1) begin
-            f1_nz[i] <= |acc[i*LR +: LW];
-            f1_sig[i] <= acc[NL*LR-1] ? ~&acc[i*LR +: LW] : |acc[i*LR +: LW];
+        q_v <= s_v & ~rst;
+        q_j <= s_j;
+        q_l <= s_sum[LW-1:0];
+        if (q_v) begin
+            q_prev <= q_l;
+            or_a <= (or_a & !q_first) | q_nz;
+            or_b <= or_a & !q_first;
+            if (q_p) begin
+                cp_w <= q_w;
+                cp_k <= q_j;
+                cp_st <= q_st;
+            end
+            if (q_n) begin
+                cn_w <= q_w;
+                cn_k <= q_j;
+                cn_st <= q_st;
+            end
         end
     end
-
-    // ---- F2: the leading limb k (one-hot), sticky below k-1 ----------------
-    reg [NL-1:0] oh, below;
-    reg          seen, lowor;
-    always @* begin
-        seen = 1'b0;
-        for (i = NL - 1; i >= 0; i = i - 1) begin
-            // limb 0 counts as significant when no limb is: the window of a
-            // zero sum is 0, that of -1 (all limbs all ones) is limb 0's
-            oh[i] = (f1_sig[i] | (i == 0)) & ~seen;
-            seen = seen | f1_sig[i];
-        end
-        below[0] = 1'b0;
-        lowor = 1'b0;
-        for (i = 1; i < NL; i = i + 1) begin
-            below[i] = lowor;                       // OR of limbs 0 .. i-2
-            lowor = lowor | f1_nz[i-1];
-        end
-    end
-    reg [NL-1:0] f2_oh;
-    reg [5:0]    f2_k;
-    reg          f2_st, f2_neg;
     always @(posedge clk) begin
-        f2_oh <= oh;
-        f2_st <= |(oh & below);
-        f2_neg <= f1_neg;
-        f2_k <= 6'd0;
-        for (i = 0; i < NL; i = i + 1)
-            if (oh[i]) f2_k <= i[5:0];
+        if (rst) fin <= 7'd0;
+        else fin <= {fin[5:0], q_v && q_j[5]};
     end
 
-    // ---- F3: the window of limbs k and k-1 ---------------------------------
-    reg [127:0] win;
-    always @* begin
-        win = 128'd0;
-        for (i = 0; i < NL; i = i + 1)
-            if (f2_oh[i]) win[127:64] = win[127:64] | acc[i*LR +: LW];
-        for (i = 0; i < NL - 1; i = i + 1)
-            if (f2_oh[i+1]) win[63:0] = win[63:0] | acc[i*LR +: LW];
-    end
+    // ---- F3: the window of the sum's sign (in LOOK's last cycle: the sign
+    // is limb 32's, known since its ADD) ----------------------------------------
     reg [127:0] f3_w;
     reg [5:0]   f3_k;
     reg         f3_st, f3_neg;
+    wire        f3_up = r_neg ? q_n : q_p;    // limb q_j is the candidate
     always @(posedge clk) begin
-        f3_w <= win;
-        f3_k <= f2_k;
-        f3_st <= f2_st;
-        f3_neg <= f2_neg;
+        f3_w <= f3_up ? q_w : r_neg ? cn_w : cp_w;
+        f3_k <= f3_up ? q_j : r_neg ? cn_k : cp_k;
+        f3_st <= f3_up ? q_st : r_neg ? cn_st : cp_st;
+        f3_neg <= r_neg;
     end
 
     // ---- F4: magnitude ---------------------------------------------------------
@@ -357,24 +426,28 @@ module fpu_exact_acc (
     fpu_lzc #(.L(7)) u_lzc (.x(f4_m[127:0]), .n(lz128));
     reg  [128:0] f5_m;
     reg  [7:0]   f5_lz128;
-    reg  [5:0]   f5_k;
+    reg  [12:0]  f5_base;     // 64 k + 12 (F6)
     reg          f5_st, f5_neg;
     always @(posedge clk) begin
         f5_m <= f4_m;
         f5_lz128 <= lz128;
-        f5_k <= f4_k;
+        f5_base <= {1'b0, f4_k, 6'd0} + 13'd12;
         f5_st <= f4_st;
         f5_neg <= f4_neg;
     end
 
     // ---- F6: exponent and shift ----------------------------------------------
+    // lz = leading zeros of the 129 bits (0..129); the window starts at limb
+    // k-1, so the leading one is at accumulator bit lead = 64 k + 64 - lz.
+    // Normal when it is at bit 52 (2^-1022) or above: lead - 51 is the
+    // exponent field; else (only with k = 0, the window starting at bit -64)
+    // shift bit 52 to the top: 12 places.  With base = 64 k + 12 (F5) and
+    // lz = lz128 + 1 when bit 128 is 0: normal iff bit 128 or lz128 < base,
+    // and lead - 51 = base + 1 - lz (timing: no add before the compare).
+    wire        normal = f5_m[128] | ({5'd0, f5_lz128} < f5_base);
     wire [7:0]  lz = f5_m[128] ? 8'd0 : f5_lz128 + 8'd1;        // 0..129
-    // accumulator bit of the leading one: the window starts at limb k-1
-    wire [12:0] lead = {1'b0, f5_k, 6'd0} + 13'd64 - {5'd0, lz};
-    // normal when the leading one is at accumulator bit 52 (2^-1022) or
-    // above; else (only with k = 0, the window starting at bit -64) shift
-    // bit 52 to the top: 12 places
-    wire        normal = ~lead[12] & (lead >= 13'd52);
+    wire [12:0] e_n = f5_m[128] ? f5_base + 13'd1 : f5_base - {5'd0, f5_lz128};
+    wire        unused_e_n = e_n[12];
     reg  [127:0] f6_m;        // (bit 128 becomes the hidden bit)
     reg  [7:0]   f6_sh;
     reg  [11:0]  f6_e;
@@ -382,7 +455,7 @@ module fpu_exact_acc (
     always @(posedge clk) begin
         f6_m <= f5_m[127:0];
         f6_sh <= normal ? lz : 8'd12;
-        f6_e <= normal ? lead[11:0] - 12'd51 : 12'd0;
+        f6_e <= normal ? e_n[11:0] : 12'd0;
         f6_zero <= ~f5_m[128] & f5_lz128[7];
         f6_st <= f5_st;
         f6_neg <= f5_neg;
@@ -400,19 +473,27 @@ module fpu_exact_acc (
         f7_neg <= f6_neg;
     end
 
-    // ---- F8: round, pack, specials ----------------------------------------
+    // ---- F8: round (F8a), pack and specials (F8b) ----------------------------
     wire        sticky = (|f7_n[74:0]) | f7_st;
-    wire        rnd = f7_n[75] & (sticky | f7_n[76]);
-    wire [62:0] pk = {f7_e[10:0], f7_n[127:76]} + {62'd0, rnd};
+    reg  [62:0] f8_pk;        // exponent and fraction before rounding
+    reg         f8_rnd, f8_big, f8_zero, f8_neg;
+    always @(posedge clk) begin
+        f8_pk <= {f7_e[10:0], f7_n[127:76]};
+        f8_rnd <= f7_n[75] & (sticky | f7_n[76]);
+        f8_big <= f7_e >= 12'd2047;
+        f8_zero <= f7_zero;
+        f8_neg <= f7_neg;
+    end
+    wire [62:0] pk = f8_pk + {62'd0, f8_rnd};
     wire        nan = f_nan | (f_pinf & f_ninf) | f_ovf;
     wire [63:0] z = nan ? QNAN
                   : f_pinf ? 64'h7FF0_0000_0000_0000
                   : f_ninf ? 64'hFFF0_0000_0000_0000
-                  : f7_zero ? {f_allnegz & (f_cnt != 14'd0), 63'd0}
-                  : (f7_e >= 12'd2047) ? {f7_neg, 11'h7FF, 52'd0}
-                  : {f7_neg, pk};
+                  : f8_zero ? {f_allnegz & (f_cnt != 14'd0), 63'd0}
+                  : f8_big ? {f8_neg, 11'h7FF, 52'd0}
+                  : {f8_neg, pk};
     always @(posedge clk) begin
-        res_valid <= fin[6] & ~rst;
+        res_valid <= fin[5] & ~rst;
         res_z <= z;
     end
 endmodule
