@@ -15,7 +15,7 @@
 //   EXEC   the step's effect, replies placed                     1 cycle
 //   TREE   a completed reduction: ceil(log2 C) + 1 cycles, result placed in the last
 //   SCAN   a completed prefix: C cycles, channel i placed in cycle i
-//   FADD   a completed SUMF: 2 + 6 (M - 1) cycles for M members (M = 1: 2);
+//   FADD   a completed SUMF: 3 + 6 (M - 1) cycles for M members (M = 1: 2);
 //          SCANIF / SCANXF the same, member k's reply placed in cycle 0 (k = 0)
 //          or 6 k + 1 (k-th member in channel order), nothing in FPUT
 //   FEX    a completed EXSUMF: C + 45 cycles; EXSCANIF / EXSCANXF: 47 M
@@ -107,6 +107,9 @@ public:
     bool idle() const { return ctl_.st == IDLE && (hold_ || ready() == 0) && !restore_; }
     uint64_t dram(unsigned idx) const { return dram_.at(idx); }
     unsigned tree_cycles() const { return cw_ + 1; }
+    /// FADD's cycles for m members: the first term (and, with more, a cycle for the
+    /// adder's operand register), then one 6-cycle add per further member
+    static unsigned fadd_cycles(unsigned m) { return m == 1 ? 2 : 3 + 6 * (m - 1); }
 
     std::optional<Rsp> step(const Req* q) {
         // ---- everything is decided from the state before this cycle ----
@@ -459,11 +462,11 @@ private:
             pl.len = unsigned(ctl_.li->result_len);
         } else if (ctl_.st == FADD && fscan()) {
             // FADD's cycle i: the lowest member's reply in cycle 0, member k's when its add is
-            // done, 6 k + 1 cycles later (the adder's latency)
-            const unsigned i = 2 + 6 * (ctl_.fs.n - 1) - ctl_.fwait;
+            // done, 6 k + 2 cycles later (the first add in cycle 2, the adder's latency 6)
+            const unsigned i = fadd_cycles(ctl_.fs.n) - ctl_.fwait;
             unsigned k = ~0u;
             if (i == 0) k = 0;
-            else if (i >= 7 && (i - 1) % 6 == 0) k = (i - 1) / 6;
+            else if (i >= 8 && (i - 2) % 6 == 0) k = (i - 2) / 6;
             if (k < ctl_.fs.n)
                 pl.ok = 1ull << ctl_.fs.ch[k], pl.data = ctl_.fs.res[k], pl.len = unsigned(ctl_.li->result_len);
         } else if (ctl_.st == FEX && xscan()) {
@@ -579,7 +582,7 @@ private:
             uint64_t acc = xs[0];
             for (size_t i = 1; i < xs.size(); ++i) acc = fp::ref_add(acc, xs[i]);
             pl.result = fp::is_nan(acc) ? fp::QNAN : acc;
-            pl.next = FADD, pl.fwait = unsigned(2 + 6 * (xs.size() - 1));
+            pl.next = FADD, pl.fwait = fadd_cycles(unsigned(xs.size()));
             break;
         }
         case 4:    // SCANIF, SCANXF: SUMF's adds; each member's running sum (or the one before)
@@ -589,7 +592,7 @@ private:
             for (unsigned i = 0; i < cfg_.C; ++i)
                 if (ctl_.t.tmpl >> i & 1) pl.fs.ch[k] = uint8_t(i), pl.fs.res[k] = res[k], ++k;
             pl.fs.n = k;
-            pl.next = FADD, pl.fwait = unsigned(2 + 6 * (xs.size() - 1));
+            pl.next = FADD, pl.fwait = fadd_cycles(unsigned(xs.size()));
             break;
         }
         case 7: {  // EXSCANIF, EXSCANXF (opcode bit 0): each member's exact prefix, rounded once

@@ -45,8 +45,8 @@ struct Dut {
     Harness<V> h;
     CopModel m;
     unsigned C;
-    Dut(const std::string& name, unsigned c, bool fpu = true)
-        : h(name, 20'000'000), m(CopModel::Cfg{c, 2, 2, 4, 2, KEY, fpu}), C(c) {
+    Dut(const std::string& name, unsigned c, bool fpu = true, unsigned mb = 2)
+        : h(name, 20'000'000), m(CopModel::Cfg{c, 2, 2, 4, mb, KEY, fpu}), C(c) {
         h.reset();
         m.reset();
     }
@@ -349,8 +349,8 @@ void every_float(const char* name, unsigned C, unsigned rounds) {
 // the lock.  Only the lockstep comparison with the model judges; the
 // directed cases above check the model.
 template <class V>
-void random_programs(const char* name, unsigned C, unsigned cycles) {
-    Dut<V> d(name, C);
+void random_programs(const char* name, unsigned C, unsigned cycles, bool fpu = true, unsigned mb = 2) {
+    Dut<V> d(name, C, fpu, mb);
     std::mt19937_64 rng(aggnet::sim::test_seed(name));
     const unsigned jan = C - 1;
     for (unsigned pe = 0; pe < C; ++pe) {
@@ -519,7 +519,7 @@ unsigned latency(const char* name, unsigned C, unsigned op, unsigned* want_formu
     // docs/cop.md "Timing": the step, then the tree, the adder's chain or the exact sum
     *want_formula = 5;
     if (oi->kind == cop::K_RED || op == cop::OP_MAXF || op == cop::OP_MINF) *want_formula += d.m.tree_cycles();
-    if (op == cop::OP_SUMF) *want_formula += 2 + 6 * (C - 1) + 1;
+    if (op == cop::OP_SUMF) *want_formula += CopModel::fadd_cycles(C) + 1;
     if (op == cop::OP_EXSUMF) *want_formula += C + 45 + 1;
     return unsigned(j - k);
 }
@@ -907,6 +907,10 @@ TEST_CASE("cop_core: random programs against the model, C = 16", "[cop][seeded]"
 TEST_CASE("cop_core: random programs against the model, C = 64", "[cop][seeded]") {
     random_programs<Vcop_core_c64>("cop_random_c64", 64, 20000);
 }
+TEST_CASE("cop_core: random programs, C = 4, without the FPU, 3-word mailbox rings", "[cop][seeded]") {
+    // MB = 3: a ring whose index wraps at 3, not a power of two
+    random_programs<Vcop_core_nofpu>("cop_random_nofpu_mb3", 4, 60000, false, 3);
+}
 
 TEST_CASE("cop_core: the float opcodes of Table I and EXSUMF against the host's IEEE arithmetic", "[cop][seeded]") {
     every_float<Vcop_core_c4>("cop_float_c4", 4, 24);
@@ -1141,7 +1145,7 @@ TEST_CASE("cop_core: a member answered early in SCAN or SCANIF starts another co
 }
 
 TEST_CASE("cop_core: a core without the FPU refuses the float opcodes (EN_FPU = 0)", "[cop]") {
-    Dut<Vcop_core_nofpu> d("cop_nofpu_c4", 4, false);
+    Dut<Vcop_core_nofpu> d("cop_nofpu_c4", 4, false, 3);
     REQUIRE((d.read(0, R::CONFIG) >> 7 & 1) == 0);
     for (unsigned op : {unsigned(cop::OP_SUMF), unsigned(cop::OP_MAXF), unsigned(cop::OP_MINF),
                         unsigned(cop::OP_EXSUMF), unsigned(cop::OP_SCANIF), unsigned(cop::OP_SCANXF),

@@ -220,7 +220,7 @@ CANCEL_OUTCOMES = [
 FPU_UNITS = [
     ("SUMF", "fpu_add64", "rounded adds in channel order over the TC members: the lowest member's term, "
      "plus the next member's, and so on (one dependent add at a time)",
-     "2 + 6 (M - 1) cycles after the completing step for M members (M = 1: 2), then the result is placed"),
+     "3 + 6 (M - 1) cycles after the completing step for M members (M = 1: 2), then the result is placed"),
     ("MAXF, MINF", "cop_core", "its integer ALU tree over the members, signed maximum / minimum on the "
      "doubles' order keys (rtl/fpu/fpu_key.vh, fpu_minmax64's order; any order gives the same bits)",
      "ceil(log2 C) + 1 cycles after the completing step, as the integer reductions"),
@@ -237,7 +237,7 @@ FPU_UNITS = [
     ("SCANIF, SCANXF", "fpu_add64", "SUMF's adds in SUMF's order; each member's reply is placed when its "
      "own add is done: the running sum (SCANIF) or the one before it (SCANXF, +0 for the first member)",
      "the lowest member's in the completing step's next cycle, member k's (k = 1, 2, ... in channel order) "
-     "6 k + 1 cycles after that; 2 + 6 (M - 1) cycles in all, as SUMF"),
+     "6 k + 2 cycles after that; 3 + 6 (M - 1) cycles in all, as SUMF"),
 ]
 
 

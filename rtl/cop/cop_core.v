@@ -52,10 +52,12 @@
 //   SCAN   a prefix round that completed: one member per cycle in channel
 //          order
 //   FADD   a completed SUMF: fpu_add64 adds the members' terms in channel
-//          order, one dependent add at a time (2 + 6 (M - 1) cycles); a
-//          prefix sum of doubles (SCANIF, SCANXF) the same, placing the
-//          lowest member's reply in its first cycle and each next member's
-//          when its add is done (FPUT then places nothing)
+//          order, one dependent add at a time (M = 1: 2 cycles, else
+//          3 + 6 (M - 1): the adder's second operand comes from a register,
+//          op_r, loaded a cycle ahead); a prefix sum of doubles (SCANIF,
+//          SCANXF) the same, placing the lowest member's reply in its first
+//          cycle and each next member's when its add is done (FPUT then
+//          places nothing)
 //   FEX    a completed EXSUMF: fpu_exact_acc takes channel i's term in cycle
 //          i (members only), ROUND_CLEAR in cycle C, the result is held by
 //          cycle C + 44 (the ROUND's worst case: the timing is data-free);
@@ -305,6 +307,10 @@ module cop_core #(
     reg [14:0]      cause   [0:C-1];
     reg [31:0]      instr   [0:C-1];
     reg [2:0]       mb_cnt  [0:C-1];
+    // each channel's mailbox is a ring of MB words: mb_hd its head's word
+    // (timing: a pop moves the head, so no word's enable waits for the
+    // bus side's decision; a shift on pop made every word's enable that)
+    reg [1:0]       mb_hd   [0:C-1];
     reg [63:0]      mb_data [0:C*MB-1];
     reg [1:0]       mb_len  [0:C*MB-1];
     // ---- the key table (figures 16-17) and globals -------------------------------
@@ -392,6 +398,20 @@ module cop_core #(
         end
     endfunction
 
+    // a mailbox ring's next word, and its tail (the word after the count held)
+    function automatic [1:0] mb_next(input [1:0] h);
+        begin
+            mb_next = (h == MB3[1:0] - 2'd1 || MB == 1) ? 2'd0 : h + 2'd1;
+        end
+    endfunction
+    function automatic [2:0] mb_tail(input [1:0] h, input [2:0] n);
+        reg [2:0] t;
+        begin
+            t = {1'b0, h} + n;
+            mb_tail = (t >= MB3) ? t - MB3 : t;
+        end
+    endfunction
+
     // result byte counts (0, 4 or 8) as 2-bit codes, so a stored count never exceeds 8
     function automatic [1:0] lcode(input [3:2] len);
         begin
@@ -442,7 +462,7 @@ module cop_core #(
     localparam integer MBW = (C * MB <= 2) ? 1 : (C * MB <= 4) ? 2 : (C * MB <= 8) ? 3 : (C * MB <= 16) ? 4 :
                              (C * MB <= 32) ? 5 : (C * MB <= 64) ? 6 : (C * MB <= 128) ? 7 : 8;
     wire [8:0] mb_base9 = {{(9-CW){1'b0}}, s_p} * {6'd0, MB3};
-    wire [MBW-1:0] mb_base = mb_base9[MBW-1:0];
+    wire [MBW-1:0] mb_base = mb_base9[MBW-1:0] + {{(MBW > 2 ? MBW - 2 : 0){1'b0}}, mb_hd[s_p][((MBW > 2) ? 2 : MBW)-1:0]};
     wire [31:0] p_proc = proc_word(s_ppn, s_pid);  // for INSTR (its low 12 bits)
     wire [7:0] lock_ch8 = {{(8-CW){1'b0}}, lock_ch};
     wire [63:0] mb_head = mb_data[mb_base];
@@ -733,7 +753,8 @@ module cop_core #(
     reg [63:0]     tn [1:2*P2-1];
     // the FPU's sequencing (SUMF, EXSUMF) and its result
     reg [C-1:0]    frem;    // SUMF: members not yet added
-    reg [1:0]      fph;     // SUMF: 0 first term, 1 first add, 2 waiting for the adder
+    reg [CW-1:0]   fnx;     // lowest(frem), see op_q
+    reg [1:0]      fph;     // SUMF: 0 first term, 3 op_r loads, 1 first add, 2 waiting for the adder
     reg [7:0]      fcnt;    // EXSUMF: cycles since the first term
     // EXMRG (DOWN = 1): the export word being read (channel, word), and the one read a cycle before
     reg [CW-1:0]   m_ch;
@@ -949,16 +970,27 @@ module cop_core #(
     end
 
     // one channel's operand: the scan's, SUMF's next term, EXSUMF's term
-    reg  [CW-1:0] fnx;  // SUMF: the lowest member not yet added
-    integer ni;
-    always @* begin
-        fnx = {CW{1'b0}};
-        for (ni = C - 1; ni >= 0; ni = ni - 1)
-            if (frem[ni]) fnx = ni[CW-1:0];
-    end
+    // fnx: the lowest member not yet added, lowest(frem), kept as a
+    // register beside frem (timing: frem's priority encoder in front of the
+    // receive buffers' multiplexer was one path into every user of op_q)
+    function automatic [CW-1:0] lowest(input [C-1:0] v);
+        integer ni;
+        begin
+            lowest = {CW{1'b0}};
+            for (ni = C - 1; ni >= 0; ni = ni - 1)
+                if (v[ni]) lowest = ni[CW-1:0];
+        end
+    endfunction
     wire [C-1:0]  fnx_one = {{(C-1){1'b0}}, 1'b1} << fnx;
+    wire [C-1:0]  frem_nx = frem & ~fnx_one;   // frem once fnx is taken
     wire [CW-1:0] op_idx = (st == S_FADD || fx_xs) ? fnx : fcnt[CW-1:0];
     wire [63:0]   op_q = rx_data[op_idx];
+    // fpu_add64's second operand: op_q a cycle later (timing: the member's
+    // index, its receive buffer's multiplexer and the adder's first-stage
+    // compare were one path); op_idx is the next member's by then (FADD's
+    // state 3 waits for it before the first add)
+    reg  [63:0]   op_r;
+    always @(posedge clk) op_r <= op_q;
     // the prefix sum's operand, read a cycle ahead: channel 0's in EXEC, channel scnt + 1's
     // in SCAN (a member's buffer holds until its own reply is placed; timing)
     reg  [63:0]   sc_q;
@@ -1036,7 +1068,7 @@ module cop_core #(
             recv_w <= {C{1'b0}}; last_v <= {C{1'b0}}; sup <= {C{1'b0}};
             for (i = 0; i < C; i = i + 1) begin
                 pr_ppn[i] <= {PPN_W{1'b0}}; pr_pid[i] <= {PID_W{1'b0}}; ch_addr[i] <= {RA_W{1'b0}};
-                cause[i] <= 15'd0; instr[i] <= 32'd0; mb_cnt[i] <= 3'd0;
+                cause[i] <= 15'd0; instr[i] <= 32'd0; mb_cnt[i] <= 3'd0; mb_hd[i] <= 2'd0;
             end
             for (i = 0; i < KEYS; i = i + 1) begin
                 tc_tmpl[i] <= {C{1'b0}}; tc_work[i] <= {C{1'b0}}; bmask[i] <= {C{1'b0}};
@@ -1075,15 +1107,12 @@ module cop_core #(
 
             // ---- the mailboxes: the bus pops channel p's head, the controller pushes ----
             for (i = 0; i < C; i = i + 1) begin
-                if (b_pop_v[i]) begin
-                    for (j = 0; j < MB - 1; j = j + 1) begin
-                        mb_data[i*MB + j] <= mb_data[i*MB + j + 1];
-                        mb_len[i*MB + j]  <= mb_len[i*MB + j + 1];
-                    end
-                end
+                if (b_pop_v[i]) mb_hd[i] <= mb_next(mb_hd[i]);
+                // a push goes after the words held (the ring's tail: the
+                // head and the count before any pop in this cycle)
                 if (x_push[i] && st == S_EXEC) begin
                     for (j = 0; j < MB; j = j + 1)
-                        if (j[2:0] == mb_cnt[i] - {2'd0, b_pop_v[i]}) begin
+                        if (j[2:0] == mb_tail(mb_hd[i], mb_cnt[i])) begin
                             mb_data[i*MB + j] <= x_push_data;
                             mb_len[i*MB + j]  <= lcode(l_dec[11:10]);
                         end
@@ -1145,7 +1174,7 @@ module cop_core #(
                     if (x_unlock) lock_held <= 1'b0;
                     t_tmpl <= x_tmpl;  // the members of a completed round (TREE, SCAN)
                     tcnt <= {(CW+1){1'b0}}; scnt <= {CW{1'b0}}; sacc <= 64'd0;
-                    frem <= x_tmpl; fph <= 2'd0; fcnt <= 8'd0;
+                    frem <= x_tmpl; fnx <= lowest(x_tmpl); fph <= 2'd0; fcnt <= 8'd0;
                     // the entry's members and operand (a round's combined value comes later)
                     u_mem <= l_coll ? x_tmpl : l_one; u_us <= instr[lead][IW_US];
                     u_scan <= l_kind == K_SCAN; u_op <= l_op; sc_dn <= 1'b0;
@@ -1173,14 +1202,18 @@ module cop_core #(
                 S_FADD: begin
                     // SUMF: the members' terms in channel order, each rounded add waiting for the last
                     case (fph)
-                        2'd0: begin facc <= op_q; frem <= frem & ~fnx_one; fph <= 2'd1; end
+                        2'd0: begin
+                            facc <= op_q; frem <= frem_nx; fnx <= lowest(frem_nx);
+                            fph <= (frem_nx == {C{1'b0}}) ? 2'd1 : 2'd3;  // (one member: no add)
+                        end
+                        2'd3: fph <= 2'd1;  // op_r takes the second member's term
                         2'd1: begin
                             if (frem == {C{1'b0}}) st <= S_FPUT;
-                            else begin frem <= frem & ~fnx_one; fph <= 2'd2; end
+                            else begin frem <= frem_nx; fnx <= lowest(frem_nx); fph <= 2'd2; end
                         end
                         default: if (fa_valid) begin
                             if (frem == {C{1'b0}}) begin facc <= fa_z; st <= S_FPUT; end
-                            else frem <= frem & ~fnx_one;
+                            else begin frem <= frem_nx; fnx <= lowest(frem_nx); end
                         end
                     endcase
                 end
@@ -1191,8 +1224,8 @@ module cop_core #(
                     if (fx_xs) begin
                         // an exact prefix sum: 47 cycles per member (fcnt 0..46), its reply in the last
                         if (fcnt == XS_LAST) begin
-                            fcnt <= 8'd0; frem <= frem & ~fnx_one;
-                            if ((frem & ~fnx_one) == {C{1'b0}}) st <= S_FPUT;
+                            fcnt <= 8'd0; frem <= frem_nx; fnx <= lowest(frem_nx);
+                            if (frem_nx == {C{1'b0}}) st <= S_FPUT;
                         end
                     end else if (fx_mrg ? ex_valid : fcnt == FEX_END) st <= S_FPUT;
                 end
@@ -1321,7 +1354,7 @@ module cop_core #(
             wire          fa_t, ex_rdy;
             wire [63:0]   ex_rd;
             fpu_add64 #(.TW(1)) u_add (
-                .clk(clk), .rst(rst), .in_valid(fa_go), .in_a(fph == 2'd2 ? fa_z : facc), .in_b(op_q),
+                .clk(clk), .rst(rst), .in_valid(fa_go), .in_a(fph == 2'd2 ? fa_z : facc), .in_b(op_r),
                 .in_tag(1'b0), .out_valid(fa_valid), .out_z(fa_z), .out_tag(fa_t)
             );
             fpu_exact_acc u_exact (
