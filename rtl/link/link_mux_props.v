@@ -18,8 +18,9 @@
 // which holds for fewer than IN_DEPTH cycles):
 //   The harness parses the chosen stream from docs/link.md, not from the RTL
 //   (FLAG starts a frame and aborts a partial one, ESC un-escapes the next
-//   byte, the pe byte at index 0, len at index 5, the frame ends 8 + len
-//   unstuffed bytes after its FLAG, a framing error aborts) and keeps the raw
+//   byte, the pe byte at index 0, len at index 5, the frame ends 10 + len
+//   unstuffed bytes after its FLAG: 6 header bytes, the payload, 4 CRC
+//   bytes; a framing error aborts) and keeps the raw
 //   bytes of the first whole frame the stream may send (the binding rule of
 //   docs/link_mux.md, written here again).  On link_port's rx side it records
 //   each frame from its FLAG; the frame belongs to stream k when the mux
