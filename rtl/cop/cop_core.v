@@ -401,7 +401,7 @@ module cop_core #(
     // a mailbox ring's next word, and its tail (the word after the count held)
     function automatic [1:0] mb_next(input [1:0] h);
         begin
-            mb_next = (h == MB3[1:0] - 2'd1 || MB == 1) ? 2'd0 : h + 2'd1;
+            mb_next = ({1'b0, h} + 3'd1 == MB3) ? 2'd0 : h + 2'd1;
         end
     endfunction
     function automatic [2:0] mb_tail(input [1:0] h, input [2:0] n);
@@ -461,8 +461,9 @@ module cop_core #(
     wire [63:0] bm0 = zx(bmask[p_key0]), bm1 = zx(bmask[p_key1]);
     localparam integer MBW = (C * MB <= 2) ? 1 : (C * MB <= 4) ? 2 : (C * MB <= 8) ? 3 : (C * MB <= 16) ? 4 :
                              (C * MB <= 32) ? 5 : (C * MB <= 64) ? 6 : (C * MB <= 128) ? 7 : 8;
-    wire [8:0] mb_base9 = {{(9-CW){1'b0}}, s_p} * {6'd0, MB3};
-    wire [MBW-1:0] mb_base = mb_base9[MBW-1:0] + {{(MBW > 2 ? MBW - 2 : 0){1'b0}}, mb_hd[s_p][((MBW > 2) ? 2 : MBW)-1:0]};
+    // channel p's head word: its ring's first word plus the head pointer
+    wire [8:0] mb_base9 = {{(9-CW){1'b0}}, s_p} * {6'd0, MB3} + {7'd0, mb_hd[s_p]};
+    wire [MBW-1:0] mb_base = mb_base9[MBW-1:0];
     wire [31:0] p_proc = proc_word(s_ppn, s_pid);  // for INSTR (its low 12 bits)
     wire [7:0] lock_ch8 = {{(8-CW){1'b0}}, lock_ch};
     wire [63:0] mb_head = mb_data[mb_base];
