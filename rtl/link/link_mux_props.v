@@ -148,7 +148,9 @@ module link_mux_props #(
     reg  [8*MAXB-1:0] g_buf;
     reg  [CW-1:0]   e_bind, e_part;
     wire [7:0]      u = h_esc ? (b ^ 8'h20) : b;
-    wire            h_end = (h_cnt >= 5'd6) && (h_cnt == 5'd9 + {1'b0, h_len});
+    // the last unstuffed byte: after the header, the payload and the CRC
+    wire            h_end = (h_cnt >= LINK_HDR_BYTES[4:0]) &&
+                            (h_cnt == LINK_HDR_BYTES[4:0] + LINK_CRC_BYTES[4:0] - 5'd1 + {1'b0, h_len});
     always @(posedge clk) begin
         if (rst) begin
             h_hunt <= 1'b1;
