@@ -334,17 +334,26 @@ module cop_core #(
     integer ri;
     initial for (ri = 0; ri < DEPTH; ri = ri + 1) dram[ri] = 64'd0;
 
-    // ---- the ALU (figure 18), shared by the tree and the scan ------------------------
+    // ---- the ALU (figure 18) of the tree ---------------------------------------------
+    // MAX and MIN share one signed compare, made of two 32-bit halves side by
+    // side (a shorter carry chain than one of 64 bits), and the select is one
+    // level behind it: pick_b then b or a per bit, the other functions beside
+    // it (timing: two compares and a case of six behind them were one tree
+    // level's critical path).  With a == b MAX and MIN pick either: the same value.
     function automatic [63:0] alu(input [2:0] fn, input [63:0] a, input [63:0] b);
+        reg        lt, pick_b, mm;
+        reg [63:0] other;
         begin
+            lt = ($signed(a[63:32]) < $signed(b[63:32])) || (a[63:32] == b[63:32] && a[31:0] < b[31:0]);
+            pick_b = (fn == FN_MAX) ? lt : !lt;   // MAX: b when a < b; MIN: b unless a < b
+            mm = fn == FN_MAX || fn == FN_MIN;
             case (fn)
-                FN_SUM: alu = a + b;
-                FN_MAX: alu = ($signed(a) > $signed(b)) ? a : b;
-                FN_MIN: alu = ($signed(a) < $signed(b)) ? a : b;
-                FN_OR:  alu = a | b;
-                FN_AND: alu = a & b;
-                default: alu = a ^ b;
+                FN_SUM:  other = a + b;
+                FN_OR:   other = a | b;
+                FN_AND:  other = a & b;
+                default: other = a ^ b;
             endcase
+            alu = mm ? (pick_b ? b : a) : other;
         end
     endfunction
     function automatic [63:0] ident(input [2:0] fn);
@@ -461,9 +470,11 @@ module cop_core #(
     wire [63:0] bm0 = zx(bmask[p_key0]), bm1 = zx(bmask[p_key1]);
     localparam integer MBW = (C * MB <= 2) ? 1 : (C * MB <= 4) ? 2 : (C * MB <= 8) ? 3 : (C * MB <= 16) ? 4 :
                              (C * MB <= 32) ? 5 : (C * MB <= 64) ? 6 : (C * MB <= 128) ? 7 : 8;
-    // channel p's head word: its ring's first word plus the head pointer
-    wire [8:0] mb_base9 = {{(9-CW){1'b0}}, s_p} * {6'd0, MB3} + {7'd0, mb_hd[s_p]};
-    wire [MBW-1:0] mb_base = mb_base9[MBW-1:0];
+    // channel p's head word: its ring's first word plus the head pointer, found
+    // in the request stage (s_mbase; only the decide stage's pop moves a head)
+    wire [8:0] mb_base9 = {{(9-CW){1'b0}}, in_p} * {6'd0, MB3} + {7'd0, mb_hd[in_p]};
+    reg  [MBW-1:0] s_mbase;
+    wire [MBW-1:0] mb_base = s_mbase;
     wire [31:0] p_proc = proc_word(s_ppn, s_pid);  // for INSTR (its low 12 bits)
     wire [7:0] lock_ch8 = {{(8-CW){1'b0}}, lock_ch};
     wire [63:0] mb_head = mb_data[mb_base];
@@ -481,6 +492,7 @@ module cop_core #(
             s_sup <= sup[in_p]; s_ppn <= pr_ppn[in_p]; s_pid <= pr_pid[in_p]; s_chaddr <= ch_addr[in_p];
             p_rkey <= {rx_ppn[in_p], rx_pid[in_p], rx_mask[in_p]};
             p_one <= {{(C-1){1'b0}}, 1'b1} << in_p;
+            s_mbase <= mb_base9[MBW-1:0];
         end
     end
 
@@ -638,13 +650,31 @@ module cop_core #(
     // channel p's flags through its one-hot (p_one, registered with s_p): an AND-OR per flag
     // instead of a multiplexer on s_p, whose fan-out was the decide stage's critical path
     wire       p_rxv = |(rx_v & p_one), p_rpv = |(rp_v & p_one), p_rcw = |(recv_w & p_one);
-    wire       p_rpe = |(rp_err & p_one), p_eng = |(eng & p_one);
+    wire       p_rpe = |(rp_err & p_one), p_eng = |(eng & p_one), p_srv = |(rx_srv & p_one);
+    reg  [C-1:0] mb_any;   // a channel's mailbox holds a delivery
+    integer      ma;
+    always @* for (ma = 0; ma < C; ma = ma + 1) mb_any[ma] = mb_cnt[ma] != 3'd0;
+    wire       p_mbn = |(mb_any & p_one);
+    // channel p's reply slot, the same way
+    reg  [63:0] p_rpd;
+    reg  [7:0]  p_rpc;
+    reg  [1:0]  p_rpl;
+    reg  [2:0]  p_mbc;
+    always @* begin
+        p_rpd = 64'd0; p_rpc = 8'd0; p_rpl = 2'd0; p_mbc = 3'd0;
+        for (ma = 0; ma < C; ma = ma + 1) begin
+            p_rpd = p_rpd | ({64{p_one[ma]}} & rp_data[ma]);
+            p_rpc = p_rpc | ({8{p_one[ma]}} & rp_cause[ma]);
+            p_rpl = p_rpl | ({2{p_one[ma]}} & rp_len[ma]);
+            p_mbc = p_mbc | ({3{p_one[ma]}} & mb_cnt[ma]);
+        end
+    end
     wire       p_busy = p_rxv || p_rpv || p_rcw;
     // the last reply (XMIT) when b_last: a reply handed over or the mailbox's head, taken
     // straight from its slot rather than from the answer's multiplexer (timing)
     wire        l_from_rp = s_cls[A_ASK] && !p_rcw;
-    wire [63:0] b_lastd = l_from_rp ? rp_data[p] : mb_head;
-    wire [1:0]  b_lastl = l_from_rp ? rp_len[p] : mb_len[mb_base];
+    wire [63:0] b_lastd = l_from_rp ? p_rpd : mb_head;
+    wire [1:0]  b_lastl = l_from_rp ? p_rpl : mb_len[mb_base];
     always @* begin
         b_keep = 1'b0; b_unrecv = 1'b0; b_wd = 1'b0;
         b_err = s_err; b_rd = s_rd; b_rdhi = s_rdhi; b_len = s_alen; b_cause = s_acause; b_priv = s_priv;
@@ -655,7 +685,7 @@ module cop_core #(
             if (p_busy) begin
                 b_err = E_REF; b_cause = C_BUSY; b_priv = 1'b0; b_rd = 32'd0; b_rdhi = 32'd0; b_len = 4'd0;
             end else if (s_recv) begin
-                if (mb_cnt[p] != 3'd0) begin
+                if (p_mbn) begin
                     b_pop = 1'b1; b_last = 1'b1;
                     b_rd = mb_head[31:0]; b_rdhi = mb_head[63:32]; b_len = mb_hlen;
                 end else begin
@@ -667,7 +697,7 @@ module cop_core #(
         end else if (s_cls[A_ASK]) begin
             // a CALL ask
             if (p_rcw) begin
-                if (mb_cnt[p] != 3'd0) begin
+                if (p_mbn) begin
                     b_pop = 1'b1; b_last = 1'b1;
                     b_rd = mb_head[31:0]; b_rdhi = mb_head[63:32]; b_len = mb_hlen;
                 end else begin
@@ -676,10 +706,10 @@ module cop_core #(
             end else if (p_rpv) begin
                 b_hand = 1'b1;
                 if (p_rpe) begin
-                    b_err = E_REF; b_cause = rp_cause[p];
+                    b_err = E_REF; b_cause = p_rpc;
                 end else begin
                     b_last = 1'b1;
-                    b_rd = rp_data[p][31:0]; b_rdhi = rp_data[p][63:32]; b_len = ldec(rp_len[p]);
+                    b_rd = p_rpd[31:0]; b_rdhi = p_rpd[63:32]; b_len = ldec(p_rpl);
                 end
             end else if (p_rxv) begin
                 b_err = E_PEND;
@@ -690,7 +720,7 @@ module cop_core #(
             b_len = 4'd4;
             if (p_rpv) begin
                 b_hand = 1'b1; b_keep = !p_rpe;
-                b_rd = {16'd0, rp_cause[p], 5'd0, p_rpe, CX_FINISHED};
+                b_rd = {16'd0, p_rpc, 5'd0, p_rpe, CX_FINISHED};
             end else if (p_rcw) begin
                 b_unrecv = 1'b1; b_rd = {30'd0, CX_WITHDRAWN};
             end else if (p_rxv && p_eng) begin
@@ -702,8 +732,7 @@ module cop_core #(
             end
         end else if (s_cls[A_DREAD]) begin
             case (r)
-                R_STATUS:   b_rd = {21'd0, mb_cnt[p], 2'd0, s_sup, lock_held && lock_ch == p, recv_w[p], rp_v[p],
-                                    rx_srv[p], rx_v[p]};
+                R_STATUS:   b_rd = {21'd0, p_mbc, 2'd0, s_sup, lock_held && lock_ch == p, p_rcw, p_rpv, p_srv, p_rxv};
                 R_WAIT0_LO: b_rd = wait0[31:0];
                 R_WAIT0_HI: b_rd = wait0[63:32];
                 R_WAIT1_LO: b_rd = wait1[31:0];
@@ -1053,7 +1082,7 @@ module cop_core #(
 
     // a CANCEL that withdraws a served contribution: its TC bit is set again a cycle later
     always @(posedge clk) begin
-        wdp_v <= !rst && take && pe_ok && b_wd && rx_srv[p];
+        wdp_v <= !rst && take && pe_ok && b_wd && p_srv;
         wdp_key <= p_rkey; wdp_one <= p_one;
     end
     wire [C-1:0]  wdp_row  = tc_work[wdp_key] | (wdp_one & tc_tmpl[wdp_key]);
@@ -1062,7 +1091,7 @@ module cop_core #(
 
     // ==== state updates ==================================================================
     integer i, j;
-    wire [C-1:0] b_pop_v = (take && pe_ok && b_pop) ? ({{(C-1){1'b0}}, 1'b1} << p) : {C{1'b0}};
+    wire [C-1:0] b_pop_v = (take && pe_ok && b_pop) ? p_one : {C{1'b0}};
     always @(posedge clk) begin
         if (rst) begin
             rx_v <= {C{1'b0}}; rx_srv <= {C{1'b0}}; rp_v <= {C{1'b0}}; rp_err <= {C{1'b0}};
@@ -1078,28 +1107,32 @@ module cop_core #(
             privcnt <= 32'd0; errcnt <= 32'd0; nref_q <= 7'd0; lock_held <= 1'b0; lock_ch <= {CW{1'b0}}; hold <= 1'b0;
             st <= S_IDLE; ptr <= {CW{1'b0}};
         end else begin
-            // ---- the bus side's effects (for channel p) ----
+            // ---- the bus side's effects (for channel p: p_one, a registered one-hot, enables
+            // channel i's flip-flops; timing: a decoder of s_p in front of every enable put s_p's
+            // fan-out on the critical path; the registers only the bus side reads, by the
+            // request's PE, stay LUT RAM written at s_p) ----
             if (take && pe_ok) begin
                 if (b_cause != 8'd0) cause[p] <= {c_op & {7{s_call}}, b_cause};
-                if (b_start) begin
-                    rx_op[p] <= c_op; rx_mask[p] <= r[3]; rx_ppn[p] <= s_ppn; rx_pid[p] <= s_pid;
-                    rx_addr[p] <= s_chaddr; rx_data[p] <= {s_wdhi, s_wd}; rx_x[p] <= r[2];
-                    rx_exs[p] <= c_op == OP_EXSUMF;
-                    instr[p] <= {8'd0, wc, p_proc[11:0], r[3], s_sup, r[2], c_op};
-                end
-                if (b_recv) recv_w[p] <= 1'b1;
-                if (b_pop && !b_recv) recv_w[p] <= 1'b0;
-                if (b_last) begin
-                    last_v[p] <= 1'b1; last_data[p] <= b_lastd; last_len[p] <= b_lastl;
-                end
-                if (b_mode) sup[p] <= b_mode_v;
+                if (b_start) instr[p] <= {8'd0, wc, p_proc[11:0], r[3], s_sup, r[2], c_op};
                 if (b_proc) begin pr_ppn[p] <= s_wd[PPN_W-1:0]; pr_pid[p] <= s_wd[4 +: PID_W]; end
                 if (b_addr) ch_addr[p] <= s_wd[RA_W-1:0];
+                if (b_last) begin last_data[p] <= b_lastd; last_len[p] <= b_lastl; end
+                for (i = 0; i < C; i = i + 1) if (p_one[i]) begin
+                    if (b_start) begin
+                        rx_op[i] <= c_op; rx_mask[i] <= r[3]; rx_ppn[i] <= s_ppn; rx_pid[i] <= s_pid;
+                        rx_addr[i] <= s_chaddr; rx_data[i] <= {s_wdhi, s_wd}; rx_x[i] <= r[2];
+                        rx_exs[i] <= c_op == OP_EXSUMF;
+                        rx_v[i] <= 1'b1;
+                    end
+                    if (b_recv) recv_w[i] <= 1'b1;
+                    if (b_pop && !b_recv) recv_w[i] <= 1'b0;
+                    if (b_last) last_v[i] <= 1'b1;
+                    if (b_mode) sup[i] <= b_mode_v;
+                    if (b_hand) rp_v[i] <= 1'b0;
+                end
                 if (b_hold) hold <= s_wd[0];
                 if (s_upwd && u_on) u_wd <= 1'b1;   // (UPLINK's write: no entry at level 2, nothing to withdraw)
             end
-            if (take && pe_ok && b_start) rx_v[p] <= 1'b1;
-            if (take && pe_ok && b_hand)  rp_v[p] <= 1'b0;
             privcnt <= privcnt + {31'd0, take && b_priv};
             // a step's refusals are counted a cycle after they are placed (timing); ERRCNT's
             // read adds those still pending, so it reads as if counted at once
@@ -1249,13 +1282,15 @@ module cop_core #(
             end
             if (ex_valid) facc <= ex_z;
             // ---- CANCEL (after the controller's writes: the channel is not in its step) ----
-            if (take && pe_ok && b_hand && b_keep) begin
-                last_v[p] <= 1'b1; last_data[p] <= rp_data[p]; last_len[p] <= rp_len[p];
-            end
-            if (take && pe_ok && b_unrecv) recv_w[p] <= 1'b0;
-            if (take && pe_ok && b_wd) begin
-                rx_v[p] <= 1'b0; rx_srv[p] <= 1'b0;
-            end
+            if (take && pe_ok && b_hand && b_keep) begin last_data[p] <= p_rpd; last_len[p] <= p_rpl; end
+            if (take && pe_ok)
+                for (i = 0; i < C; i = i + 1) if (p_one[i]) begin
+                    if (b_hand && b_keep) last_v[i] <= 1'b1;
+                    if (b_unrecv) recv_w[i] <= 1'b0;
+                    if (b_wd) begin
+                        rx_v[i] <= 1'b0; rx_srv[i] <= 1'b0;
+                    end
+                end
             // a served contribution withdrawn (wdp_*, from the decide stage's CANCEL a cycle
             // before) goes back out of its round: the TC bit is set again, and a round left with
             // no contribution is not open (its first one fixes it anew).  A cycle later than the
@@ -1405,9 +1440,14 @@ module cop_core #(
         end else begin
             rsp_valid    <= take;
             rsp_err      <= take ? b_err : E_OK;
-            rsp_rdata    <= (take && (b_err == E_OK)) ? b_rd : 32'd0;
-            rsp_rdata_hi <= (take && (b_err == E_OK) && s_call) ? b_rdhi : 32'd0;
-            rsp_len      <= (take && (b_err == E_OK) && s_call) ? b_len : 4'd0;
+            // b_rd, b_rdhi and b_len are 0 whenever b_err is not OK (the plan's
+            // s_rd, s_rdhi and s_alen are, and the decide stage's refusals and
+            // PENDINGs leave them or clear them), so they are not gated with it
+            // (timing: b_err into every data bit's gate was the critical path);
+            // cop_core_props asserts it on the response
+            rsp_rdata    <= take ? b_rd : 32'd0;
+            rsp_rdata_hi <= (take && s_call) ? b_rdhi : 32'd0;
+            rsp_len      <= (take && s_call) ? b_len : 4'd0;
         end
     end
     assign bus_rsp_valid = rsp_valid;

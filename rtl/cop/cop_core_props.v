@@ -7,8 +7,9 @@
 //        in the cycle after a taken request (the request stage); a
 //        response comes exactly two cycles after each taken request and at
 //        no other time; rdata, rdata_hi, len and err are 0 while
-//        bus_rsp_valid is low; a finished CALL's len is at most 8; a plain
-//        access never answers PENDING.
+//        bus_rsp_valid is low, and rdata, rdata_hi and len are 0 in an
+//        answer whose err is not 0; a finished CALL's len is at most 8; a
+//        plain access never answers PENDING.
 //   (p2) no mask or TC write in user mode: the TC vector and the mask of
 //        key 0 change only in a cycle after an EXEC whose leader is a SETBM
 //        or SETTC with U/S = supervisor in its instruction word; and every
@@ -115,6 +116,8 @@ module cop_core_props #(
             if (!bus_rsp_valid) assert(bus_rsp_rdata == 32'd0 && bus_rsp_rdata_hi == 32'd0 && bus_rsp_len == 4'd0 &&
                                        bus_rsp_err == 2'd0);
             if (bus_rsp_valid && bus_rsp_err == 2'd0) assert(bus_rsp_len <= 4'd8);
+            if (bus_rsp_valid && bus_rsp_err != 2'd0)
+                assert(bus_rsp_rdata == 32'd0 && bus_rsp_rdata_hi == 32'd0 && bus_rsp_len == 4'd0);
             if (bus_rsp_valid && !pp_call) assert(bus_rsp_err != 2'd3 && bus_rsp_len == 4'd0);
             end
             // (p2) no mask / TC write in user mode
