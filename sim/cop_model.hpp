@@ -16,8 +16,8 @@
 //   TREE   a completed reduction: ceil(log2 C) + 1 cycles, result placed in the last
 //   SCAN   a completed prefix: C cycles, channel i placed in cycle i
 //   FADD   a completed SUMF: 3 + 6 (M - 1) cycles for M members (M = 1: 2);
-//          SCANIF / SCANXF the same, member k's reply placed in cycle 0 (k = 0)
-//          or 6 k + 1 (k-th member in channel order), nothing in FPUT
+//          SCANIF / SCANXF the same, member k's reply placed in cycle 1 (k = 0)
+//          or 6 k + 2 (k-th member in channel order), nothing in FPUT
 //   FEX    a completed EXSUMF: C + 45 cycles; EXSCANIF / EXSCANXF: 47 M
 //          cycles, member k's reply placed in cycle 47 k + 46, nothing in FPUT
 //   FPUT   the float result placed (after FADD or FEX)                1 cycle
@@ -461,11 +461,12 @@ private:
             pl.data = trunc(ctl_.li->w64, (ctl_.li->fn & 1) ? ctl_.sacc : ctl_.sacc + d);
             pl.len = unsigned(ctl_.li->result_len);
         } else if (ctl_.st == FADD && fscan()) {
-            // FADD's cycle i: the lowest member's reply in cycle 0, member k's when its add is
-            // done, 6 k + 2 cycles later (the first add in cycle 2, the adder's latency 6)
+            // FADD's cycle i: the lowest member's reply in cycle 1 (from the accumulator, which
+            // took its term in cycle 0), member k's when its add is done, in cycle 6 k + 2 (the
+            // first add in cycle 2, the adder's latency 6)
             const unsigned i = fadd_cycles(ctl_.fs.n) - ctl_.fwait;
             unsigned k = ~0u;
-            if (i == 0) k = 0;
+            if (i == 1) k = 0;
             else if (i >= 8 && (i - 2) % 6 == 0) k = (i - 2) / 6;
             if (k < ctl_.fs.n)
                 pl.ok = 1ull << ctl_.fs.ch[k], pl.data = ctl_.fs.res[k], pl.len = unsigned(ctl_.li->result_len);

@@ -236,8 +236,8 @@ FPU_UNITS = [
      "order) in FEX's cycle 47 k + 46; 47 M cycles of FEX, then FPUT (the CLEAR)"),
     ("SCANIF, SCANXF", "fpu_add64", "SUMF's adds in SUMF's order; each member's reply is placed when its "
      "own add is done: the running sum (SCANIF) or the one before it (SCANXF, +0 for the first member)",
-     "the lowest member's in the completing step's next cycle, member k's (k = 1, 2, ... in channel order) "
-     "6 k + 2 cycles after that; 3 + 6 (M - 1) cycles in all, as SUMF"),
+     "the lowest member's in FADD's second cycle (the first takes its term), member k's (k = 1, 2, ... in "
+     "channel order) 6 k + 2 cycles after FADD's first; 3 + 6 (M - 1) cycles in all, as SUMF"),
 ]
 
 

@@ -55,9 +55,9 @@
 //          order, one dependent add at a time (M = 1: 2 cycles, else
 //          3 + 6 (M - 1): the adder's second operand comes from a register,
 //          op_r, loaded a cycle ahead); a prefix sum of doubles (SCANIF,
-//          SCANXF) the same, placing the lowest member's reply in its first
-//          cycle and each next member's when its add is done (FPUT then
-//          places nothing)
+//          SCANXF) the same, placing the lowest member's reply in its second
+//          cycle (from facc, which took the term in the first) and each
+//          next member's when its add is done (FPUT then places nothing)
 //   FEX    a completed EXSUMF: fpu_exact_acc takes channel i's term in cycle
 //          i (members only), ROUND_CLEAR in cycle C, the result is held by
 //          cycle C + 44 (the ROUND's worst case: the timing is data-free);
@@ -793,6 +793,8 @@ module cop_core #(
     reg [5:0]      m_qw;
     reg [63:0]     facc;
     reg [C-1:0]    fs_one;  // SCANIF / SCANXF: the member whose add is in the adder ...
+    reg            fs_first;  // ... the lowest member's reply is placed now (FADD's second cycle) ...
+    reg [C-1:0]    fs0_one;   // ... in this member's slot
     reg [63:0]     fs_prev; // ... and the running sum before it (its exclusive sum)
     wire           fa_valid, ex_valid;  // fpu_add64, fpu_exact_acc results
     wire [63:0]    fa_z, ex_z;
@@ -1046,10 +1048,12 @@ module cop_core #(
             else if (!u_scan) begin pl_ok = u_mem; pl_data = dn_data; pl_len = dn_len; end
         end else if (st == S_TREE && tcnt == TREE_DONE && !l_x) begin
             pl_ok = t_tmpl; pl_data = t_res; pl_len = l_dec[15:12];
-        end else if (EN_FPU != 0 && st == S_FADD && l_fscan && fph == 2'd0) begin
-            // a prefix sum of doubles: the lowest member's reply is its term (exclusive: +0)
-            pl_ok = fnx_one; pl_len = l_dec[15:12];
-            pl_data = l_fn[0] ? 64'd0 : fcanon(op_q);
+        end else if (EN_FPU != 0 && fs_first) begin
+            // a prefix sum of doubles: the lowest member's reply is its term (exclusive: +0),
+            // placed from facc a cycle after FADD's first (timing: from op_q, the receive
+            // buffers' multiplexer, it was the core's critical path)
+            pl_ok = fs0_one; pl_len = l_dec[15:12];
+            pl_data = l_fn[0] ? 64'd0 : fcanon(facc);
         end else if (EN_FPU != 0 && st == S_FADD && l_fscan && fph == 2'd2 && fa_valid) begin
             // ... and each next member's when its add is done
             pl_ok = fs_one; pl_len = l_dec[15:12];
@@ -1069,9 +1073,13 @@ module cop_core #(
         end
     end
     wire [C-1:0] pl_clr = pl_ok | pl_ref;  // these commands are finished: the buffers are free
-    // SCANIF / SCANXF: which member an add is for, and the running sum before it
-    always @(posedge clk)
+    // SCANIF / SCANXF: which member an add is for, and the running sum before it; the
+    // lowest member's reply waits a cycle (fs_first, fs0_one)
+    always @(posedge clk) begin
         if (fa_go) begin fs_one <= fnx_one; fs_prev <= (fph == 2'd2) ? fa_z : facc; end
+        fs_first <= !rst && st == S_FADD && l_fscan && fph == 2'd0;
+        fs0_one <= fnx_one;
+    end
 
     reg [6:0] nref;
     integer ci;
