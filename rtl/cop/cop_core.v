@@ -1032,45 +1032,46 @@ module cop_core #(
     wire [63:0]   s_op = ext(l_w64, sc_q);
     wire [63:0] s_sum = sacc + s_op;
 
-    // what is placed in the reply slots this cycle
+    // what is placed in the reply slots this cycle: one case at a time, each a
+    // flag of the state it happens in (the states are exclusive, and level 2's
+    // answer is taken only in IDLE: dn_ready), the data an AND-OR of the cases'
+    // (timing: as a priority chain of a dozen 64-bit cases it was the FPU
+    // core's critical path)
+    wire        c_exec = st == S_EXEC;
+    wire        c_dnok = dn_take && !dn_err && !u_scan;  // level 2's answer to the entry's members ...
+    wire        c_dner = dn_take && dn_err;              // ... or its refusal (a prefix sum's offset
+                                                         // is not a reply: SCAN places them from it)
+    wire        c_tree = st == S_TREE && tcnt == TREE_DONE && !l_x;
+    // a prefix sum of doubles: the lowest member's reply is its term (exclusive: +0),
+    // placed from facc a cycle after FADD's first (timing: from op_q, the receive
+    // buffers' multiplexer, it was the core's critical path) ...
+    wire        c_fs0  = EN_FPU != 0 && fs_first;
+    // ... and each next member's when its add is done
+    wire        c_fs   = EN_FPU != 0 && st == S_FADD && l_fscan && fph == 2'd2 && fa_valid;
+    // an exact prefix sum: the member's ROUND result (inclusive: after its own term)
+    wire        c_xs   = EN_FPU != 0 && st == S_FEX && fx_xs && fcnt == XS_LAST;
+    // SUMF, EXSUMF, EXMRG: the result (SUMF of one member is that term: its NaN is made
+    // canonical too, docs/fpu.md)
+    wire        c_put  = st == S_FPUT && !l_x && !l_fscan && !fx_xs;
+    wire        c_scan = st == S_SCAN && t_tmpl[scnt] && (UP == 0 || !l_x || sc_dn);
+    wire [63:0] scan_d = l_fn[0] ? sacc : s_sum;
     reg [C-1:0] pl_ok, pl_ref;
     reg [7:0]   pl_cause;
     reg [63:0]  pl_data;
     reg [3:0]   pl_len;
     always @* begin
-        pl_ok = {C{1'b0}}; pl_ref = {C{1'b0}}; pl_cause = x_cause; pl_data = x_data; pl_len = x_len;
-        if (st == S_EXEC) begin
-            pl_ok = x_ok; pl_ref = x_ref;
-        end else if (dn_take) begin
-            // level 2's answer to the entry: every member of it gets the same reply (a prefix
-            // sum's offset is not a reply: SCAN places them from it, below)
-            if (dn_err) begin pl_ref = u_mem; pl_cause = dn_cause; end
-            else if (!u_scan) begin pl_ok = u_mem; pl_data = dn_data; pl_len = dn_len; end
-        end else if (st == S_TREE && tcnt == TREE_DONE && !l_x) begin
-            pl_ok = t_tmpl; pl_data = t_res; pl_len = l_dec[15:12];
-        end else if (EN_FPU != 0 && fs_first) begin
-            // a prefix sum of doubles: the lowest member's reply is its term (exclusive: +0),
-            // placed from facc a cycle after FADD's first (timing: from op_q, the receive
-            // buffers' multiplexer, it was the core's critical path)
-            pl_ok = fs0_one; pl_len = l_dec[15:12];
-            pl_data = l_fn[0] ? 64'd0 : fcanon(facc);
-        end else if (EN_FPU != 0 && st == S_FADD && l_fscan && fph == 2'd2 && fa_valid) begin
-            // ... and each next member's when its add is done
-            pl_ok = fs_one; pl_len = l_dec[15:12];
-            pl_data = fcanon(l_fn[0] ? fs_prev : fa_z);
-        end else if (EN_FPU != 0 && st == S_FEX && fx_xs && fcnt == XS_LAST) begin
-            // an exact prefix sum: the member's ROUND result (inclusive: after its own term)
-            pl_ok = fnx_one; pl_len = l_dec[15:12]; pl_data = facc;
-        end else if (st == S_FPUT && !l_x && !l_fscan && !fx_xs) begin
-            // SUMF of one member is that term: its NaN is made canonical too (docs/fpu.md)
-            pl_ok = t_tmpl; pl_len = l_dec[15:12];
-            pl_data = (facc[62:52] == 11'h7FF && facc[51:0] != 52'd0) ? F_QNAN : facc;
-        end else if (st == S_SCAN && t_tmpl[scnt] && (UP == 0 || !l_x || sc_dn)) begin
-            pl_ok = {{(C-1){1'b0}}, 1'b1} << scnt;
-            pl_data = l_fn[0] ? sacc : s_sum;
-            if (!l_w64) pl_data = {32'd0, pl_data[31:0]};
-            pl_len = l_dec[15:12];
-        end
+        pl_ok = ({C{c_exec}} & x_ok) | ({C{c_dnok}} & u_mem) | ({C{c_tree || c_put}} & t_tmpl) |
+                ({C{c_fs0}} & fs0_one) | ({C{c_fs}} & fs_one) | ({C{c_xs}} & fnx_one) |
+                ({C{c_scan}} & ({{(C-1){1'b0}}, 1'b1} << scnt));
+        pl_ref = ({C{c_exec}} & x_ref) | ({C{c_dner}} & u_mem);
+        pl_cause = c_dner ? dn_cause : x_cause;
+        pl_len = ({4{c_exec}} & x_len) | ({4{c_dnok}} & dn_len) |
+                 ({4{c_tree || c_fs0 || c_fs || c_xs || c_put || c_scan}} & l_dec[15:12]);
+        pl_data = ({64{c_exec}} & x_data) | ({64{c_dnok}} & dn_data) | ({64{c_tree}} & t_res) |
+                  ({64{c_fs0 && !l_fn[0]}} & fcanon(facc)) |
+                  ({64{c_fs}} & fcanon(l_fn[0] ? fs_prev : fa_z)) | ({64{c_xs}} & facc) |
+                  ({64{c_put}} & fcanon(facc)) |
+                  ({64{c_scan}} & (l_w64 ? scan_d : {32'd0, scan_d[31:0]}));
     end
     wire [C-1:0] pl_clr = pl_ok | pl_ref;  // these commands are finished: the buffers are free
     // SCANIF / SCANXF: which member an add is for, and the running sum before it; the
