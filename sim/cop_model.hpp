@@ -18,8 +18,8 @@
 //   FADD   a completed SUMF: 3 + 6 (M - 1) cycles for M members (M = 1: 2);
 //          SCANIF / SCANXF the same, member k's reply placed in cycle 1 (k = 0)
 //          or 6 k + 2 (k-th member in channel order), nothing in FPUT
-//   FEX    a completed EXSUMF: C + 45 cycles; EXSCANIF / EXSCANXF: 47 M
-//          cycles, member k's reply placed in cycle 47 k + 46, nothing in FPUT
+//   FEX    a completed EXSUMF: C + 46 cycles; EXSCANIF / EXSCANXF: 48 M
+//          cycles, member k's reply placed in cycle 48 k + 47, nothing in FPUT
 //   FPUT   the float result placed (after FADD or FEX)                1 cycle
 //
 // The float results are computed here from docs/fpu.md's definitions
@@ -179,7 +179,7 @@ private:
     };
     // SCANIF / SCANXF: the members in channel order and each one's reply
     /// EXSCANIF / EXSCANXF: FEX cycles per member (cop_core's XS_LAST + 1 = EX_RND + 3)
-    static constexpr unsigned XS_SLOT = 47;
+    static constexpr unsigned XS_SLOT = 48;
     struct FScan {
         unsigned n = 0;
         std::array<uint8_t, 64> ch{};
@@ -471,7 +471,7 @@ private:
             if (k < ctl_.fs.n)
                 pl.ok = 1ull << ctl_.fs.ch[k], pl.data = ctl_.fs.res[k], pl.len = unsigned(ctl_.li->result_len);
         } else if (ctl_.st == FEX && xscan()) {
-            // FEX's cycle i: member k's reply in cycle 47 k + 46 (its ROUND's worst case)
+            // FEX's cycle i: member k's reply in cycle 48 k + 47 (its ROUND's worst case)
             const unsigned i = XS_SLOT * ctl_.fs.n - ctl_.fwait;
             if (i % XS_SLOT == XS_SLOT - 1) {
                 const unsigned k = i / XS_SLOT;
@@ -609,7 +609,7 @@ private:
             fp::ExactRef r;
             for (uint64_t x : xs) r.add(x);
             pl.result = r.round();
-            pl.next = FEX, pl.fwait = cfg_.C + 45;
+            pl.next = FEX, pl.fwait = cfg_.C + 46;
             break;
         }
         default: {  // MAXF (1), MINF (2): any order gives the same bits

@@ -520,7 +520,7 @@ unsigned latency(const char* name, unsigned C, unsigned op, unsigned* want_formu
     *want_formula = 5;
     if (oi->kind == cop::K_RED || op == cop::OP_MAXF || op == cop::OP_MINF) *want_formula += d.m.tree_cycles();
     if (op == cop::OP_SUMF) *want_formula += CopModel::fadd_cycles(C) + 1;
-    if (op == cop::OP_EXSUMF) *want_formula += C + 45 + 1;
+    if (op == cop::OP_EXSUMF) *want_formula += C + 46 + 1;
     return unsigned(j - k);
 }
 

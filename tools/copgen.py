@@ -225,15 +225,15 @@ FPU_UNITS = [
      "doubles' order keys (rtl/fpu/fpu_key.vh, fpu_minmax64's order; any order gives the same bits)",
      "ceil(log2 C) + 1 cycles after the completing step, as the integer reductions"),
     ("EXSUMF", "fpu_exact_acc", "every member's term added exactly, one per cycle in channel order, one "
-     "ROUND_CLEAR", "C + 45 cycles after the completing step (the ROUND's worst case, so the timing "
+     "ROUND_CLEAR", "C + 46 cycles after the completing step (the ROUND's worst case, so the timing "
      "does not depend on the terms)"),
     ("EXMRG", "fpu_exact_acc", "each member's level 1 export (33 limbs and the flag word, read from its "
      "core's accumulator over the DOWN port) merged, 34 words per member in channel order, one ROUND_CLEAR",
-     "34 C + 1 cycles of merges after the completing step, then the ROUND (at most 44 cycles)"),
+     "34 C + 1 cycles of merges after the completing step, then the ROUND (at most 45 cycles)"),
     ("EXSCANIF, EXSCANXF", "fpu_exact_acc", "per member in channel order: ADD its term then ROUND "
      "(inclusive), or ROUND then ADD (exclusive); the accumulator is CLEARed after the last",
-     "47 cycles per member (the ROUND's worst case, data-free): member k's reply (k = 0, 1, ... in channel "
-     "order) in FEX's cycle 47 k + 46; 47 M cycles of FEX, then FPUT (the CLEAR)"),
+     "48 cycles per member (the ROUND's worst case, data-free): member k's reply (k = 0, 1, ... in channel "
+     "order) in FEX's cycle 48 k + 47; 48 M cycles of FEX, then FPUT (the CLEAR)"),
     ("SCANIF, SCANXF", "fpu_add64", "SUMF's adds in SUMF's order; each member's reply is placed when its "
      "own add is done: the running sum (SCANIF) or the one before it (SCANXF, +0 for the first member)",
      "the lowest member's in FADD's second cycle (the first takes its term), member k's (k = 1, 2, ... in "

@@ -60,16 +60,17 @@
 //          next member's when its add is done (FPUT then places nothing)
 //   FEX    a completed EXSUMF: fpu_exact_acc takes channel i's term in cycle
 //          i (members only), ROUND_CLEAR in cycle C, the result is held by
-//          cycle C + 44 (the ROUND's worst case: the timing is data-free);
+//          cycle C + 45 (the ROUND's worst case: the timing is data-free;
+//          the accumulator takes each command a cycle after it is issued);
 //          with X (UP = 1) a ROUND instead, so the accumulator keeps its
 //          exact value for level 2 to read (ex_*) until the answer comes
 //          down, then a CLEAR.  A completed EXMRG (DOWN = 1): word w of
 //          channel i's level 1 export is read (xp_*) in cycle 34 i + w and
-//          merged in the next (members only), ROUND_CLEAR after the last,
+//          issued to merge in the next (members only), ROUND_CLEAR after the last,
 //          FPUT when the result is out.  A completed EXSCANIF / EXSCANXF:
-//          47 cycles per member in channel order (fnx): ADD its term in
-//          cycle 0 and ROUND in 1 (exclusive: ROUND in 0, ADD in 46), its
-//          reply (the ROUND's result) placed in cycle 46; CLEAR in FPUT
+//          48 cycles per member in channel order (fnx): ADD its term in
+//          cycle 0 and ROUND in 1 (exclusive: ROUND in 0, ADD in 47), its
+//          reply (the ROUND's result) placed in cycle 47; CLEAR in FPUT
 //   FPUT   the float result is placed in every member's reply slot
 //   MAXF / MINF go through TREE, the integer tree's signed maximum or
 //   minimum on the members' order keys (rtl/fpu/fpu_key.vh, the order of
@@ -264,12 +265,13 @@ module cop_core #(
                      S_UP = 4'd10;
     localparam [63:0] F_QNAN = 64'h7FF8_0000_0000_0000;
     // EXSUMF: fpu_exact_acc's ROUND answers at most EX_RND cycles after the
-    // cycle that issued it (its header: 9 + R edges, R <= 34 carry steps)
-    localparam integer EX_RND = 44;
+    // cycle that issued it: a clock in the command register (ex_*_q, below),
+    // its 43 edges (its header), a clock into facc
+    localparam integer EX_RND = 45;
     localparam integer FEX_END_I = C + EX_RND;
     localparam [7:0] FEX_END = FEX_END_I[7:0];
     // EXSCANIF / EXSCANXF: per member, ADD (cycle 0) and ROUND (1), or ROUND (0) and ADD (XS_LAST),
-    // and the reply in cycle XS_LAST, when the ROUND's result is in facc: XS_LAST + 1 = EX_RND + 3
+    // and the reply in cycle XS_LAST, when the ROUND's result is in facc: XS_LAST + 1 = EX_RND + 3 (48)
     localparam integer XS_LAST_I = EX_RND + 2;
     localparam [7:0] XS_LAST = XS_LAST_I[7:0];
     localparam integer C_I = C, PPN_I = PPN_W, PID_I = PID_W, RA_I = RA_W, MB_I = MB, FPU_I = EN_FPU;
@@ -804,11 +806,27 @@ module cop_core #(
     wire          l_w64  = l_dec[7];
     wire [KW-1:0] l_key  = {l_ppn, l_pid, l_mask};
     wire [DW-1:0] l_ridx = {l_ppn, l_pid, l_addr};
-    wire          l_flt  = l_kind == K_FLT;
-    wire          l_fscan = l_flt && l_fn[2:1] == 2'b10;      // SCANIF, SCANXF
-    wire          l_exs  = l_flt && l_fn == 3'd3;             // EXSUMF
-    wire          fx_mrg = DOWN != 0 && l_fn == 3'd6;         // EXMRG (FEX's merge of exports)
-    wire          fx_xs  = l_flt && l_fn == 3'd7;             // EXSCANIF, EXSCANXF (opcode bit 0: exclusive)
+    // the float kinds, flags registered with l_dec (timing: decoded from l_dec they sat at the
+    // head of the FPU's operand select, op_idx, and of the accumulator's command)
+    function automatic [4:0] lflags(input [6:0] d);  // l_dec's kind and fn
+        reg flt;
+        begin
+            flt = d[3:0] == K_FLT;
+            lflags = {flt && d[6:4] == 3'd7,           // EXSCANIF, EXSCANXF (opcode bit 0: exclusive)
+                      DOWN != 0 && d[6:4] == 3'd6,     // EXMRG (FEX's merge of exports)
+                      flt && d[6:4] == 3'd3,           // EXSUMF
+                      flt && d[6:5] == 2'b10,          // SCANIF, SCANXF
+                      flt};
+        end
+    endfunction
+    reg  [4:0]    l_fl;
+    wire [18:0]   lead_dec = cop_dec(rx_op[lead]);
+    wire [18:0]   u_dec    = cop_dec(u_op);
+    wire          l_flt  = l_fl[0];
+    wire          l_fscan = l_fl[1];
+    wire          l_exs  = l_fl[2];
+    wire          fx_mrg = l_fl[3];
+    wire          fx_xs  = l_fl[4];
     // the tree's result: MAXF / MINF decoded from the root's key, a NaN key
     // made the canonical NaN; a 32-bit function's low word
     wire [63:0]   t_dbl  = fpu_okey(tn[1]);
@@ -1191,7 +1209,8 @@ module cop_core #(
                 end
                 S_LEAD: begin
                     l_op <= rx_op[lead]; l_mask <= rx_mask[lead]; l_ppn <= rx_ppn[lead]; l_pid <= rx_pid[lead];
-                    l_addr <= rx_addr[lead]; l_data <= rx_data[lead]; l_dec <= cop_dec(rx_op[lead]);
+                    l_addr <= rx_addr[lead]; l_data <= rx_data[lead]; l_dec <= lead_dec;
+                    l_fl <= lflags(lead_dec[6:0]);
                     l_x <= rx_x[lead];
                     st <= S_GROUP;
                 end
@@ -1265,7 +1284,7 @@ module cop_core #(
                     // EXMRG: the exports merged (below), FPUT once the result is out
                     fcnt <= fcnt + 1'b1;
                     if (fx_xs) begin
-                        // an exact prefix sum: 47 cycles per member (fcnt 0..46), its reply in the last
+                        // an exact prefix sum: 48 cycles per member (fcnt 0..47), its reply in the last
                         if (fcnt == XS_LAST) begin
                             fcnt <= 8'd0; frem <= frem_nx; fnx <= lowest(frem_nx);
                             if (frem_nx == {C{1'b0}}) st <= S_FPUT;
@@ -1286,7 +1305,7 @@ module cop_core #(
             if (dn_take) begin u_on <= 1'b0; u_exm <= 1'b0; u_wd <= 1'b0; end
             if (dn_scan) begin
                 // SCAN again over the entry's members, from level 2's offset, placing the replies
-                l_op <= u_op; l_dec <= cop_dec(u_op); l_x <= 1'b1; t_tmpl <= u_mem;
+                l_op <= u_op; l_dec <= u_dec; l_fl <= lflags(u_dec[6:0]); l_x <= 1'b1; t_tmpl <= u_mem;
                 scnt <= {CW{1'b0}}; sacc <= dn_data; sc_dn <= 1'b1; st <= S_SCAN;
             end
             if (ex_valid) facc <= ex_z;
@@ -1402,9 +1421,22 @@ module cop_core #(
                 .clk(clk), .rst(rst), .in_valid(fa_go), .in_a(fph == 2'd2 ? fa_z : facc), .in_b(op_r),
                 .in_tag(1'b0), .out_valid(fa_valid), .out_z(fa_z), .out_tag(fa_t)
             );
+            // the accumulator's command a clock later, from registers (timing: the operand's
+            // channel, the receive buffers' multiplexer and the accumulator's first stage were
+            // one path; at C = 64 the multiplexer alone is six levels); EX_RND counts the clock
+            reg           ex_go_q;
+            reg  [2:0]    ex_op_q;
+            reg  [5:0]    ex_idx_q;
+            reg  [63:0]   ex_x_q;
+            always @(posedge clk) begin
+                ex_go_q  <= !rst && ex_go;
+                ex_op_q  <= ex_op;
+                ex_idx_q <= (DOWN != 0 && fx_mrg) ? m_qw : 6'd0;
+                ex_x_q   <= (DOWN != 0 && fx_mrg) ? xp_data : op_q;
+            end
             fpu_exact_acc u_exact (
-                .clk(clk), .rst(rst), .cmd_valid(ex_go), .cmd_ready(ex_rdy), .cmd_op(ex_op),
-                .cmd_idx((DOWN != 0 && fx_mrg) ? m_qw : 6'd0), .cmd_x((DOWN != 0 && fx_mrg) ? xp_data : op_q),
+                .clk(clk), .rst(rst), .cmd_valid(ex_go_q), .cmd_ready(ex_rdy), .cmd_op(ex_op_q),
+                .cmd_idx(ex_idx_q), .cmd_x(ex_x_q),
                 .res_valid(ex_valid), .res_z(ex_z), .rd_idx(UP != 0 ? ex_idx : 6'd0), .rd_data(ex_rd)
             );
             assign ex_data = (UP != 0) ? ex_rd : 64'd0;
