@@ -325,6 +325,8 @@ module cop_core #(
     reg [KEYS-1:0]  r_x;    // the open round's X bit (fixed by its first contribution, like its opcode)
     reg [31:0]      privcnt, errcnt;
     reg [6:0]       nref_q;     // refusals the controller placed in the last cycle, not yet in errcnt
+    reg             bref_q;     // the bus side refused in the last cycle, not yet in errcnt (it
+                                // decides at most every other cycle, so no ERRCNT read sees it pending)
     reg             wdp_v;      // a withdrawn contribution's TC bit is set again in this cycle ...
     reg [KW-1:0]    wdp_key;    // ... in this key's row
     reg [C-1:0]     wdp_one;    // ... for this channel
@@ -1131,7 +1133,7 @@ module cop_core #(
                 tc_tmpl[i] <= {C{1'b0}}; tc_work[i] <= {C{1'b0}}; bmask[i] <= {C{1'b0}};
             end
             r_open <= {KEYS{1'b0}}; u_on <= 1'b0; u_scan <= 1'b0; u_exm <= 1'b0; u_wd <= 1'b0; sc_dn <= 1'b0;
-            privcnt <= 32'd0; errcnt <= 32'd0; nref_q <= 7'd0; lock_held <= 1'b0; lock_ch <= {CW{1'b0}}; hold <= 1'b0;
+            privcnt <= 32'd0; errcnt <= 32'd0; nref_q <= 7'd0; bref_q <= 1'b0; lock_held <= 1'b0; lock_ch <= {CW{1'b0}}; hold <= 1'b0;
             st <= S_IDLE; ptr <= {CW{1'b0}};
         end else begin
             // ---- the bus side's effects (for channel p: p_one, a registered one-hot, enables
@@ -1164,7 +1166,9 @@ module cop_core #(
             // a step's refusals are counted a cycle after they are placed (timing); ERRCNT's
             // read adds those still pending, so it reads as if counted at once
             nref_q  <= nref;
-            errcnt  <= errcnt + {31'd0, take && b_cause != 8'd0 && !b_hand} + {25'd0, nref_q};
+            // the bus side's refusal a cycle later too (timing: its decision into the adder)
+            bref_q  <= take && b_cause != 8'd0 && !b_hand;
+            errcnt  <= errcnt + {31'd0, bref_q} + {25'd0, nref_q};
 
             // ---- the mailboxes: the bus pops channel p's head, the controller pushes ----
             for (i = 0; i < C; i = i + 1) begin
