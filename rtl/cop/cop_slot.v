@@ -7,13 +7,18 @@
 //
 // Bus (slave side of rtl/link/link_port.v's engine bus, docs/link.md): the
 // hub raises bus_req_valid only for window 4, plain and CALL accesses
-// alike ("call": true); every port goes straight to cop_core, which answers
-// in the cycle after it takes a request (its header; docs/cop_regmap.md for
-// the registers and the CALL addresses 0x800 | opcode << 4 | MASK << 3 |
-// X << 2).
+// alike ("call": true).  A request is taken into a register here (q_*,
+// when it is empty) and offered to cop_core from it in the next cycle: the
+// hub's bus comes from the link port, which a board top places far from
+// the COP, and the core's request stage reads the PE's own registers in
+// the cycle it is offered (timing: the link port's request through that
+// stage was the ULX3S top's critical path, docs/cop.md).  So a COP access
+// is answered a clock later than the core alone answers it (its header;
+// docs/cop_regmap.md for the registers and the CALL addresses 0x800 |
+// opcode << 4 | MASK << 3 | X << 2); the responses pass straight through.
 //
 // busy (the manifest's "busy": the virtual hub keeps its clock running
-// while it is high) is !idle of the core: the controller has a step under
+// while it is high) is a request held here, or !idle of the core: the controller has a step under
 // way or a command ready to serve (cop_core's header; make formal proves
 // that nothing in the core changes while it is idle and no request comes,
 // cop_core_props p6).  Until issue 23's idle output it was a credit of
@@ -40,13 +45,33 @@ module cop_slot #(
         end
     endgenerate
 
+    // the request register: taken when empty, offered to the core until it takes it
+    reg         q_v, q_we, q_call;
+    reg  [5:0]  q_pe;
+    reg  [15:0] q_addr;
+    reg  [31:0] q_wdata, q_wdata_hi;
+    reg  [2:0]  q_size;
+    reg  [3:0]  q_len;
+    wire        c_ready;   // the core takes q_* (q_v && c_ready)
+    assign bus_req_ready = !rst && !q_v;
+    always @(posedge clk) begin
+        if (rst) q_v <= 1'b0;
+        else if (bus_req_valid && bus_req_ready) q_v <= 1'b1;
+        else if (c_ready) q_v <= 1'b0;
+        if (bus_req_valid && bus_req_ready) begin
+            q_we <= bus_req_we; q_call <= bus_req_call; q_pe <= bus_req_pe; q_addr <= bus_req_addr;
+            q_wdata <= bus_req_wdata; q_wdata_hi <= bus_req_wdata_hi; q_size <= bus_req_size;
+            q_len <= bus_req_len;
+        end
+    end
+
     wire idle;  // the core's: nothing changes until the next request
     cop_core #(.C(N), .KEY(KEY)) u_core (
         .clk(clk), .rst(rst),
-        .bus_req_valid(bus_req_valid), .bus_req_ready(bus_req_ready), .bus_req_we(bus_req_we),
-        .bus_req_pe(bus_req_pe), .bus_req_addr(bus_req_addr), .bus_req_wdata(bus_req_wdata),
-        .bus_req_size(bus_req_size), .bus_req_call(bus_req_call), .bus_req_wdata_hi(bus_req_wdata_hi),
-        .bus_req_len(bus_req_len),
+        .bus_req_valid(q_v), .bus_req_ready(c_ready), .bus_req_we(q_we),
+        .bus_req_pe(q_pe), .bus_req_addr(q_addr), .bus_req_wdata(q_wdata),
+        .bus_req_size(q_size), .bus_req_call(q_call), .bus_req_wdata_hi(q_wdata_hi),
+        .bus_req_len(q_len),
         .bus_rsp_valid(bus_rsp_valid), .bus_rsp_rdata(bus_rsp_rdata), .bus_rsp_err(bus_rsp_err),
         .bus_rsp_rdata_hi(bus_rsp_rdata_hi), .bus_rsp_len(bus_rsp_len),
         // one COP in the hub: no level 2 above it (UP = 0: X is refused NOUP)
@@ -67,7 +92,7 @@ module cop_slot #(
     wire unused_up = &{1'b0, up_valid, up_op, up_mask, up_us, up_ppn, up_pid, up_addr, up_data, up_len, dn_ready,
                        ex_data, xp_ch, xp_idx, up_wd};
 
-    // busy: the core has work of its own (above)
-    assign busy = !idle;
+    // busy: a request waits here, or the core has work of its own (above)
+    assign busy = q_v || !idle;
 endmodule
 `default_nettype wire
