@@ -767,7 +767,7 @@ module cop_core #(
     reg [63:0]     l_data;
     reg [18:0]     l_dec;
     reg [C-1:0]    t_tmpl, t_work, t_bm;
-    reg            t_open, t_full, t_x;
+    reg            t_open, t_full, t_diff;
     // the entry to level 2 (UP = 1): S_UP offers it; u_on from then until
     // level 2's answer is placed in the replies of u_mem (its members)
     reg [C-1:0]    u_mem;
@@ -779,8 +779,6 @@ module cop_core #(
     reg [6:0]      u_op;     // its opcode, for the second SCAN (the leader registers move on)
     reg            u_exm;    // the entry at level 2 is an exact sum: the accumulator holds its export
     reg            sc_dn;    // SCAN's second run, from level 2's offset: replies placed
-    reg [6:0]      t_op;
-    reg [RA_W-1:0] t_addr;
     reg [CW:0]     tcnt;
     reg [CW-1:0]   scnt;
     reg [63:0]     sacc;
@@ -989,7 +987,7 @@ module cop_core #(
             K_BAR, K_RED, K_SCAN, K_FLT: begin
                 if (t_tmpl == {C{1'b0}}) begin
                     x_ref = l_one; x_cause = C_NOTC;
-                end else if (t_open && (t_op != l_op || t_addr != l_addr || t_x != l_x)) begin
+                end else if (t_open && t_diff) begin
                     x_ref = l_one; x_cause = C_MISMATCH;
                 end else begin
                     // a step of refusals only (no member of the TC in it) changes no row
@@ -1224,7 +1222,9 @@ module cop_core #(
                     // the row with a withdrawn contribution's TC bit that is set again in this cycle
                     t_work <= (wdp_hit ? wdp_one & tc_tmpl[l_key] : {C{1'b0}}) | tc_work[l_key];
                     t_open <= r_open[l_key] && !(wdp_hit && wdp_lrow == tc_tmpl[l_key]);
-                    t_op <= r_op[l_key]; t_addr <= r_addr[l_key]; t_x <= r_x[l_key];
+                    // the open round's opcode, address and X against the leader's, compared here
+                    // (timing: in EXEC the compare sat in front of the key row's write)
+                    t_diff <= r_op[l_key] != l_op || r_addr[l_key] != l_addr || r_x[l_key] != l_x;
                     t_full <= (bmask[l_key] & ~l_one & mbfull) != {C{1'b0}};
                     st <= S_EXEC;
                 end
