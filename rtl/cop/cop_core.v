@@ -66,7 +66,8 @@
 //          exact value for level 2 to read (ex_*) until the answer comes
 //          down, then a CLEAR.  A completed EXMRG (DOWN = 1): word w of
 //          channel i's level 1 export is read (xp_*) in cycle 34 i + w and
-//          issued to merge in the next (members only), ROUND_CLEAR after the last,
+//          issued to merge in the next (members only; the accumulator takes
+//          it a clock later), ROUND_CLEAR after the last,
 //          FPUT when the result is out.  A completed EXSCANIF / EXSCANXF:
 //          48 cycles per member in channel order (fnx): ADD its term in
 //          cycle 0 and ROUND in 1 (exclusive: ROUND in 0, ADD in 47), its

@@ -18,10 +18,10 @@
 // opcode << 4 | MASK << 3 | X << 2); the responses pass straight through.
 //
 // busy (the manifest's "busy": the virtual hub keeps its clock running
-// while it is high) is a request held here, or !idle of the core: the controller has a step under
-// way or a command ready to serve (cop_core's header; make formal proves
-// that nothing in the core changes while it is idle and no request comes,
-// cop_core_props p6).  Until issue 23's idle output it was a credit of
+// while it is high) is a request held here, or !idle of the core: the
+// controller has a step under way or a command ready to serve (cop_core's
+// header; make formal proves that nothing in the core changes while it is
+// idle and no request comes, cop_core_props p6).  Until issue 23's idle output it was a credit of
 // cycles per CALL start (a bound of the longest round, kept clocking long
 // after most rounds had ended).
 //
