@@ -1118,7 +1118,7 @@ module cop_core #(
     wire [C-1:0]  wdp_lrow = tc_work[l_key] | (wdp_one & tc_tmpl[l_key]);
 
     // ==== state updates ==================================================================
-    integer i, j;
+    integer i, j, ki;
     wire [C-1:0] b_pop_v = (take && pe_ok && b_pop) ? p_one : {C{1'b0}};
     always @(posedge clk) begin
         if (rst) begin
@@ -1231,10 +1231,15 @@ module cop_core #(
                 end
                 S_EXEC: begin
                     if (x_tc_we) begin
-                        tc_tmpl[l_key] <= x_tmpl; tc_work[l_key] <= x_work; r_open[l_key] <= x_open;
-                        if (x_open && !t_open) begin
-                            r_op[l_key] <= l_op; r_addr[l_key] <= l_addr; r_x[l_key] <= l_x;
-                        end
+                        tc_tmpl[l_key] <= x_tmpl; tc_work[l_key] <= x_work;
+                        if (x_open && !t_open) begin r_op[l_key] <= l_op; r_addr[l_key] <= l_addr; end
+                        // the flag vectors bit by bit through a decoder of the key (timing: as a
+                        // bit-select at l_key yosys built the write from an adder on the key)
+                        for (ki = 0; ki < KEYS; ki = ki + 1)
+                            if (l_key == ki[KW-1:0]) begin
+                                r_open[ki] <= x_open;
+                                if (x_open && !t_open) r_x[ki] <= l_x;
+                            end
                     end
                     if (x_bm_we) bmask[l_key] <= l_val;
                     if (x_lock) begin lock_held <= 1'b1; lock_ch <= lead; end
@@ -1338,7 +1343,8 @@ module cop_core #(
 `else
                 tc_work[wdp_key] <= wdp_row;
 `endif
-                if (wdp_row == tc_tmpl[wdp_key]) r_open[wdp_key] <= 1'b0;
+                if (wdp_row == tc_tmpl[wdp_key])
+                    for (ki = 0; ki < KEYS; ki = ki + 1) if (wdp_key == ki[KW-1:0]) r_open[ki] <= 1'b0;
             end
         end
     end
