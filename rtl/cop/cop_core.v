@@ -1434,7 +1434,7 @@ module cop_core #(
             );
             // the accumulator's command a clock later, from registers (timing: the operand's
             // channel, the receive buffers' multiplexer and the accumulator's first stage were
-            // one path; at C = 64 the multiplexer alone is six levels); EX_RND counts the clock
+            // one path, and at C = 64 it is a 64-way multiplexer); EX_RND counts the clock
             reg           ex_go_q;
             reg  [2:0]    ex_op_q;
             reg  [5:0]    ex_idx_q;
