@@ -128,8 +128,22 @@ def uart_tables(name, b, rows, where, labels):
     return out
 
 
+def wired_as(name):
+    """The board whose tables a configuration shares: the first board (by
+    name) with the same constraint file, when that is another board (e.g.
+    ulx3s_cop, fw/ulx3s/top.v's pins on constraints/ulx3s.lpf); else None."""
+    cons = boards.load(name).CONSTRAINTS
+    first = next(n for n in boards.names() if boards.load(n).CONSTRAINTS == cons)
+    return first if first != name else None
+
+
 def board_tables(name):
     b = boards.load(name)
+    same = wired_as(name)
+    if same:
+        # one table per constraint file: the configuration points at it
+        return ("Wired exactly as `BOARD=%s`: the same constraint file, `%s`, so the same "
+                "header pins and power; its table is the one to follow." % (same, b.CONSTRAINTS))
     with open(os.path.join(ROOT, b.CONSTRAINTS)) as f:
         placed = pincheck.parse_constraints(f.read(), b.FAMILY)
     where = boards.header_balls(b)
