@@ -40,6 +40,7 @@
 #include "vbits.hpp"
 
 #include <aggnet/besu.hpp>
+#include <aggnet/cop.hpp>
 #include <aggnet/scalar.hpp>
 #include <aggnet/link_defs.hpp>
 #include <aggnet/link_papers.hpp>
@@ -50,8 +51,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <random>
 #include <set>
 #include <sstream>
@@ -890,4 +893,74 @@ TEST_CASE("board tops with the scalar engine: a token round the ring and a wildc
     });
     std::printf("[boards] %u board tops with the scalar engine\n", boards_with_scalar);
     if (all_boards()) CHECK(boards_with_scalar > 0);  // fw/ulx3s/top.v (EN_SCALAR = 1)
+}
+
+TEST_CASE("board tops with the COP: barriers, reductions, an exact sum, broadcasts and tickets over the UART",
+          "[boards][cop]") {
+    unsigned boards_with_cop = 0;
+    for_each_board([&](const std::string& board, const Params& p, const Factory& make) {
+        if (!has_link(board, p) || !builds(p, "EN_COP")) return;
+        ++boards_with_cop;
+        namespace C = aggnet::cop;
+        const unsigned n = unsigned(p.at("N"));
+        const std::string dev = device(board, p);
+        const auto step = std::chrono::seconds(5);  // on the hub's clock (LinkHub)
+        auto model = make(2'000'000'000);
+        LinkHub hub(std::move(model), ns_per_cycle(p));
+        {
+            link::LinkClient c(hub.endpoint(0), dev + "?pe=0", cfg(p));
+            C::Channel ch(c, 0, step);
+            INFO(board << ": " << ch.channels() << " channels");
+            REQUIRE(ch.channels() == n);  // C = N: one channel per PE (docs/cop.md)
+            REQUIRE(ch.has_fpu());
+            C::Supervisor s(ch);
+            s.set_tc(0, C::all_pes(n));
+            s.set_bm(0, C::all_pes(n));
+        }
+        constexpr unsigned kRounds = 3;
+        std::mutex m;
+        std::vector<uint32_t> tickets;
+        sim::on_pe_threads(n, [&](unsigned pe) {
+            link::LinkClient c(hub.endpoint(pe), dev + "?pe=" + std::to_string(pe), cfg(p));
+            C::Channel ch(c, pe, step);
+            for (unsigned k = 0; k < kRounds; ++k) {
+                ch.barrier();
+                // Table I: the wrapping integer sum and the signed maximum
+                CHECK(ch.reduce(C::Op::Sum, int64_t(pe) * 1000 + k) ==
+                      int64_t(n * (n - 1) / 2) * 1000 + int64_t(n) * k);
+                CHECK(ch.reduce(C::Op::Max, int32_t(pe) - 7 * int32_t(k)) == int32_t(n - 1) - 7 * int32_t(k));
+                // The exact sum: PE 0's 1e300 and PE 2's -1e300 cancel; the
+                // small terms 2^-(10 pe) of the others survive exactly.  SUMF's
+                // rounded adds in channel order lose PE 1's term into 1e300.
+                const double big = pe == 0 ? 1e300 : pe == 2 ? -1e300 : 0.0;
+                const double t = big != 0.0 ? big : std::ldexp(1.0, -10 * int(pe));
+                double want = n < 3 ? 1e300 : 0.0;  // n = 2: 1e300 + 2^-10 rounds to 1e300
+                for (unsigned q = 1; q < n && n >= 3; ++q)
+                    if (q != 2) want += std::ldexp(1.0, -10 * int(q));  // exact: a few powers of two
+                CHECK(ch.reduce(C::FOp::ExactSum, t) == want);
+                // the exclusive prefix sum in channel order
+                CHECK(ch.scan(int64_t(pe + 1), C::Scan::Exclusive) == int64_t(pe * (pe + 1) / 2));
+                // a broadcast from PE k mod n: every other PE receives it once
+                const unsigned root = k % n;
+                const uint64_t word = 0x0123456789abcdefULL ^ (uint64_t(root) << 56) ^ k;
+                if (pe == root) {
+                    ch.broadcast(word);
+                } else {
+                    unsigned len = 0;
+                    CHECK(ch.receive(&len) == word);
+                    CHECK(len == 8);
+                }
+                ch.barrier();  // before the next root broadcasts
+                const uint32_t tk = ch.fetch_add(3, uint32_t(1));
+                std::lock_guard<std::mutex> l(m);
+                tickets.push_back(tk);
+            }
+        });
+        // fetch-and-add hands out every ticket exactly once
+        std::sort(tickets.begin(), tickets.end());
+        REQUIRE(tickets.size() == n * kRounds);
+        for (unsigned i = 0; i < tickets.size(); ++i) CHECK(tickets[i] == i);
+    });
+    std::printf("[boards] %u board tops with the COP\n", boards_with_cop);
+    if (all_boards()) CHECK(boards_with_cop > 0);  // fw/ulx3s_cop/top.v (EN_COP = 1)
 }
