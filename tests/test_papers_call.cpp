@@ -379,6 +379,35 @@ void directed(unsigned n, bool pins = true) {
         for (unsigned a = 0; a < n; ++a) REQUIRE(b.ask_until_done(a, 200).data == want);
     }
 
+    SECTION("PROBE's I bits and CANCEL's arrivals name only PEs whose masks name us (seed Table 4)") {
+        // papers_core: with PROBE, PE a's I bit for PE j is S_j AND (j's mask
+        // names a); without it, D_j.  PE1 arrives for PE0 (S, mask names 0,
+        // D = 0); PE2 has S and D up but its mask {1, 2} leaves PE0 out.
+        if (n < 3) return;
+        Bench<V> b(n, name);
+        b.set_mask(0, 0b111);
+        b.set_mask(1, 0b111);
+        b.set_mask(2, 0b110);
+        REQUIRE(b.write(1, R::W_SIG, bit(R::DATA_S)).err == OK);
+        REQUIRE(b.write(2, R::W_SIG, bit(R::DATA_S) | bit(R::DATA_D)).err == OK);
+        REQUIRE(b.write(0, R::W_SIG, 0).err == OK);
+        b.ticks(10);
+        REQUIRE(test::hex(b.read(0, R::W_IVEC0).data) == test::hex(bit(2)));  // D
+        REQUIRE(b.write(0, R::W_SIG, bit(R::DATA_PROBE)).err == OK);
+        b.ticks(10);
+        REQUIRE(test::hex(b.read(0, R::W_IVEC0).data) == test::hex(bit(1)));  // arrived for PE0
+        REQUIRE(b.write(0, R::W_SIG, 0).err == OK);
+        // PE0's SYNC cannot fire (PE2 does not name it); CANCEL lists PE1 alone
+        REQUIRE(b.sync(0, true).err == PENDING);
+        b.ticks(200);
+        REQUIRE(b.ask(0).err == PENDING);
+        REQUIRE(b.cancel(0).err == PENDING);
+        const Rsp r = b.ask_until_done(0, 20);
+        REQUIRE(r.err == OK);
+        REQUIRE(r.data == R::W_CANCEL_WITHDRAWN);
+        REQUIRE(test::hex(b.last(0)) == test::hex(bit(1)));
+    }
+
     SECTION("CANCEL of a finished, uncollected SYNC gives FINISHED and LAST its vector") {
         Bench<V> b(n, name);
         for (unsigned a = 0; a < n; ++a) b.set_mask(a, all);
