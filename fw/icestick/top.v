@@ -58,7 +58,7 @@ module top (
     wire [N*5-1:0]  pe_ctrl;
     wire [N*W-1:0]  pe_stat;
     wire [N*LW-1:0] pe_led;
-    wire [N-1:0]    pe_irq, pe_bad, pe_present, unused_go;
+    wire [N-1:0]    pe_irq, pe_bad, pe_present, unused_go, unused_sv, unused_dv, unused_pv;
 
     // The reduced barrier-only cable (S, CE, the other PEs' mask bits in,
     // Busy out) in papers_hub's register layout.
@@ -70,7 +70,8 @@ module top (
         .clk(clk), .rst(rst),
         .pe_data(pe_data), .pe_ctrl(pe_ctrl),
         .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad),
-        .pe_present(pe_present), .pe_go(unused_go)  // pe_go: for the link's SYNC (no link here)
+        .pe_present(pe_present), .pe_go(unused_go),  // pe_go and the next three: for the link (none here)
+        .pe_sv(unused_sv), .pe_dv(unused_dv), .pe_pv(unused_pv)
     );
 
 
@@ -83,6 +84,7 @@ module top (
         .clk(clk), .rst(rst), .pe_led(pe_led), .leds(disp_leds));
     assign led = disp_leds[4:0];
 
-    wire unused_ok = &{1'b0, disp_leds[7:5], pe_stat, pe_led, pe_irq, pe_bad, pe_present, unused_go};
+    wire unused_ok = &{1'b0, disp_leds[7:5], pe_stat, pe_led, pe_irq, pe_bad, pe_present, unused_go,
+                      unused_sv, unused_dv, unused_pv};
 endmodule
 `default_nettype wire

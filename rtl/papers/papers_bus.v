@@ -137,6 +137,9 @@ module papers_bus #(
     input  wire [N-1:0]    hub_bad,
     input  wire [N-1:0]    hub_present,
     input  wire [N-1:0]    hub_go,
+    input  wire [N-1:0]    hub_sv,
+    input  wire [N-1:0]    hub_dv,
+    input  wire [N-1:0]    hub_pv,
     output wire            moving
 );
 `include "papers_regs.vh"
@@ -193,8 +196,20 @@ module papers_bus #(
     endgenerate
 
     // ---- read-back: status decoded, I bits in PE order ----------------------
+    // With pins, PE a's I bits come from papers_hub's status (hub_stat).
+    // Link-only, every mask is one of our registers, so the I bits of the
+    // PEs that need them are computed here, from every PE's S, D and PROBE
+    // as the status took them (hub_sv, hub_dv, hub_pv, registered with
+    // hub_stat) and the masks: PE a's I bit for PE j is D_j, or with a's
+    // PROBE S_j AND (j's mask names a), as papers_core's.  So nothing reads
+    // hub_stat's N*(N-1) I bits, and synthesis drops them and papers_core's
+    // PROBE multiplexers (docs/hardware.md, "64 PEs on the link", has the
+    // sizes).  The masks are taken as they are now, where hub_stat's I bits
+    // took them a cycle before: a mask changes only by a write, which the
+    // bus takes one at a time, several cycles apart.
     wire [N*4-1:0] stat_of;   // per PE: BAD, IRQ, INT, GO
-    wire [N*VS-1:0] ivec_of;  // per PE a at [a*VS +: N]: bit j = PE j (zeros up to VS)
+    wire [N*VS-1:0] ivec_of;  // with pins, per PE a at [a*VS +: N]: bit j = PE j (zeros up to VS)
+    wire [N*VS-1:0] col_at;   // link-only, per PE a at [a*VS +: N]: bit j = PE j's mask names a
     generate
         for (a = 0; a < N; a = a + 1) begin : g_rd
             assign stat_of[a*4 + PAPERS_W_STAT_GO]  = !hub_stat[a*W + W - PAPERS_STATUS_GO_FROM_TOP];
@@ -202,15 +217,21 @@ module papers_bus #(
             assign stat_of[a*4 + PAPERS_W_STAT_IRQ] = hub_irq[a];
             assign stat_of[a*4 + PAPERS_W_STAT_BAD] = hub_bad[a];
             for (j = 0; j < N; j = j + 1) begin : g_iv
-                if (j == a) begin : g_self
+                if (PINS == 0) begin : g_link
                     assign ivec_of[a*VS + j] = 1'b0;
+                    assign col_at[a*VS + j] = mask[j][a];
+                end else if (j == a) begin : g_self
+                    assign ivec_of[a*VS + j] = 1'b0;
+                    assign col_at[a*VS + j] = 1'b0;
                 end else begin : g_other
                     // PE j is I_k of PE a for k = (j - a - 1) mod N (Table 4).
                     assign ivec_of[a*VS + j] = hub_stat[a*W + PAPERS_STATUS_I0 + ((j - a - 1 + N) % N)];
+                    assign col_at[a*VS + j] = 1'b0;
                 end
             end
             if (VS > N) begin : g_pad
                 assign ivec_of[a*VS + N +: VS - N] = {(VS - N){1'b0}};
+                assign col_at[a*VS + N +: VS - N] = {(VS - N){1'b0}};
             end
         end
     endgenerate
@@ -380,6 +401,9 @@ module papers_bus #(
             end
         end
     endgenerate
+    // the row's I-bit field: PE p's I bits with pins, link-only the column
+    // of masks naming p (x_ivec below computes p's I bits from it)
+    wire [VS*N-1:0] iv_at = (PINS != 0) ? ivec_of : col_at;
     genvar gs;
     generate
         for (gs = 0; gs < NG; gs = gs + 1) begin : g_sel
@@ -389,7 +413,7 @@ module papers_bus #(
             wire [31:0]     pw = {{(32 - PW){1'b0}}, pc};
             /* verilator lint_off UNUSEDSIGNAL */ // the group keeps its WB bits of the row
             wire [RW-1:0]   row_p = {sig_of[pw * 4 +: 4], stat_of[pw * 4 +: 4], ctrl_of[pw * 5 +: 5], owner[pc],
-                                     mask_at[pw * VS +: N], ivec_of[pw * VS +: N], last_at[pw * VS +: N]};
+                                     mask_at[pw * VS +: N], iv_at[pw * VS +: N], last_at[pw * VS +: N]};
             /* verilator lint_on UNUSEDSIGNAL */
             reg  [WB-1:0]   xr;
             (* keep *) always @(posedge clk) pc <= q_ok ? q_pe[PW-1:0] : {PW{1'b0}};
@@ -400,8 +424,28 @@ module papers_bus #(
     wire [3:0]   x_sig, x_stat;
     wire [4:0]   x_ctrl;
     wire         x_owner;
-    wire [N-1:0] x_mask, x_ivec, x_last;  // x_last: read, and an ask's answer (gated after)
-    assign {x_sig, x_stat, x_ctrl, x_owner, x_mask, x_ivec, x_last} = x_row;
+    wire [N-1:0] x_mask, x_iv, x_last;  // x_last: read, and an ask's answer (gated after)
+    assign {x_sig, x_stat, x_ctrl, x_owner, x_mask, x_iv, x_last} = x_row;
+    // PE p's I bits: with pins read as they are; link-only from the column
+    // of masks naming p (x_iv), S, D and p's PROBE as the status took them,
+    // p's own bit 0 (papers_core's I bits)
+    wire [N-1:0] x_ivec;
+    generate
+        if (PINS != 0) begin : g_xiv_pins
+            assign x_ivec = x_iv;
+            wire unused_link = &{1'b0, hub_sv, hub_dv, hub_pv};  // the I bits come from hub_stat
+        end else begin : g_xiv_link
+            reg [N-1:0] x_sv, x_dv, x_self;
+            reg         x_pv;
+            always @(posedge clk) begin
+                x_sv <= hub_sv;
+                x_dv <= hub_dv;
+                x_pv <= |(hub_pv & p_hot);
+                x_self <= p_hot;
+            end
+            assign x_ivec = (x_pv ? (x_sv & x_iv) : x_dv) & ~x_self;
+        end
+    endgenerate
     reg  [N-1:0] x_pres;
     reg          f_sig, f_mask0, f_mask1, f_ctrl, f_stat, f_ivec0, f_ivec1, f_owner, f_pres0, f_pres1;
     reg          f_last0, f_last1;
@@ -489,12 +533,24 @@ module papers_bus #(
             reg       sticky;    // GO seen while S was being withdrawn
             reg [2:0] outc;      // the CANCEL's outcome (CDONE)
             wire      go = hub_go[gc];  // the PAL's GO, registered with the status (not Table 7's read)
-            wire [N-1:0] ivec = ivec_of[gc*VS +: N];
             // The data vector (PE order) of our mask, our own bit = our D;
             // the arrivals (with PROBE on) of our mask, our own bit 0 as IVEC reads.
             wire [N-1:0] own = {{(N-1){1'b0}}, dop} << gc;
-            wire [N-1:0] vec = (ivec & mask[gc]) | own;
-            wire [N-1:0] arrived = ivec & mask[gc];
+            wire [N-1:0] vec, arrived;
+            if (PINS != 0) begin : g_iv_pins
+                wire [N-1:0] ivec = ivec_of[gc*VS +: N];
+                assign vec = (ivec & mask[gc]) | own;
+                assign arrived = ivec & mask[gc];
+            end else begin : g_iv_link
+                // link-only: the I bits the machine reads, from S and D (see
+                // "read-back"): vec is read in SETTLE, where our PROBE is
+                // off (dropped at SETTLE's entry, settled before cz), and
+                // arrived in ARRIVE and WDRAW1 once cz says our PROBE (raised
+                // at ARRIVE's entry) has settled: so no PROBE select is needed
+                wire [N-1:0] other = ~({{(N-1){1'b0}}, 1'b1} << gc);
+                assign vec = (hub_dv & mask[gc] & other) | own;
+                assign arrived = hub_sv & col_at[gc*VS +: N] & mask[gc] & other;
+            end
             wire start = h_sync[gc] && st_idle;   // answered PENDING (REFUSED unless IDLE)
             wire cx    = h_cancel[gc];
             wire ask   = h_ask[gc];

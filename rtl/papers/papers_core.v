@@ -16,6 +16,11 @@
 //                      probe[a] set, Ik shows instead whether that PE has
 //                      arrived for a: its S is high and its mask contains a.
 //   bad_mask[a]        PE a's mask names a PE >= N (only possible for N < 4).
+//   s_e, d_e, probe_e  S, D and PROBE as the equations and the I bits take
+//                      them this cycle (PIPE = 1: one register later than the
+//                      inputs), so that papers_hub can register them beside
+//                      the status: papers_bus's link-only window computes the
+//                      I bits of only the PEs it needs from them.
 //
 // Per PE a, with j over the PEs of a's mask (PAL equations, section 3.1):
 //   CLKSET = AND_j (S_j AND B_j[a]) AND NOT GO  -> GO := 1
@@ -80,7 +85,10 @@ module papers_core #(
     output wire [N-1:0]          int_rd,
     output wire [N-1:0]          irq,
     output wire [N*(MW-1)-1:0]   ivec,
-    output wire [N-1:0]          bad_mask
+    output wire [N-1:0]          bad_mask,
+    output wire [N-1:0]          s_e,
+    output wire [N-1:0]          d_e,
+    output wire [N-1:0]          probe_e
 );
     generate
         if (N < 2 || N > 64) begin : g_bad_n
@@ -99,7 +107,7 @@ module papers_core #(
 
     // What the outputs beside the reductions see: the inputs (PIPE = 0), or
     // their register (PIPE = 1; IR is only reduced, INT's OR)
-    wire [N-1:0] s_e, d_e, probe_e, gi_e, ie_e;
+    wire [N-1:0] gi_e, ie_e;
     generate
         if (PIPE != 0) begin : g_in_reg
             reg [N-1:0] s_q, d_q, probe_q, gi_q, ie_q;

@@ -21,6 +21,11 @@
 //                       pe_stat (same cycle as the Busy pin): GO without
 //                       Table 7's IR priority, for papers_bus's SYNC, which
 //                       must see a barrier fire whatever interrupts do.
+//   pe_sv, pe_dv, pe_pv every PE's S, D and PROBE as the I bits in pe_stat
+//                       took them (registered with pe_stat, absent PEs 0):
+//                       papers_bus's link-only window computes from these
+//                       and its own masks the I bits of the PEs it needs
+//                       instead of reading pe_stat's N*N of them.
 // with MW = max(N,4), W = MW + 4, LW = MW + 6.
 //
 // Timing (clk cycles, counted as rising edges after an input pin changes):
@@ -75,7 +80,10 @@ module papers_hub #(
     output reg  [N-1:0]    pe_irq,
     output reg  [N-1:0]    pe_bad,
     output wire [N-1:0]    pe_present,
-    output reg  [N-1:0]    pe_go
+    output reg  [N-1:0]    pe_go,
+    output reg  [N-1:0]    pe_sv,
+    output reg  [N-1:0]    pe_dv,
+    output reg  [N-1:0]    pe_pv
 );
 `include "papers_regs.vh"
 
@@ -158,14 +166,14 @@ module papers_hub #(
         end
     endgenerate
 
-    wire [N-1:0]        go, go_rd, int_rd, irq, bad_mask;
+    wire [N-1:0]        go, go_rd, int_rd, irq, bad_mask, s_e, d_e, probe_e;
     wire [N*(MW-1)-1:0] ivec;
 
     papers_core #(.N(N), .PIPE((PINS == 0) ? 1 : 0)) u_core (
         .clk(clk), .rst(rst),
         .s(s), .d(d), .ir(ir), .probe(probe), .gi(gi), .ie(ie), .mask(mask),
         .go(go), .go_rd(go_rd), .int_rd(int_rd), .irq(irq), .ivec(ivec),
-        .bad_mask(bad_mask)
+        .bad_mask(bad_mask), .s_e(s_e), .d_e(d_e), .probe_e(probe_e)
     );
 
     // Pack outputs into the status layout and register them.
@@ -197,12 +205,14 @@ module papers_hub #(
             pe_irq  <= {N{1'b0}};
             pe_bad  <= {N{1'b0}};
             pe_go   <= {N{1'b0}};
+            {pe_sv, pe_dv, pe_pv} <= {(3 * N){1'b0}};
         end else begin
             pe_stat <= stat_next;
             pe_led  <= led_next;
             pe_irq  <= irq;
             pe_bad  <= bad_mask;
             pe_go   <= go;
+            {pe_sv, pe_dv, pe_pv} <= {s_e, d_e, probe_e};
         end
     end
 endmodule

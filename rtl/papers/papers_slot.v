@@ -76,6 +76,7 @@ module papers_slot #(
     wire [1:0]     rsp_err;
     wire [N-1:0]   present;
     wire [N-1:0]   go;
+    wire [N-1:0]   sv, dv, pv;  // S, D, PROBE as the status took them (papers_hub)
 
     papers_bus #(.N(N), .PINS(PINS)) u_bus (
         .clk(clk), .rst(rst),
@@ -85,7 +86,7 @@ module papers_slot #(
         .rsp_err(rsp_err),
         .pin_data(pe_data), .pin_ctrl(pe_ctrl), .hub_data(hub_data), .hub_ctrl(hub_ctrl),
         .hub_stat(pe_stat), .hub_irq(pe_irq), .hub_bad(pe_bad), .hub_present(present),
-        .hub_go(go), .moving(busy)
+        .hub_go(go), .hub_sv(sv), .hub_dv(dv), .hub_pv(pv), .moving(busy)
     );
 
     // A gone PE's control lines as an unplugged cable leaves them: all
@@ -103,7 +104,7 @@ module papers_slot #(
         .clk(clk), .rst(rst),
         .pe_data(hub_data), .pe_ctrl(gone_ctrl),
         .pe_stat(pe_stat), .pe_led(pe_led), .pe_irq(pe_irq), .pe_bad(pe_bad), .pe_present(present),
-        .pe_go(go)
+        .pe_go(go), .pe_sv(sv), .pe_dv(dv), .pe_pv(pv)
     );
 
     assign bus_rsp_valid = rsp_valid;
