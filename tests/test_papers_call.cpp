@@ -401,6 +401,9 @@ void directed(unsigned n, bool pins = true) {
         REQUIRE(b.sync(0, true).err == PENDING);
         b.ticks(200);
         REQUIRE(b.ask(0).err == PENDING);
+        // while the SYNC waits for GO, LAST shows the arrivals seen so far
+        // (docs/papers_regmap.md LAST0)
+        REQUIRE(test::hex(b.last(0)) == test::hex(bit(1)));
         REQUIRE(b.cancel(0).err == PENDING);
         const Rsp r = b.ask_until_done(0, 20);
         REQUIRE(r.err == OK);

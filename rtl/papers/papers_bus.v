@@ -45,17 +45,17 @@
 //   RWAIT   wait for GO low (the previous barrier's reset; our D may still
 //           be read by the PEs of that barrier, so D is not changed yet)
 //   ARRIVE  SIG := D|S|PROBE (IR kept); wait for GO high; once PROBE has
-//           settled, collect every PE of our mask seen arrived (I bits with
-//           PROBE), for a CANCEL to tell those that arrived and left from
-//           those that never came
+//           settled, collect in LAST every PE of our mask seen arrived (I
+//           bits with PROBE), for a CANCEL to tell those that arrived and
+//           left from those that never came
 //   SETTLE  SIG := D|S (PROBE off, S kept so that nobody's GO resets and
 //           changes D under us); wait SETTLE cycles for the I bits to show D
 //   SDONE   LAST := the I bits (PE order) of our mask, our own bit = D;
 //           SIG := D (S off: the barrier resets); the result waits for its ask
 // and for CANCEL:
-//   WDRAW1  (from ARRIVE) wait until PROBE has settled, LAST := arrivals
-//           (I bits with PROBE, of our mask: every PE seen arrived during
-//           the wait), SIG := D (S and PROBE off)
+//   WDRAW1  (from ARRIVE) wait until PROBE has settled, LAST |= arrivals
+//           (I bits with PROBE, of our mask: with what ARRIVE collected,
+//           every PE seen arrived during the wait), SIG := D (S and PROBE off)
 //   WDRAW2  SETTLE cycles more, watching GO (sticky): a GO our S caused
 //           before it dropped shows within them; outcome FIRED or WITHDRAWN
 //   CDONE   the outcome waits for its ask
@@ -512,7 +512,7 @@ module papers_bus #(
     // and what it writes into PE a's registers (g_w)
     wire [N-1:0]   m_start;            // a SYNC start taken: OWNER := 1
     wire [N*4-1:0] sig_next;           // PE a's SIG next cycle (a plain write, or the machine's)
-    wire [N-1:0]   m_last_we;
+    wire [N-1:0]   m_last_we, m_last_clr;
     wire [N*N-1:0] m_last;
     wire [N-1:0]   m_count;   // a machine counts its settle cycles
     wire [N-1:0]   m_sig;     // a machine changes its SIG this cycle
@@ -624,18 +624,19 @@ module papers_bus #(
             assign m_start[gc]   = start;
             assign m_count[gc]   = st_settle || st_wdraw1 || st_wdraw2;
             assign m_sig[gc]     = to_arrive || to_settle || fin_sync || to_wdraw2;
-            // seen: the arrivals collected in ARRIVE once PROBE has settled
-            // (cz), cleared while idle or waiting for the reset; at a
-            // withdrawal LAST takes them with the arrivals of that moment
-            // (timing: collected in LAST itself, its enable ran from the
-            // CANCEL decode through the state's next value on the UP5K)
-            reg [N-1:0] seen;
-            always @(posedge clk) begin
-                if (rst || st_idle || st_rwait) seen <= {N{1'b0}};
-                else if (st_arrive && cz) seen <= seen | arrived;
-            end
-            assign m_last_we[gc] = fin_sync || to_wdraw2;
-            assign m_last[gc*N +: N] = st_settle ? vec : (seen | arrived);
+            // LAST collects the arrivals itself: cleared while ARRIVE waits
+            // for PROBE to settle (cz low), then every cycle of ARRIVE ORs in
+            // the arrivals of that moment, and so does a withdrawal at
+            // WDRAW1's end; a finished SYNC overwrites it with the data
+            // vector.  So LAST keeps the previous SYNC's vector until S is
+            // raised, and shows the arrivals seen so far while we wait for
+            // GO.  Its clear and enable are the state flops and cz alone
+            // (timing: an enable through the CANCEL decode and the state's
+            // next value was once the UP5K's critical path), and no second
+            // N-bit register per PE holds the arrivals.
+            assign m_last_clr[gc] = st_arrive && !cz;
+            assign m_last_we[gc] = (st_arrive && cz) || fin_sync || to_wdraw2;
+            assign m_last[gc*N +: N] = st_settle ? vec : (last[gc] | arrived);
         end
     endgenerate
 
@@ -723,7 +724,8 @@ module papers_bus #(
                     last[ga]  <= {N{1'b0}};
                 end else begin
                     sig[ga] <= sig_next[ga*4 +: 4];  // a plain write of SIG is in sig_next
-                    if (m_last_we[ga]) last[ga] <= m_last[ga*N +: N];
+                    if (m_last_clr[ga]) last[ga] <= {N{1'b0}};
+                    else if (m_last_we[ga]) last[ga] <= m_last[ga*N +: N];
                     if (p_hot[ga] && !busy[ga]) begin
                         if (w_sig)   owner_r[ga] <= 1'b1;
                         if (w_mask0) begin mask[ga] <= mask_write(mask[ga], s_wdata, 1'b0); owner_r[ga] <= 1'b1; end

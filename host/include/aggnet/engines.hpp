@@ -18,7 +18,7 @@ struct Engine {
 };
 
 inline constexpr Engine kEngines[] = {
-    {1, "papers", "PAPERS unit (seed 000)", 0xF20C8F6C},
+    {1, "papers", "PAPERS unit (seed 000)", 0xE837E2ED},
     {2, "nand", "NAND aggregate network (seed 002, TTL_PAPERS)", 0x4B2392EE},
     {3, "besu", "Barrier/eureka synchronization units (seed 001, Cray)", 0x35CA402E},
     {4, "cop", "Hall's coordination processor (seed 004, chapters IV-V)", 0xE82DAD29},

@@ -41,7 +41,7 @@ constexpr uint16_t W_PRESENT0 = 0x008;  // R, 32 bits: PE k present at bit k for
 constexpr uint16_t W_PRESENT1 = 0x009;  // R, 32 bits: PE 32+k at bit k (hubs of N > 32 PEs only; NO_REG otherwise)
 constexpr uint16_t W_SYNC = 0x00A;  // C, 8 / N bits: the whole barrier (_p_wait/_p_waitvec of seed 000 section 4.3.2-4.3.3) done by the hub for this PE, over the mask in MASK0/1: operand 1 byte, D at bit 0 (the waitvec flag, 0 for a plain wait; bits 7..1 must be 0; another len or operand is REFUSED). The engine waits for GO low (the previous barrier's reset), sets SIG to D, S and PROBE (IR kept), waits for GO, drops PROBE, lets the I bits settle, latches the data vector and sets SIG to D alone. Result: ceil(N/8) bytes, the data vector, PE k's D at bit k for the PEs of the mask, our own bit = our D, 0 elsewhere (also in LAST). Sets OWNER. REFUSED while this PE has a CALL in progress or uncollected. GO is the PAL's GO register, not STAT's (an IR interrupt, which reads GO = 0 in Table 7, does not hold up a SYNC); IR is kept as SIG has it, so set or clear IR between SYNCs
 constexpr uint16_t W_CANCEL = 0x00B;  // C, 0 / 8 bits: abandons this PE's SYNC; len 0 (else REFUSED), always accepted; result 1 byte: 0 NONE (nothing in progress or uncollected; SIG untouched), 1 RESET_WAIT (still waiting for the previous barrier's reset; S never raised, nothing changed), 2 WITHDRAWN (S and PROBE dropped and GO did not come within the settle window; LAST = the PEs of the mask seen arrived during the wait, as IVEC reads them with PROBE: S up with a mask naming us, whether still there or gone again; our own bit 0), 3 FINISHED (the SYNC had finished or was finishing; LAST holds its vector, which the SYNC will not hand over), 4 FIRED (GO came while S was being withdrawn: the barrier completed for the others, with our D; LAST holds the arrivals, not the data vector). PENDING while S is withdrawn (a few cycles). A CANCEL while a CANCEL's outcome is uncollected answers that outcome. Afterwards (outcomes 1-4) SIG has S and PROBE low, D and IR as they were
-constexpr uint16_t W_LAST0 = 0x00C;  // R, 32 bits: the vector the last SYNC finished with (or, after CANCEL outcome 2 or 4, the PEs seen arrived during its wait), PE k at bit k for k = 0..31; 0 after reset
+constexpr uint16_t W_LAST0 = 0x00C;  // R, 32 bits: the vector the last SYNC finished with (or, after CANCEL outcome 2 or 4, the PEs seen arrived during its wait), PE k at bit k for k = 0..31; 0 after reset. While a SYNC waits for GO (S raised), the PEs of its mask seen arrived so far; the previous vector until then
 constexpr uint16_t W_LAST1 = 0x00D;  // R, 32 bits: PE 32+k at bit k (hubs of N > 32 PEs only; NO_REG otherwise)
 constexpr unsigned W_STAT_GO = 0;
 constexpr unsigned W_STAT_INT = 1;
@@ -52,7 +52,7 @@ constexpr unsigned W_CANCEL_RESET_WAIT = 1;  // CANCEL's outcome
 constexpr unsigned W_CANCEL_WITHDRAWN = 2;  // CANCEL's outcome
 constexpr unsigned W_CANCEL_FINISHED = 3;  // CANCEL's outcome
 constexpr unsigned W_CANCEL_FIRED = 4;  // CANCEL's outcome
-constexpr uint32_t MAP_HASH = 0xF20C8F6C;  // CRC-32 of this register map
+constexpr uint32_t MAP_HASH = 0xE837E2ED;  // CRC-32 of this register map
 
 /// Bits the PC's own port hardware inverts between register and pin.
 constexpr uint8_t PC_CONTROL_INVERT = 0x0b;
