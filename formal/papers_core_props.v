@@ -37,7 +37,7 @@ module papers_core_props #(
 
     papers_core #(.N(N)) dut (
         .clk(clk), .rst(rst), .s(s), .d(d), .ir(ir), .probe(probe), .gi(gi),
-        .ie(ie), .mask(mask), .go(go), .go_rd(go_rd), .int_rd(int_rd),
+        .ie(ie), .mask(mask), .here({N{1'b1}}), .go(go), .go_rd(go_rd), .int_rd(int_rd),
         .irq(irq), .ivec(ivec), .bad_mask(bad_mask)
     );
 

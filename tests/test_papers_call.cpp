@@ -618,9 +618,10 @@ void link_only(unsigned n) {
         // taken + 2: the register; + 2 register stages (papers_hub's, the
         // core's partials) + GO + the status register
         REQUIRE(s_edges == WRITE_TICKS + 4);
-        // the register, the core's partials (the mask goes straight to
-        // them: papers_hub has no register stage for it), GO, the status
-        REQUIRE(m_edges == WRITE_TICKS + 3);
+        // the register, the core's precomputed mask agreement (papers_hub
+        // has no register stage for the mask: the core's takes its place),
+        // the partials, GO, the status: as an S write
+        REQUIRE(m_edges == WRITE_TICKS + 4);
     }
 }
 

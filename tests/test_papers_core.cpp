@@ -2,9 +2,16 @@
 // section 3.1 and Table 7 (sim/papers_model.hpp: pal()), every cycle, under
 // seeded random stimulus, for N = 3 (absent PEs in the 4-bit mask), 4 and 16;
 // and the pipelined core (PIPE = 1, link-only hubs) at N = 3 and 20 (groups
-// of 8, the last one short): GO, INT, go_rd and irq are the PAL's of the
-// inputs and masks one cycle before, the I bits those of the inputs one
-// cycle before with the current masks (the core's header).
+// of 8, the last one short): INT, go_rd and irq are the PAL's of the
+// inputs and masks one cycle before, GO's CLKSET and CLKRST the PAL's of S
+// one cycle before and of the masks two cycles before (mask agreement is
+// precomputed), the I bits those of the inputs one cycle before with the
+// current masks (the core's header).  The pipelined core applies presence
+// itself (its input here, papers_hub's link-only mode): PEs go absent and
+// come back at random, an absent PE's S, D, IR, PROBE, GI and IE are driven
+// 0 (as papers_hub gates them) and its mask as written, and the reference
+// reads it as papers_hub's Presence says, alone and idle (presence as of
+// the cycle its S is taken).
 #include "harness.hpp"
 #include "papers_model.hpp"
 #include "seed.hpp"
@@ -39,7 +46,13 @@ void run_core(unsigned n, uint64_t cycles, bool pipe = false) {
     // pipe: what the core registered at the last edge (reset: all 0)
     std::vector<reg_t> data_q(n, 0);
     std::vector<uint8_t> ctrl_q(n, 0);
+    // pipe: the raw masks of one and two edges ago (CLKSET and CLKRST take
+    // the latter; reset: every PE alone in its mask, the precomputed
+    // agreement's reset value), and the reference's view one edge ago
+    std::vector<reg_t> raw_q(n), raw_qq(n);
+    for (unsigned a = 0; a < n; ++a) raw_q[a] = raw_qq[a] = reg_t(1) << (R::DATA_B0 + a);
     bool first = true;  // pipe: the partials hold their reset value (nothing fires)
+    std::vector<bool> here(n, true), here_q(n, true);  // pipe: presence now and one edge ago
     std::vector<bool> go(n, false);  // the model's GO registers
     std::vector<uint64_t> mask(n);
     uint64_t rises = 0, falls = 0, ints = 0, irqs = 0, bads = 0;
@@ -65,17 +78,31 @@ void run_core(unsigned n, uint64_t cycles, bool pipe = false) {
             if (rng() % 64 == 0) dv ^= reg_t(1) << R::DATA_IR;
             if (rng() % 16 == 0) dv ^= reg_t(1) << R::DATA_PROBE;
             if (rng() % 32 == 0) ctrl[a] ^= uint8_t(1u << (rng() % R::CTRL_WIDTH));
+            if (pipe && rng() % 256 == 0) here[a] = !here[a];
         }
+        // What the core's ports carry: an absent PE's signals 0 (its mask
+        // as written, pipe only); and what the reference reads: alone, idle.
+        std::vector<reg_t> port = data;
+        std::vector<uint8_t> cport = ctrl;
+        std::vector<reg_t> seen = data;  // the reference's view (Presence)
+        const reg_t mbits_all = ((reg_t(1) << mw) - 1) << R::DATA_B0;
+        for (unsigned a = 0; a < n; ++a)
+            if (!here[a]) {
+                port[a] &= mbits_all;
+                cport[a] = 0;
+                seen[a] = reg_t(1) << (R::DATA_B0 + a);
+            }
         // Drive the core's per-signal ports.
         for (unsigned a = 0; a < n; ++a) {
-            const auto db = [&](unsigned b) { return reg_t((data[a] >> b) & 1); };
+            const auto db = [&](unsigned b) { return reg_t((port[a] >> b) & 1); };
             put_bits(h->s, a, 1, db(R::DATA_S));
             put_bits(h->d, a, 1, db(R::DATA_D));
             put_bits(h->ir, a, 1, db(R::DATA_IR));
             put_bits(h->probe, a, 1, db(R::DATA_PROBE));
-            put_bits(h->gi, a, 1, (ctrl[a] >> R::CONTROL_GI) & 1);
-            put_bits(h->ie, a, 1, (ctrl[a] >> R::CONTROL_IE) & 1);
+            put_bits(h->gi, a, 1, (cport[a] >> R::CONTROL_GI) & 1);
+            put_bits(h->ie, a, 1, (cport[a] >> R::CONTROL_IE) & 1);
             put_bits(h->mask, a * mw, mw, mask[a]);
+            put_bits(h->here, a, 1, here[a] ? 1 : 0);
         }
         h->eval();
         std::vector<bool> next(n);
@@ -84,12 +111,20 @@ void run_core(unsigned n, uint64_t cycles, bool pipe = false) {
         std::vector<reg_t> now_masks = data_q;
         const reg_t mbits = ((reg_t(1) << mw) - 1) << R::DATA_B0;
         for (unsigned a = 0; a < n; ++a) now_masks[a] = (data_q[a] & ~mbits) | (data[a] & mbits);
+        // pipe: CLKSET and CLKRST from last cycle's S and presence with the
+        // masks of the cycle before (an absent PE: alone, as data_q has it)
+        std::vector<reg_t> set_view = data_q;
+        for (unsigned a = 0; a < n; ++a)
+            if (here_q[a]) set_view[a] = (data_q[a] & ~mbits) | (raw_qq[a] & mbits);
         for (unsigned a = 0; a < n; ++a) {
             PalOut o = pipe ? pal(data_q, ctrl_q, go[a], a) : pal(data, ctrl, go[a], a);
             if (pipe) {
                 const PalOut im = pal(now_masks, ctrl_q, go[a], a);
                 o.ivec = im.ivec;
-                o.bad = im.bad;
+                o.bad = here[a] && im.bad;  // presence now, as papers_hub's was
+                const PalOut sv = pal(set_view, ctrl_q, go[a], a);
+                o.clkset = sv.clkset;
+                o.clkrst = sv.clkrst;
                 if (first) {
                     // the partials' reset value: no term holds, no IR
                     o.clkset = o.clkrst = false;
@@ -115,8 +150,11 @@ void run_core(unsigned n, uint64_t cycles, bool pipe = false) {
         }
         h.tick();
         go = next;
-        data_q = data;
-        ctrl_q = ctrl;
+        raw_qq = raw_q;
+        raw_q = data;
+        data_q = pipe ? seen : data;
+        ctrl_q = pipe ? cport : ctrl;
+        here_q = here;
         first = false;
     }
     // The stimulus must have exercised what it claims to test.
@@ -140,10 +178,10 @@ TEST_CASE("papers_core matches the PAL equations, N=16", "[papers_core]") {
     run_core<Vpapers_core_n16>(16, uint64_t(200000 * cycles_scale()));
 }
 
-TEST_CASE("papers_core PIPE = 1 is the PAL a cycle late, N=3", "[papers_core]") {
+TEST_CASE("papers_core PIPE = 1 is the PAL a cycle late (masks two), N=3", "[papers_core]") {
     run_core<Vpapers_core_pipe_n3>(3, uint64_t(300000 * cycles_scale()), true);
 }
-TEST_CASE("papers_core PIPE = 1 is the PAL a cycle late, N=20 (groups 8, 8, 4)", "[papers_core]") {
+TEST_CASE("papers_core PIPE = 1 is the PAL a cycle late (masks two), N=20 (groups 8, 8, 4)", "[papers_core]") {
     run_core<Vpapers_core_pipe_n20>(20, uint64_t(100000 * cycles_scale()), true);
 }
 

@@ -16,6 +16,12 @@
 //                      probe[a] set, Ik shows instead whether that PE has
 //                      arrived for a: its S is high and its mask contains a.
 //   bad_mask[a]        PE a's mask names a PE >= N (only possible for N < 4).
+//   here[a]            PE a is present (PIPE = 1 only; PIPE = 0 ignores it):
+//                      the caller gives the masks as they are and the core
+//                      reads an absent PE as alone in its mask (papers_hub's
+//                      Presence), so that presence costs N signals instead
+//                      of a multiplexer per mask bit; S, D, IR, PROBE, GI
+//                      and IE come already 0 for an absent PE, as always.
 //   s_e, d_e, probe_e  S, D and PROBE as the equations and the I bits take
 //                      them this cycle (PIPE = 1: one register later than the
 //                      inputs), so that papers_hub can register them beside
@@ -51,20 +57,24 @@
 // the reductions over the mask (CLKSET's and CLKRST's ANDs, INT's OR over
 // IR) are split into groups of G PEs, each group's partial registered, so
 // that the GO register ANDs N/G partials instead of 3N signals; S, D,
-// PROBE, GI and IE are registered beside them (IR is only reduced).  So
-// GO, INT and every output are the PAL's of the inputs and masks one cycle
-// before (the masks through the partials); the I bits and bad_mask take
-// the current masks (the column naming PE a, with the registered S, D and
-// PROBE: the I bits need no partials, and a mask register of N*N
-// flip-flops would be the cost).
+// PROBE, GI and IE are registered beside them (IR is only reduced).  Mask
+// agreement is precomputed (g_part): whether PE a and PE j name each other
+// (one flop per pair) and whether a names a PE that does not name it (one
+// flag per PE), registered from the masks, so that CLKSET's and CLKRST's
+// groups reduce two signals per PE instead of three.  So GO and INT are
+// the PAL's of the inputs one cycle before and of the masks two cycles
+// before (a mask write reaches GO one cycle after it would without the
+// precomputation, in the same cycle as an S written with it); the I bits
+// and bad_mask take the current masks (the column naming PE a, with the
+// registered S, D and PROBE: the I bits need no partials).
 // Timing from the inputs is one cycle more than PIPE = 0's, the cycle
 // papers_hub's second register stage was.
 //
 // Parameters: N in 2..64; MW must be max(N, 4) (it is a parameter only so
 // that port widths can use it; any other value fails elaboration); PIPE 0
 // (the seed's equations on the inputs, the default) or 1 (above); G the
-// group size of PIPE = 1's partials (8: a group's partial is 24 signals, the
-// GO register's AND N/G + 1).
+// group size of PIPE = 1's partials (8: a group's partial is 16 signals, the
+// GO register's AND N/G + 2).
 module papers_core #(
     parameter integer N  = 4,
     parameter integer MW = (N < 4) ? 4 : N,
@@ -80,6 +90,7 @@ module papers_core #(
     input  wire [N-1:0]          gi,
     input  wire [N-1:0]          ie,
     input  wire [N*MW-1:0]       mask,
+    input  wire [N-1:0]          here,
     output reg  [N-1:0]          go,
     output wire [N-1:0]          go_rd,
     output wire [N-1:0]          int_rd,
@@ -128,9 +139,40 @@ module papers_core #(
     wire [N-1:0] clkrst;
     wire [N-1:0] irterm;
     // S of PE j at bit j, absent PEs (N <= j < MW) reading 0.
-    wire [MW-1:0] s_ext = {{(MW - N){1'b0}}, s} ;
 
     genvar a, j;
+    // PIPE = 1: mut[a*N + j] (j >= a) is registered B_a[j] AND B_j[a], PE a
+    // and PE j name each other (symmetric: one flop per pair; g_part below)
+    wire [N*N-1:0] mut;
+    generate
+        for (a = 0; a < N; a = a + 1) begin : g_mr
+            for (j = 0; j < N; j = j + 1) begin : g_mc
+                if (PIPE != 0 && j >= a) begin : g_q
+                    // reset: every PE alone in its mask (papers_bus's reset
+                    // masks), so that no stale mask meets the reset S.
+                    // The masks here are as the PEs wrote them: presence
+                    // is applied by the partials (nrs, here_q)
+                    reg q;
+                    always @(posedge clk) q <= (rst && j == a) || (!rst && mask[a*MW + j] && mask[j*MW + a]);
+                    assign mut[a*N + j] = q;
+                end else begin : g_none
+                    assign mut[a*N + j] = 1'b0;  // PIPE = 0, or read as mut[j*N + a]
+                end
+            end
+        end
+    endgenerate
+    // PIPE = 1, presence as the partials take it: an absent PE j's term of
+    // CLKRST is 0 (alone, its mask does not name a), its S is 0 already;
+    // here_q, registered with the partials, for a PE's own presence
+    wire [N-1:0] nrs = ~s & here;
+    reg  [N-1:0] here_q;
+    always @(posedge clk) here_q <= rst ? {N{1'b0}} : here;
+    generate
+        if (PIPE == 0) begin : g_no_mut
+            // papers_hub substitutes absent PEs' masks before the core
+            wire unused_mut = &{1'b0, mut, nrs, here_q};
+        end
+    endgenerate
     generate
         for (a = 0; a < N; a = a + 1) begin : g_pe
             // mine[j]: PE a's mask names PE j.  col[j] = B_j[a]: PE j's mask
@@ -147,35 +189,60 @@ module papers_core #(
             // CLKSET = AND over a's mask of (B_j[a] AND S_j), AND NOT GO
             // CLKRST = AND over a's mask of (B_j[a] AND NOT S_j), AND GO
             // (each term true for a PE outside a's mask)
-            wire [MW-1:0] t_set = ~mine | (col &  s_ext);
-            wire [MW-1:0] t_rst = ~mine | (col & ~s_ext);
             // IR of any PE j whose mask contains a
             wire [N-1:0]  t_ir  = col[N-1:0] & ir;
             wire all_set, all_rst, any_ir;
             if (PIPE != 0) begin : g_part
-                // the terms' groups of G, each registered
-                localparam integer NG = (MW + G - 1) / G;
+                // Mask agreement precomputed (issue 24: "mask agreement may
+                // be precomputed over several cycles after a mask write"):
+                // the seed's term ~B_a[j] | (B_j[a] & S_j) is the same as
+                // ~x_a[j] & (~e_a[j] | S_j), with e_a[j] = B_a[j] & B_j[a]
+                // (j and a name each other: g_mut, one flop per pair) and
+                // x_a[j] = B_a[j] & ~B_j[a] (a names j, j does not name a:
+                // a's barrier can never fire).  So the groups reduce two
+                // signals per PE (e, S), and one flag per PE, dis = OR_j
+                // x_a[j], stands for every x: CLKSET = NOT dis AND AND_j
+                // (~e_a[j] | S_j), CLKRST the same with NOT S_j.  e and dis
+                // are registered from the masks, dis once more beside the
+                // partials, so both reach the GO register two cycles after
+                // a mask write, in step with each other (one more than the
+                // masks took before), and S reaches it through the partials
+                // as before.
+                localparam integer NG = (N + G - 1) / G;
                 localparam integer NGI = (N + G - 1) / G;
-                reg [NG-1:0]  p_set, p_rst, n_set, n_rst;
-                reg [NGI-1:0] p_ir, n_ir;
+                wire [N-1:0]  e;
+                reg  [NG-1:0]  p_set, p_rst, n_set, n_rst;
+                reg  [NGI-1:0] p_ir, n_ir;
+                reg            dis1, dis2;
                 integer b;
+                for (j = 0; j < N; j = j + 1) begin : g_e
+                    assign e[j] = (j >= a) ? mut[a*N + j] : mut[j*N + a];
+                end
                 always @* begin
                     n_set = {NG{1'b1}};
                     n_rst = {NG{1'b1}};
                     n_ir  = {NGI{1'b0}};
-                    for (b = 0; b < MW; b = b + 1) begin
-                        n_set[b / G] = n_set[b / G] & t_set[b];
-                        n_rst[b / G] = n_rst[b / G] & t_rst[b];
+                    for (b = 0; b < N; b = b + 1) begin
+                        n_set[b / G] = n_set[b / G] & (~e[b] | s[b]);
+                        n_rst[b / G] = n_rst[b / G] & (~e[b] | nrs[b]);
                     end
                     for (b = 0; b < N; b = b + 1)
                         n_ir[b / G] = n_ir[b / G] | t_ir[b];
                 end
-                always @(posedge clk)
+                always @(posedge clk) begin
                     {p_set, p_rst, p_ir} <= rst ? {(2 * NG + NGI){1'b0}} : {n_set, n_rst, n_ir};
-                assign all_set = &p_set;
-                assign all_rst = &p_rst;
+                    // a mask bit naming a PE >= N (N < 4) is an x too: col is 0 there
+                    dis1 <= !rst && |(mine & ~col);
+                    dis2 <= !rst && dis1;
+                end
+                // an absent PE a is alone: it never fires, and resets
+                assign all_set = &p_set && !dis2 && here_q[a];
+                assign all_rst = (&p_rst && !dis2) || !here_q[a];
                 assign any_ir  = |p_ir;
             end else begin : g_comb
+                wire [MW-1:0] s_ext = {{(MW - N){1'b0}}, s_e};
+                wire [MW-1:0] t_set = ~mine | (col &  s_ext);
+                wire [MW-1:0] t_rst = ~mine | (col & ~s_ext);
                 assign all_set = &t_set;
                 assign all_rst = &t_rst;
                 assign any_ir  = |t_ir;
@@ -199,7 +266,7 @@ module papers_core #(
                     assign ivec[a*(MW-1) + j] = 1'b0;
                 end
             end
-            assign bad_mask[a] = |(mine & ~{{(MW - N){1'b0}}, {N{1'b1}}});
+            assign bad_mask[a] = (PIPE == 0 || here[a]) && |(mine & ~{{(MW - N){1'b0}}, {N{1'b1}}});
         end
     endgenerate
 

@@ -55,10 +55,9 @@
 // (papers_core PIPE = 1), where it holds the partial ANDs and ORs of the
 // barrier equations (groups of 8 PEs), so that no cycle reduces over 3N
 // signals.  The mask bits go straight to the core (a register written over
-// the link is stable): a mask write reaches the GO register through the
-// partials two cycles after it lands, an S write three (the bus takes one
-// request at a time, several cycles apart, so writes still take effect in
-// their order).
+// the link is stable), whose first stage for them is the precomputed mask
+// agreement: a mask write reaches the GO register three cycles after it
+// lands, as an S write does.
 // That saves the 2 * N * MW mask synchronizer flip-flops (8192 at N = 64);
 // the seed's equations are unchanged, one cycle later inside the core.
 //
@@ -157,7 +156,9 @@ module papers_hub #(
             assign d[a]     = dq[PAPERS_DATA_D];
             assign ir[a]    = dq[PAPERS_DATA_IR];
             assign probe[a] = dq[PAPERS_DATA_PROBE];
-            assign mask[a*MW +: MW] = dq[PAPERS_DATA_B0 +: MW];
+            // link-only: the masks as written, presence applied in the
+            // core (papers_core here); with pins, an absent PE's substituted
+            assign mask[a*MW +: MW] = (PINS == 0) ? data_q[a*W + PAPERS_DATA_B0 +: MW] : dq[PAPERS_DATA_B0 +: MW];
             assign u0[a]    = cq[PAPERS_CONTROL_U0];
             assign u1[a]    = cq[PAPERS_CONTROL_U1];
             assign gi[a]    = cq[PAPERS_CONTROL_GI];
@@ -171,7 +172,7 @@ module papers_hub #(
 
     papers_core #(.N(N), .PIPE((PINS == 0) ? 1 : 0)) u_core (
         .clk(clk), .rst(rst),
-        .s(s), .d(d), .ir(ir), .probe(probe), .gi(gi), .ie(ie), .mask(mask),
+        .s(s), .d(d), .ir(ir), .probe(probe), .gi(gi), .ie(ie), .mask(mask), .here(pe_present),
         .go(go), .go_rd(go_rd), .int_rd(int_rd), .irq(irq), .ivec(ivec),
         .bad_mask(bad_mask), .s_e(s_e), .d_e(d_e), .probe_e(probe_e)
     );
