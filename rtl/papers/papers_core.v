@@ -61,10 +61,12 @@
 // agreement is precomputed (g_part): whether PE a and PE j name each other
 // (one flop per pair) and whether a names a PE that does not name it (one
 // flag per PE), registered from the masks, so that CLKSET's and CLKRST's
-// groups reduce two signals per PE instead of three.  So GO and INT are
-// the PAL's of the inputs one cycle before and of the masks two cycles
-// before (a mask write reaches GO one cycle after it would without the
-// precomputation, in the same cycle as an S written with it); the I bits
+// groups reduce two signals per PE instead of three.  So INT and the
+// other outputs are the PAL's of the inputs and masks one cycle before, and
+// GO's CLKSET and CLKRST the PAL's of S one cycle before and of the masks
+// two cycles before (a mask write reaches GO one cycle after it would
+// without the precomputation, in the same cycle as an S written with it,
+// papers_hub's register stage for S); the I bits
 // and bad_mask take the current masks (the column naming PE a, with the
 // registered S, D and PROBE: the I bits need no partials).
 // Timing from the inputs is one cycle more than PIPE = 0's, the cycle
@@ -197,7 +199,7 @@ module papers_core #(
                 // be precomputed over several cycles after a mask write"):
                 // the seed's term ~B_a[j] | (B_j[a] & S_j) is the same as
                 // ~x_a[j] & (~e_a[j] | S_j), with e_a[j] = B_a[j] & B_j[a]
-                // (j and a name each other: g_mut, one flop per pair) and
+                // (j and a name each other: mut, one flop per pair) and
                 // x_a[j] = B_a[j] & ~B_j[a] (a names j, j does not name a:
                 // a's barrier can never fire).  So the groups reduce two
                 // signals per PE (e, S), and one flag per PE, dis = OR_j
