@@ -7,8 +7,9 @@
 //
 // Why a configuration of its own: the full COP beside the rest of the hub
 // does not yet place and route at the ULX3S top's 90 MHz (docs/cop.md,
-// "Boards", has the runs), so this top runs the hub at 60 MHz, a clock it
-// meets, and fw/ulx3s/top.v stays at 90 MHz without the COP.  At 60 MHz
+// "Timing" and "On a board", has the runs), so this top runs the hub at
+// 60 MHz, a clock it meets, and fw/ulx3s/top.v stays at 90 MHz without the
+// COP.  At 60 MHz
 // every engine's cycle counts are those of the 90 MHz top; their time in
 // nanoseconds is 1.5 times as long (4 hub cycles pin to pin are 66.7 ns).
 //
